@@ -1,0 +1,36 @@
+# The only commands a newcomer needs: `make demo` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-stamp
+PROJECTS := pyproject.toml core/pyproject.toml leaves/pyproject.toml interpreters/pyproject.toml
+
+.PHONY: demo test check typetest unit bench clean
+
+$(STAMP): $(PROJECTS)
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e ./core -e ./leaves -e ./interpreters -e '.[dev]'
+	touch $@
+
+demo: $(STAMP)
+	$(PY) examples/demo.py
+
+check: $(STAMP)
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
+	$(PY) -m mypy
+
+typetest: $(STAMP)
+	$(PY) -m pytest tests/typesafety
+
+unit: $(STAMP)
+	$(PY) -m pytest --ignore=tests/typesafety
+
+test: check unit typetest
+
+bench: $(STAMP)
+	$(PY) -m tests.bench
+
+clean:
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis
