@@ -3,6 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
+export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 PROJECTS := pyproject.toml core/pyproject.toml leaves/pyproject.toml interpreters/pyproject.toml
 
 .PHONY: demo test check typetest unit bench clean

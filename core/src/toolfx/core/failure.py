@@ -1,0 +1,63 @@
+"""Typed tool failures: the error channel's value, with a code for policy and diagnostics."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import final
+
+from toolfx.core.json import FrozenJson
+
+__all__ = ["ErrorCode", "ToolErrorInfo", "ToolFailure"]
+
+
+@final
+class ErrorCode(enum.StrEnum):
+    """Why a tool call failed."""
+
+    UNKNOWN_TOOL = "UNKNOWN_TOOL"
+    """The calling scope sees no tool of that name."""
+    INVALID_ARGS = "INVALID_ARGS"
+    """The arguments are not JSON or do not match the tool's parameters."""
+    INVALID_TOOL_OUTPUT = "INVALID_TOOL_OUTPUT"
+    """The body or a post-policy returned a value that does not match the declared output."""
+    DENIED = "DENIED"
+    """Policy, a guard, the user or a missing approval channel refused the call."""
+    ABORTED_BEFORE_DISPATCH = "ABORTED_BEFORE_DISPATCH"
+    """The caller cancelled before the body started."""
+    ABORTED = "ABORTED"
+    """The caller cancelled after the body had started."""
+    TOOL_TIMEOUT = "TOOL_TIMEOUT"
+    """The tool's own timeout ran out."""
+    TOOL_ERROR = "TOOL_ERROR"
+    """The body reported an expected, typed failure."""
+    UNEXPECTED_ERROR = "UNEXPECTED_ERROR"
+    """A defect: an exception no stage expected (the traceback goes to observers)."""
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class ToolErrorInfo:
+    """Machine-readable failure detail: a code plus optional JSON details."""
+
+    code: ErrorCode
+    details: FrozenJson = None
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class ToolFailure:
+    """A typed tool failure: a message for the model plus its machine-readable info."""
+
+    message: str
+    info: ToolErrorInfo = ToolErrorInfo(ErrorCode.TOOL_ERROR)
+
+    @classmethod
+    def of(cls, code: ErrorCode, message: str, details: FrozenJson = None) -> ToolFailure:
+        """A failure with the given code, message and details."""
+        return cls(message, ToolErrorInfo(code, details))
+
+    @property
+    def code(self) -> ErrorCode:
+        """The failure's code."""
+        return self.info.code

@@ -1,0 +1,103 @@
+"""Schemas from types: one Python declaration gives the JSON Schema, the validator and the decoder.
+
+`schema_of(T)` derives a JSON Schema inside the portable subset from a type, compiles it once,
+and returns a `ValueSchema[T]` whose `validate` checks JSON and hands back a value of type T.
+Supported: str, int, float, bool, None, Literal, Enum, NewType, list[T], tuple[T, ...],
+Sequence[T], TypedDict (Required/NotRequired; closed), frozen dataclasses, unions (oneOf, which
+must be unambiguous), `Annotated[T, "description"]`, `JsonValue` and `dict[str, JsonValue]`.
+Anything else fails when the schema is derived, with a `SchemaDerivationError` naming the field.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Final, Generic, TypeVar, cast, final
+
+from returns.result import Failure, Result, Success
+from typing_extensions import TypeForm
+
+from toolfx.core.json import FrozenJson, is_frozen_json
+from toolfx.core.jsonschema import (
+    CompiledSchema,
+    ValidationFailure,
+    compile_json_schema,
+)
+from toolfx.core.schema_decode import DecodeProblem, Node, to_plain
+from toolfx.core.schema_derive import SchemaDerivationError, derive
+
+__all__ = ["SchemaDerivationError", "ValueSchema", "schema_of"]
+
+T = TypeVar("T")
+
+
+@final
+class ValueSchema(Generic[T]):
+    """A type's JSON Schema with a cached validator that decodes valid JSON into the type."""
+
+    __slots__ = ("_decode", "compiled", "json_schema", "type_form")
+
+    type_form: Final[object]
+    json_schema: Final[FrozenJson]
+    compiled: Final[CompiledSchema]
+    _decode: Final[Callable[[Any], Any] | None]
+
+    def __init__(self, type_form: object, node: Node, compiled: CompiledSchema) -> None:
+        self.type_form = type_form
+        self.json_schema = compiled.checked.schema
+        self.compiled = compiled
+        self._decode = node.decode
+
+    def __repr__(self) -> str:
+        return f"ValueSchema({_type_name(self.type_form)})"
+
+    def validate(self, value: object) -> Result[T, ValidationFailure]:
+        """Check any value against the schema and decode it into T, or list every problem."""
+        if is_frozen_json(value):
+            frozen = cast(FrozenJson, value)
+            if not self.compiled.is_valid_frozen(frozen):
+                return Failure(self.compiled.failure_for(frozen))
+        else:
+            checked = self.compiled.validate(value)  # snapshots first: non-JSON is an issue too
+            if isinstance(checked, Failure):
+                return Failure(checked.failure())
+            frozen = checked.unwrap()
+        decode = self._decode
+        if decode is None:
+            return Success(frozen)  # type: ignore[arg-type]  # identity decode: the JSON is a T
+        try:
+            return Success(decode(frozen))
+        except DecodeProblem as problem:
+            return Failure(ValidationFailure((problem.issue(),)))
+
+    def encode(self, value: T) -> Result[FrozenJson, ValidationFailure]:
+        """Turn a value of type T into frozen JSON, checked against the schema."""
+        return self.compiled.validate(to_plain(value))
+
+
+_CACHE: Final[dict[object, ValueSchema[Any]]] = {}
+
+
+def schema_of(type_form: TypeForm[T]) -> ValueSchema[T]:
+    """Derive (once per type) the schema, validator and decoder for a type."""
+    try:
+        cached = _CACHE.get(type_form)
+    except TypeError:  # an unhashable type form: derive without caching
+        return _build(type_form)
+    if cached is None:
+        cached = _CACHE[type_form] = _build(type_form)
+    return cached
+
+
+def _build(type_form: object) -> ValueSchema[Any]:
+    node = derive(type_form)
+    compiled = compile_json_schema(node.schema, "portable")
+    if not isinstance(compiled, Success):
+        raise SchemaDerivationError(
+            _type_name(type_form),
+            f"the derived schema is outside the portable subset: {compiled.failure()}",
+        )
+    return ValueSchema(type_form, node, compiled.unwrap())
+
+
+def _type_name(type_form: object) -> str:
+    return getattr(type_form, "__name__", None) or repr(type_form)

@@ -1,0 +1,242 @@
+"""Tool definitions: typed arguments and a declared output, tied to the body by one declaration."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final, Generic, TypeVar, final, overload
+
+from returns.result import Result
+from typing_extensions import TypeForm
+
+from toolfx.core.content import ContentBlock, TextBlock
+from toolfx.core.context import ToolCallIdentity, ToolRunContext
+from toolfx.core.failure import ToolFailure
+from toolfx.core.json import JsonValue
+from toolfx.core.presentation import ToolCallView, ToolResultView
+from toolfx.core.results import DurableResult, ToolExecutionResult
+from toolfx.core.schema import ValueSchema, schema_of
+
+__all__ = [
+    "TOOL_NAME_PATTERN",
+    "Output",
+    "ToolDefinition",
+    "ToolDefinitionError",
+    "ToolOptions",
+    "define_tool",
+    "render_json",
+]
+
+ArgsT = TypeVar("ArgsT")
+OutT = TypeVar("OutT")
+
+TOOL_NAME_PATTERN: Final = re.compile(r"[ArgsT-Za-z0-9_-]{1,64}")
+"""What a tool name (and a namespace) must match in full."""
+
+
+class ToolDefinitionError(ValueError):
+    """ArgsT tool definition that breaks a rule, naming the tool and the field."""
+
+    def __init__(self, tool: str, field_name: str, reason: str) -> None:
+        super().__init__(f"tool {tool!r}: {field_name}: {reason}")
+        self.tool = tool
+        self.field_name = field_name
+        self.reason = reason
+
+
+def render_json(args: object, value: object) -> Sequence[ContentBlock]:
+    """The default renderer: a string as itself, anything else as compact JSON text."""
+    if isinstance(value, str):
+        return (TextBlock(value),)
+    return (TextBlock(json.dumps(value, ensure_ascii=False, separators=(",", ":"))),)
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class Output(Generic[ArgsT, OutT]):
+    """ArgsT tool's declared output: its type, the model-content renderer and presentation meta."""
+
+    type: TypeForm[OutT]
+    render: Callable[[ArgsT, OutT], Sequence[ContentBlock]] = render_json
+    presentation_meta: Callable[[ArgsT, OutT], JsonValue] | None = None
+    schema: ValueSchema[OutT] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "schema", schema_of(self.type))
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class ToolOptions:
+    """Registration options: namespace, Code Mode membership, and the permission action."""
+
+    namespace: str | None = None
+    codemode: bool = True
+    permission: str | None = None
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class ToolDefinition(Generic[ArgsT, OutT]):
+    """One frozen tool: schema, body, output contract, scheduling and presentation callbacks.
+
+    The body returns OutT or `Result[OutT, ToolFailure]`, from a plain or an `async def`; a plain
+    body that blocks (file or network I/OutT) says `blocking=True` so async interpreters run it in
+    a thread. `timeout` is in seconds.
+    """
+
+    name: str
+    description: str
+    parameters: ValueSchema[ArgsT]
+    output: Output[ArgsT, OutT]
+    execute: Callable[[ArgsT, ToolRunContext], object]
+    finalize_content: (
+        Callable[[ToolCallIdentity, ToolExecutionResult], Sequence[ContentBlock] | None] | None
+    ) = None
+    timeout: float | None = None
+    is_concurrency_safe: Callable[[ArgsT], bool] | None = None
+    present_call: Callable[[ArgsT], ToolCallView | None] | None = None
+    present_result: Callable[[ArgsT, DurableResult], ToolResultView | None] | None = None
+    options: ToolOptions = ToolOptions()
+    blocking: bool = False
+
+    def __post_init__(self) -> None:
+        _check_name(self.name, self.name, "name")
+        if self.options.namespace is not None:
+            _check_name(self.name, self.options.namespace, "options.namespace")
+        if not isinstance(self.description, str):
+            raise ToolDefinitionError(self.name, "description", "must be a string")
+        if self.timeout is not None and not (
+            isinstance(self.timeout, int | float)
+            and math.isfinite(self.timeout)
+            and self.timeout > 0
+        ):
+            raise ToolDefinitionError(
+                self.name,
+                "timeout",
+                f"must be a positive, finite number of seconds, not {self.timeout!r}",
+            )
+        root = self.parameters.json_schema
+        if not (isinstance(root, dict) and root.get("type") == "object"):
+            raise ToolDefinitionError(
+                self.name,
+                "parameters",
+                "must describe a JSON object (a TypedDict or a frozen dataclass), "
+                f"not {self.parameters.type_form!r}",
+            )
+
+
+def _check_name(tool: str, name: str, field_name: str) -> None:
+    if not isinstance(name, str) or TOOL_NAME_PATTERN.fullmatch(name) is None:
+        raise ToolDefinitionError(
+            tool, field_name, f"{name!r} must match ^[ArgsT-Za-z0-9_-]{{1,64}}$"
+        )
+
+
+@overload
+def define_tool(
+    *,
+    name: str,
+    description: str,
+    parameters: TypeForm[ArgsT],
+    output: Output[ArgsT, OutT],
+    execute: Callable[[ArgsT, ToolRunContext], OutT],
+    finalize_content: (
+        Callable[[ToolCallIdentity, ToolExecutionResult], Sequence[ContentBlock] | None] | None
+    ) = None,
+    timeout: float | None = None,
+    is_concurrency_safe: Callable[[ArgsT], bool] | None = None,
+    present_call: Callable[[ArgsT], ToolCallView | None] | None = None,
+    present_result: Callable[[ArgsT, DurableResult], ToolResultView | None] | None = None,
+    options: ToolOptions = ToolOptions(),
+    blocking: bool = False,
+) -> ToolDefinition[ArgsT, OutT]: ...
+@overload
+def define_tool(
+    *,
+    name: str,
+    description: str,
+    parameters: TypeForm[ArgsT],
+    output: Output[ArgsT, OutT],
+    execute: Callable[[ArgsT, ToolRunContext], Result[OutT, ToolFailure]],
+    finalize_content: (
+        Callable[[ToolCallIdentity, ToolExecutionResult], Sequence[ContentBlock] | None] | None
+    ) = None,
+    timeout: float | None = None,
+    is_concurrency_safe: Callable[[ArgsT], bool] | None = None,
+    present_call: Callable[[ArgsT], ToolCallView | None] | None = None,
+    present_result: Callable[[ArgsT, DurableResult], ToolResultView | None] | None = None,
+    options: ToolOptions = ToolOptions(),
+    blocking: bool = False,
+) -> ToolDefinition[ArgsT, OutT]: ...
+@overload
+def define_tool(
+    *,
+    name: str,
+    description: str,
+    parameters: TypeForm[ArgsT],
+    output: Output[ArgsT, OutT],
+    execute: Callable[[ArgsT, ToolRunContext], Awaitable[OutT]],
+    finalize_content: (
+        Callable[[ToolCallIdentity, ToolExecutionResult], Sequence[ContentBlock] | None] | None
+    ) = None,
+    timeout: float | None = None,
+    is_concurrency_safe: Callable[[ArgsT], bool] | None = None,
+    present_call: Callable[[ArgsT], ToolCallView | None] | None = None,
+    present_result: Callable[[ArgsT, DurableResult], ToolResultView | None] | None = None,
+    options: ToolOptions = ToolOptions(),
+    blocking: bool = False,
+) -> ToolDefinition[ArgsT, OutT]: ...
+@overload
+def define_tool(
+    *,
+    name: str,
+    description: str,
+    parameters: TypeForm[ArgsT],
+    output: Output[ArgsT, OutT],
+    execute: Callable[[ArgsT, ToolRunContext], Awaitable[Result[OutT, ToolFailure]]],
+    finalize_content: (
+        Callable[[ToolCallIdentity, ToolExecutionResult], Sequence[ContentBlock] | None] | None
+    ) = None,
+    timeout: float | None = None,
+    is_concurrency_safe: Callable[[ArgsT], bool] | None = None,
+    present_call: Callable[[ArgsT], ToolCallView | None] | None = None,
+    present_result: Callable[[ArgsT, DurableResult], ToolResultView | None] | None = None,
+    options: ToolOptions = ToolOptions(),
+    blocking: bool = False,
+) -> ToolDefinition[ArgsT, OutT]: ...
+def define_tool(
+    *,
+    name: str,
+    description: str,
+    parameters: Any,
+    output: Output[Any, Any],
+    execute: Callable[[Any, ToolRunContext], object],
+    finalize_content: (
+        Callable[[ToolCallIdentity, ToolExecutionResult], Sequence[ContentBlock] | None] | None
+    ) = None,
+    timeout: float | None = None,
+    is_concurrency_safe: Callable[[Any], bool] | None = None,
+    present_call: Callable[[Any], ToolCallView | None] | None = None,
+    present_result: Callable[[Any, DurableResult], ToolResultView | None] | None = None,
+    options: ToolOptions = ToolOptions(),
+    blocking: bool = False,
+) -> ToolDefinition[Any, Any]:
+    """Define a tool whose body, renderer and presenters are checked against its declarations."""
+    return ToolDefinition(
+        name=name,
+        description=description,
+        parameters=schema_of(parameters),
+        output=output,
+        execute=execute,
+        finalize_content=finalize_content,
+        timeout=timeout,
+        is_concurrency_safe=is_concurrency_safe,
+        present_call=present_call,
+        present_result=present_result,
+        options=options,
+        blocking=blocking,
+    )

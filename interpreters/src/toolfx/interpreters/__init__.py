@@ -1,0 +1,1 @@
+"""toolfx interpreters: runners for pipeline descriptions (arriving with the pipeline issue)."""

@@ -1,0 +1,1 @@
+"""toolfx leaves: the built-in tools (read, write, edit, glob, grep, bash); arriving next."""

@@ -1,0 +1,65 @@
+"""Run every bench module in one process and print a table: `python -m tests.bench [topic ...]`.
+
+Bench modules are the `bench_<topic>.py` files of this package (see harness.py); give topics to
+run only some of them. Each row shows µs per call and the multiple of json.loads of the
+5-property text, measured in the same run.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from tests.bench.harness import REFERENCE_NAME, Case, reference_time
+
+PREFIX = "bench_"
+
+
+def bench_modules() -> list[str]:
+    """The topics of every bench module in this package, in name order."""
+    package_dir = str(Path(__file__).parent)
+    names = (info.name for info in pkgutil.iter_modules([package_dir]))
+    return sorted(name.removeprefix(PREFIX) for name in names if name.startswith(PREFIX))
+
+
+def load_run(topic: str) -> Callable[[], list[Case]]:
+    """The `run` function of bench module `topic`."""
+    module = importlib.import_module(f"{__package__}.{PREFIX}{topic}")
+    run = getattr(module, "run", None)
+    if not callable(run):
+        raise SystemExit(f"{module.__name__} has no run() function")
+    return run  # type: ignore[no-any-return]  # the bench module contract (harness.py)
+
+
+def format_table(rows: Sequence[tuple[str, str, float]], reference: float) -> str:
+    """Rows of (topic, case, µs) as an aligned table with ratios to the reference."""
+    width = max([len(f"{topic}: {case}") for topic, case, _ in rows] + [len(REFERENCE_NAME)])
+    lines = [f"{'case':<{width}}  {'µs/call':>10}  {'x json.loads':>12}"]
+    lines.append("-" * len(lines[0]))
+    for topic, case, micros in rows:
+        lines.append(
+            f"{topic + ': ' + case:<{width}}  {micros:>10.2f}  {micros / reference:>12.2f}"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str]) -> int:
+    """Run the selected bench modules (all by default) and print one table."""
+    available = bench_modules()
+    topics = list(argv) or available
+    unknown = sorted(set(topics) - set(available))
+    if unknown:
+        print(f"unknown bench topics: {', '.join(unknown)} (have: {', '.join(available)})")
+        return 2
+    _, reference = reference_time()
+    rows = [(topic, case, micros) for topic in topics for case, micros in load_run(topic)()]
+    print(f"reference: {REFERENCE_NAME} = {reference:.2f} µs ({sys.version.split()[0]})")
+    print(format_table(rows, reference))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

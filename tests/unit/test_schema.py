@@ -1,0 +1,244 @@
+"""Schemas from types: derivation, validation, decoding and definition-time errors."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Annotated, Any, Literal, NewType, NotRequired, Required, TypedDict
+
+import pytest
+from returns.result import Failure, Success
+
+from toolfx.core import (
+    FrozenDict,
+    FrozenList,
+    JsonValue,
+    SchemaDerivationError,
+    ValidationFailure,
+    parse_json,
+    schema_of,
+)
+
+
+class ReadArgs(TypedDict):
+    """Read a file."""
+
+    path: Annotated[str, "Path relative to the workspace"]
+    offset: NotRequired[int]
+    limit: NotRequired[int]
+
+
+class Partial(TypedDict, total=False):
+    name: Required[str]
+    note: str
+
+
+@dataclass(frozen=True)
+class Point:
+    x: float
+    y: float
+    label: str = "origin"
+    tags: tuple[str, ...] = field(default_factory=tuple)
+
+
+@dataclass
+class Mutable:
+    x: int
+
+
+class Color(enum.Enum):
+    RED = "red"
+    BLUE = "blue"
+
+
+class Circle(TypedDict):
+    kind: Literal["circle"]
+    radius: float
+
+
+class Square(TypedDict):
+    kind: Literal["square"]
+    side: float
+
+
+class Untagged(TypedDict):
+    side: float
+
+
+class Node(TypedDict):
+    children: list[Node]
+
+
+UserId = NewType("UserId", str)
+
+
+def failure_of(result: object) -> ValidationFailure:
+    assert isinstance(result, Failure)
+    failure = result.failure()
+    assert isinstance(failure, ValidationFailure)
+    return failure
+
+
+def test_typed_dict_schema_is_closed_with_required_and_descriptions() -> None:
+    assert schema_of(ReadArgs).json_schema == {
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "description": "Path relative to the workspace"},
+            "offset": {"type": "integer"},
+            "limit": {"type": "integer"},
+        },
+        "required": ["path"],
+        "additionalProperties": False,
+        "description": "Read a file.",
+    }
+
+
+def test_total_false_with_required_marks_only_that_key() -> None:
+    schema = schema_of(Partial).json_schema
+    assert isinstance(schema, dict)
+    assert schema["required"] == ["name"]
+
+
+def test_typed_dict_decodes_to_the_same_frozen_object() -> None:
+    value = parse_json('{"path": "a.py", "offset": 3}').unwrap()
+    decoded = schema_of(ReadArgs).validate(value).unwrap()
+    assert decoded == {"path": "a.py", "offset": 3}
+    assert decoded is value  # nothing to convert: no copy
+
+
+def test_integral_floats_become_ints_for_int_fields() -> None:
+    decoded = schema_of(ReadArgs).validate({"path": "a", "offset": 2.0}).unwrap()
+    assert type(decoded["offset"]) is int
+    assert isinstance(decoded, FrozenDict)
+
+
+def test_unknown_and_missing_keys_are_reported_together() -> None:
+    failure = failure_of(schema_of(ReadArgs).validate({"offset": "x", "extra": 1}))
+    paths = {issue.path for issue in failure.issues}
+    assert "/offset" in paths
+    assert len(failure.issues) >= 3  # missing path, wrong offset, unexpected extra
+
+
+def test_frozen_dataclass_round_trip_with_defaults() -> None:
+    schema = schema_of(Point)
+    assert schema.json_schema == {
+        "type": "object",
+        "properties": {
+            "x": {"type": "number"},
+            "y": {"type": "number"},
+            "label": {"type": "string", "default": "origin"},
+            "tags": {"type": "array", "items": {"type": "string"}},
+        },
+        "required": ["x", "y"],
+        "additionalProperties": False,
+    }
+    point = schema.validate({"x": 1, "y": 2.5, "tags": ["a"]}).unwrap()
+    assert point == Point(1.0, 2.5, "origin", ("a",))
+    assert type(point.x) is float
+    assert schema.encode(point).unwrap() == {"x": 1.0, "y": 2.5, "label": "origin", "tags": ["a"]}
+
+
+def test_lists_are_delivered_immutable_and_tuples_as_tuples() -> None:
+    as_list = schema_of(list[int]).validate([1, 2]).unwrap()
+    assert isinstance(as_list, FrozenList)
+    with pytest.raises(TypeError):
+        as_list.append(3)
+    assert schema_of(tuple[int, ...]).validate([1, 2]).unwrap() == (1, 2)
+    assert isinstance(schema_of(Sequence[str]).validate(["a"]).unwrap(), FrozenList)
+
+
+def test_literal_enum_and_const() -> None:
+    assert schema_of(Literal["a", "b"]).json_schema == {"type": "string", "enum": ["a", "b"]}
+    assert schema_of(Literal["only"]).json_schema == {"type": "string", "const": "only"}
+    assert schema_of(Literal[1, "x"]).json_schema == {"enum": [1, "x"]}
+    assert schema_of(Color).validate("red").unwrap() is Color.RED
+    assert schema_of(Color).encode(Color.BLUE).unwrap() == "blue"
+    failure = failure_of(schema_of(Color).validate("green"))
+    assert failure.issues[0].path == ""
+
+
+def test_optional_is_a_oneof_with_null() -> None:
+    schema = schema_of(int | None)
+    assert schema.json_schema == {"oneOf": [{"type": "integer"}, {"type": "null"}]}
+    assert schema.validate(None).unwrap() is None
+    assert schema.validate(3.0).unwrap() == 3
+
+
+def test_literals_in_a_union_merge_into_one_enum() -> None:
+    assert schema_of(Literal["a"] | Literal["b"] | None).json_schema == {
+        "oneOf": [{"type": "string", "enum": ["a", "b"]}, {"type": "null"}]
+    }
+
+
+def test_tagged_unions_decode_to_the_matching_branch() -> None:
+    schema = schema_of(Circle | Square)
+    assert schema.validate({"kind": "square", "side": 2}).unwrap() == {"kind": "square", "side": 2}
+    assert failure_of(schema.validate({"kind": "triangle"})).issues
+
+
+def test_ambiguous_numeric_union_is_rejected_with_the_reason() -> None:
+    with pytest.raises(SchemaDerivationError, match=r"int \| float is ambiguous.*integer"):
+        schema_of(int | float)
+
+
+def test_untagged_object_union_is_rejected() -> None:
+    with pytest.raises(SchemaDerivationError, match="tag"):
+        schema_of(Circle | Untagged)
+
+
+def test_json_value_is_unconstrained() -> None:
+    schema = schema_of(JsonValue)
+    assert schema.json_schema == {}
+    assert schema.validate({"any": [1, None]}).unwrap() == {"any": [1, None]}
+    assert schema_of(dict[str, JsonValue]).json_schema == {"type": "object"}
+
+
+def test_new_type_uses_its_supertype() -> None:
+    assert schema_of(UserId).json_schema == {"type": "string"}
+
+
+def test_non_json_input_is_a_validation_failure_with_its_path() -> None:
+    failure = failure_of(schema_of(ReadArgs).validate({"path": float("nan")}))
+    assert failure.issues[0].path == "/path"
+
+
+def test_huge_integer_for_a_float_field_is_reported() -> None:
+    failure = failure_of(schema_of(Point).validate({"x": 10**400, "y": 0}))
+    assert failure.issues[0].path == "/x"
+
+
+@pytest.mark.parametrize(
+    ("type_form", "message"),
+    [
+        (Mutable, "must be frozen"),
+        (Node, "refers to itself"),
+        (tuple[int, str], "fixed-length tuple"),
+        (dict[str, int], "dict\\[str, JsonValue\\]"),
+        (Any, "use JsonValue"),
+        (bytes, "bytes is not a supported type"),
+        (Annotated[int, 3], "metadata 3"),
+        (Literal[1.5], "not a JSON scalar"),
+    ],
+)
+def test_unsupported_types_fail_at_definition_naming_the_type(type_form: Any, message: str) -> None:
+    with pytest.raises(SchemaDerivationError, match=message):
+        schema_of(type_form)
+
+
+def test_unsupported_field_names_the_field() -> None:
+    class Holder(TypedDict):
+        good: int
+        bad: set[int]
+
+    with pytest.raises(SchemaDerivationError, match=r"Holder\.bad"):
+        schema_of(Holder)
+
+
+def test_schemas_are_cached_per_type() -> None:
+    assert schema_of(ReadArgs) is schema_of(ReadArgs)
+
+
+def test_validate_accepts_plain_values_and_snapshots_them() -> None:
+    result = schema_of(list[str]).validate(["a", "b"])
+    assert result == Success(["a", "b"])
