@@ -33,12 +33,12 @@ __all__ = [
 ArgsT = TypeVar("ArgsT")
 OutT = TypeVar("OutT")
 
-TOOL_NAME_PATTERN: Final = re.compile(r"[ArgsT-Za-z0-9_-]{1,64}")
+TOOL_NAME_PATTERN: Final = re.compile(r"[A-Za-z0-9_-]{1,64}")
 """What a tool name (and a namespace) must match in full."""
 
 
 class ToolDefinitionError(ValueError):
-    """ArgsT tool definition that breaks a rule, naming the tool and the field."""
+    """A tool definition that breaks a rule, naming the tool and the field."""
 
     def __init__(self, tool: str, field_name: str, reason: str) -> None:
         super().__init__(f"tool {tool!r}: {field_name}: {reason}")
@@ -57,7 +57,7 @@ def render_json(args: object, value: object) -> Sequence[ContentBlock]:
 @final
 @dataclass(frozen=True, slots=True)
 class Output(Generic[ArgsT, OutT]):
-    """ArgsT tool's declared output: its type, the model-content renderer and presentation meta."""
+    """A tool's declared output: its type, the model-content renderer and presentation meta."""
 
     type: TypeForm[OutT]
     render: Callable[[ArgsT, OutT], Sequence[ContentBlock]] = render_json
@@ -84,7 +84,7 @@ class ToolDefinition(Generic[ArgsT, OutT]):
     """One frozen tool: schema, body, output contract, scheduling and presentation callbacks.
 
     The body returns OutT or `Result[OutT, ToolFailure]`, from a plain or an `async def`; a plain
-    body that blocks (file or network I/OutT) says `blocking=True` so async interpreters run it in
+    body that blocks (file or network I/O) says `blocking=True` so async interpreters run it in
     a thread. `timeout` is in seconds.
     """
 
@@ -132,7 +132,7 @@ class ToolDefinition(Generic[ArgsT, OutT]):
 def _check_name(tool: str, name: str, field_name: str) -> None:
     if not isinstance(name, str) or TOOL_NAME_PATTERN.fullmatch(name) is None:
         raise ToolDefinitionError(
-            tool, field_name, f"{name!r} must match ^[ArgsT-Za-z0-9_-]{{1,64}}$"
+            tool, field_name, f"{name!r} must match ^[A-Za-z0-9_-]{{1,64}}$"
         )
 
 
