@@ -2,7 +2,8 @@
 
 Bench modules are the `bench_<topic>.py` files of this package (see harness.py); give topics to
 run only some of them. Each row shows µs per call and the multiple of json.loads of the
-5-property text, measured in the same run.
+5-property text, measured in the same run; a case in another unit (a total in seconds, memory
+in KiB: see `harness.unit_of`) shows its value in that unit and no multiple.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from tests.bench.harness import REFERENCE_NAME, Case, reference_time
+from tests.bench.harness import MICROSECONDS, REFERENCE_NAME, Case, reference_time, unit_of
 
 PREFIX = "bench_"
 
@@ -35,14 +36,15 @@ def load_run(topic: str) -> Callable[[], list[Case]]:
 
 
 def format_table(rows: Sequence[tuple[str, str, float]], reference: float) -> str:
-    """Rows of (topic, case, µs) as an aligned table with ratios to the reference."""
+    """Rows of (topic, case, value) as an aligned table; µs rows also show the ratio."""
     width = max([len(f"{topic}: {case}") for topic, case, _ in rows] + [len(REFERENCE_NAME)])
-    lines = [f"{'case':<{width}}  {'µs/call':>10}  {'x json.loads':>12}"]
+    lines = [f"{'case':<{width}}  {'value':>10}  {'unit':<4}  {'x json.loads':>12}"]
     lines.append("-" * len(lines[0]))
-    for topic, case, micros in rows:
-        lines.append(
-            f"{topic + ': ' + case:<{width}}  {micros:>10.2f}  {micros / reference:>12.2f}"
-        )
+    for topic, case, value in rows:
+        unit = unit_of(case)
+        ratio = f"{value / reference:>12.2f}" if unit == MICROSECONDS else ""
+        row = f"{topic + ': ' + case:<{width}}  {value:>10.2f}  {unit:<4}  {ratio}"
+        lines.append(row.rstrip())
     return "\n".join(lines)
 
 
@@ -55,7 +57,7 @@ def main(argv: Sequence[str]) -> int:
         print(f"unknown bench topics: {', '.join(unknown)} (have: {', '.join(available)})")
         return 2
     _, reference = reference_time()
-    rows = [(topic, case, micros) for topic in topics for case, micros in load_run(topic)()]
+    rows = [(topic, case, value) for topic in topics for case, value in load_run(topic)()]
     print(f"reference: {REFERENCE_NAME} = {reference:.2f} µs ({sys.version.split()[0]})")
     print(format_table(rows, reference))
     return 0

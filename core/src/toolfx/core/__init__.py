@@ -1,7 +1,22 @@
 """toolfx core: lossless JSON, schemas from types, tool definitions and results (sans-IO)."""
 
+from toolfx.core.catalog import Catalog, ExecutionMode, ToolSchema
 from toolfx.core.content import ContentBlock, ContextMessage, ImageBlock, TextBlock, text
 from toolfx.core.context import ToolCallIdentity, ToolRunContext
+from toolfx.core.execution import (
+    Accept,
+    Allow,
+    Ask,
+    Block,
+    Deny,
+    ExecutionToken,
+    PostToolDecision,
+    PreToolDecision,
+    ReplaceContent,
+    ReplaceValue,
+    ToolExecution,
+    ToolGuard,
+)
 from toolfx.core.failure import ErrorCode, ToolErrorInfo, ToolFailure
 from toolfx.core.json import (
     FrozenDict,
@@ -26,6 +41,17 @@ from toolfx.core.jsonschema import (
     check_json_schema,
     compile_json_schema,
 )
+from toolfx.core.location import Disposer, Location
+from toolfx.core.registry import Registry
+from toolfx.core.registry_model import (
+    GLOBAL,
+    HookKind,
+    PresentationMode,
+    Registration,
+    RegistryError,
+    RegistryErrorKind,
+    ScopeKey,
+)
 from toolfx.core.results import (
     DurableResult,
     ToolExecutionFailure,
@@ -43,36 +69,61 @@ from toolfx.core.tool import (
 )
 
 __all__ = [
+    "GLOBAL",
+    "Accept",
+    "Allow",
+    "Ask",
+    "Block",
+    "Catalog",
     "CheckedSchema",
     "CompiledSchema",
     "ContentBlock",
     "ContextMessage",
+    "Deny",
+    "Disposer",
     "DurableResult",
     "ErrorCode",
+    "ExecutionMode",
+    "ExecutionToken",
     "FrozenDict",
     "FrozenJson",
     "FrozenList",
+    "HookKind",
     "ImageBlock",
     "JsonError",
     "JsonErrorKind",
     "JsonLimits",
     "JsonSchemaError",
     "JsonValue",
+    "Location",
     "Output",
+    "PostToolDecision",
+    "PreToolDecision",
+    "PresentationMode",
     "Profile",
+    "Registration",
+    "Registry",
+    "RegistryError",
+    "RegistryErrorKind",
+    "ReplaceContent",
+    "ReplaceValue",
     "SchemaDerivationError",
     "SchemaProblem",
+    "ScopeKey",
     "TextBlock",
     "ToolCallIdentity",
     "ToolDefinition",
     "ToolDefinitionError",
     "ToolErrorInfo",
+    "ToolExecution",
     "ToolExecutionFailure",
     "ToolExecutionResult",
     "ToolExecutionSuccess",
     "ToolFailure",
+    "ToolGuard",
     "ToolOptions",
     "ToolRunContext",
+    "ToolSchema",
     "ValidationFailure",
     "ValidationIssue",
     "ValueSchema",

@@ -131,9 +131,7 @@ class ToolDefinition(Generic[ArgsT, OutT]):
 
 def _check_name(tool: str, name: str, field_name: str) -> None:
     if not isinstance(name, str) or TOOL_NAME_PATTERN.fullmatch(name) is None:
-        raise ToolDefinitionError(
-            tool, field_name, f"{name!r} must match ^[A-Za-z0-9_-]{{1,64}}$"
-        )
+        raise ToolDefinitionError(tool, field_name, f"{name!r} must match ^[A-Za-z0-9_-]{{1,64}}$")
 
 
 @overload

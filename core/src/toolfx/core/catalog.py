@@ -1,0 +1,128 @@
+"""Catalogs: the effective tools of one scope, as an immutable snapshot of a Registry."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, final
+
+from returns.result import Success
+
+from toolfx.core.execution import ToolGuard
+from toolfx.core.json import FrozenJson
+from toolfx.core.registry_model import (
+    Hook,
+    HookFunction,
+    HookKind,
+    PresentationMode,
+    Registration,
+    ScopeKey,
+    ToolSchema,
+)
+from toolfx.core.tool import ToolDefinition
+
+if TYPE_CHECKING:
+    from toolfx.core.registry import Registry
+
+__all__ = ["Catalog", "CatalogData", "ExecutionMode", "ToolSchema", "compile_catalog"]
+
+ExecutionMode = Literal["parallel", "exclusive"]
+"""How a pending call is scheduled: `parallel` may overlap siblings, `exclusive` runs alone."""
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class CatalogData:
+    """One scope's compiled view: name lookup, hooks by kind, and the presentation mode."""
+
+    tools: Mapping[str, Registration]
+    hooks: Mapping[HookKind, tuple[HookFunction, ...]]
+    mode: PresentationMode
+    schemas: tuple[ToolSchema, ...] = field(compare=False)
+
+
+def compile_catalog(
+    tools: dict[str, Registration], hooks: list[Hook], mode: PresentationMode
+) -> CatalogData:
+    """Compile a scope's lookup table, schemas (sorted by name) and hook lists once."""
+    ordered = {name: tools[name] for name in sorted(tools)}  # str keys sort faster than items
+    by_kind: dict[HookKind, list[HookFunction]] = {kind: [] for kind in HookKind}
+    for hook in hooks:
+        by_kind[hook.kind].append(hook.function)
+    schemas = tuple(
+        r.schema
+        if r.name == name
+        else ToolSchema(name, r.definition.description, r.definition.parameters.json_schema)
+        for name, r in ordered.items()
+    )
+    return CatalogData(ordered, {kind: tuple(fs) for kind, fs in by_kind.items()}, mode, schemas)
+
+
+@final
+class Catalog:
+    """The tools one scope sees in one Registry: lookup, schemas, hooks and scheduling mode."""
+
+    __slots__ = ("registry", "scope")
+
+    registry: Registry
+    scope: ScopeKey | None
+
+    def __init__(self, registry: Registry, scope: ScopeKey | None) -> None:
+        self.registry = registry
+        self.scope = scope
+
+    def __repr__(self) -> str:
+        return f"<Catalog scope={self.scope!r} tools={len(self)}>"
+
+    @property
+    def _data(self) -> CatalogData:
+        return self.registry.data(self.scope)
+
+    def __len__(self) -> int:
+        return len(self._data.tools)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._data.tools
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._data.tools)
+
+    def get(self, name: str) -> ToolDefinition[Any, Any] | None:
+        """The definition this scope resolves for `name`, or None when none is visible."""
+        registration = self._data.tools.get(name)
+        return None if registration is None else registration.definition
+
+    def registration(self, name: str) -> Registration | None:
+        """The visible registration for `name` (with its scope and permission), if any."""
+        return self._data.tools.get(name)
+
+    def schemas(self) -> tuple[ToolSchema, ...]:
+        """The model-facing schemas of every visible tool, sorted by name."""
+        return self._data.schemas
+
+    @property
+    def presentation_mode(self) -> PresentationMode:
+        """How this scope's tools reach its model (nearest declaration, else the default)."""
+        return self._data.mode
+
+    def hooks(self, kind: HookKind) -> tuple[HookFunction, ...]:
+        """The hooks of one kind for this scope's calls: global ones and its own, in order."""
+        return self._data.hooks[kind]
+
+    def guards(self) -> tuple[ToolGuard, ...]:
+        """The guards for this scope's calls, in registration order."""
+        return self._data.hooks[HookKind.GUARD]  # type: ignore[return-value]  # kind says so
+
+    def execution_mode(self, name: str, arguments: FrozenJson) -> ExecutionMode:
+        """Fail-closed scheduling: only an exact True from the tool's classifier is parallel."""
+        definition = self.get(name)
+        if definition is None or definition.is_concurrency_safe is None:
+            return "exclusive"
+        decoded = definition.parameters.validate(arguments)
+        if not isinstance(decoded, Success):
+            return "exclusive"
+        try:
+            verdict = definition.is_concurrency_safe(decoded.unwrap())
+        except Exception:  # a raising classifier is exclusive, by the spec
+            return "exclusive"
+        return "parallel" if verdict is True else "exclusive"

@@ -1,0 +1,354 @@
+"""The Registry: a persistent value holding every scope, registration, restriction and hook.
+
+Every operation returns a new Registry and leaves the old one as it was, so a Catalog taken from
+a Registry is a free snapshot. Refused operations raise `RegistryError` naming the offending item.
+Visibility for a scope: its own registrations shadow what it inherits, and what it inherits is
+its parent's view (the global layer for a top-level scope) filtered by the scope's restrictions.
+Within one placement (scope and flattened name) the latest registration wins; disposing of one
+removes only it and reveals the one before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, Final, final
+
+from pyrsistent import PMap, PVector, pmap, pvector
+
+from toolfx.core.catalog import Catalog, CatalogData, compile_catalog
+from toolfx.core.registry_model import (
+    GLOBAL,
+    RESERVED_NAMES,
+    Handle,
+    Hook,
+    HookFunction,
+    HookKind,
+    PresentationMode,
+    Registration,
+    RegistryError,
+    RegistryErrorKind,
+    Restriction,
+    ScopeKey,
+    check_tool_name,
+    flat_name,
+    tool_names,
+)
+from toolfx.core.tool import ToolDefinition
+
+__all__ = ["Registry"]
+
+_Layer = PMap[str, PVector[Registration]]
+_EMPTY_LAYER: Final[_Layer] = pmap()
+
+
+@final
+class Registry:
+    """A persistent value: scopes, registration stacks, restrictions, hooks, presentation modes."""
+
+    __slots__ = (
+        "_default_mode",
+        "_hooks",
+        "_layers",
+        "_memo",
+        "_modes",
+        "_next",
+        "_parents",
+        "_placements",
+        "_restrictions",
+        "_scope_handles",
+    )
+
+    _parents: PMap[ScopeKey, ScopeKey | None]
+    _scope_handles: PMap[ScopeKey, Handle]
+    _layers: PMap[ScopeKey | None, _Layer]
+    _placements: PMap[Handle, tuple[ScopeKey | None, str]]
+    _restrictions: PMap[Handle, Restriction]
+    _hooks: PMap[Handle, Hook]
+    _modes: PMap[ScopeKey, tuple[Handle, PresentationMode]]
+    _next: Handle
+    _default_mode: PresentationMode
+    _memo: dict[ScopeKey | None, CatalogData]
+
+    def __init__(self, default_mode: PresentationMode = "native") -> None:
+        self._parents = pmap()
+        self._scope_handles = pmap()
+        self._layers = pmap()
+        self._placements = pmap()
+        self._restrictions = pmap()
+        self._hooks = pmap()
+        self._modes = pmap()
+        self._next = 1
+        self._default_mode = default_mode
+        self._memo = {}
+
+    def _evolve(self, **changes: Any) -> Registry:
+        new = object.__new__(Registry)
+        for name in Registry.__slots__:
+            if name != "_memo":
+                object.__setattr__(new, name, changes.get(name, getattr(self, name)))
+        new._memo = {}
+        return new
+
+    def __repr__(self) -> str:
+        tools = sum(len(stack) for layer in self._layers.values() for stack in layer.values())
+        return f"<Registry scopes={len(self._parents)} registrations={tools}>"
+
+    # Scopes ---------------------------------------------------------------------------------
+
+    @property
+    def scopes(self) -> Mapping[ScopeKey, ScopeKey | None]:
+        """Every agent scope and its parent (None: directly under the global layer)."""
+        return self._parents
+
+    def add_scope(self, scope: ScopeKey, parent: ScopeKey | None = GLOBAL) -> Registry:
+        """Add an agent scope under `parent` (the global layer by default)."""
+        if scope in self._parents:
+            raise RegistryError(RegistryErrorKind.SCOPE_EXISTS, f"scope {scope!r} already exists")
+        self._require_scope(parent)
+        handle = self._next
+        return self._evolve(
+            _parents=self._parents.set(scope, parent),
+            _scope_handles=self._scope_handles.set(scope, handle),
+            _next=handle + 1,
+        )
+
+    def scope_handle(self, scope: ScopeKey) -> Handle:
+        """The handle of this scope's current incarnation: disposing of it removes the scope."""
+        self._require_scope(scope)
+        return self._scope_handles[scope]
+
+    def remove_scope(self, scope: ScopeKey) -> Registry:
+        """Remove a scope, its descendants and everything registered in them (no-op if absent)."""
+        if scope not in self._parents:
+            return self
+        doomed = self._descendants(scope)
+        return self._evolve(
+            _parents=_without(self._parents, doomed),
+            _scope_handles=_without(self._scope_handles, doomed),
+            _layers=_without(self._layers, doomed),
+            _placements=pmap({h: p for h, p in self._placements.items() if p[0] not in doomed}),
+            _restrictions=pmap(
+                {h: r for h, r in self._restrictions.items() if r.scope not in doomed}
+            ),
+            _hooks=pmap({h: k for h, k in self._hooks.items() if k.scope not in doomed}),
+            _modes=_without(self._modes, doomed),
+        )
+
+    def _descendants(self, scope: ScopeKey) -> frozenset[ScopeKey]:
+        found = {scope}
+        grew = True
+        while grew:
+            grew = False
+            for child, parent in self._parents.items():
+                if parent in found and child not in found:
+                    found.add(child)
+                    grew = True
+        return frozenset(found)
+
+    def _require_scope(self, scope: ScopeKey | None) -> None:
+        if scope is not GLOBAL and scope not in self._parents:
+            raise RegistryError(RegistryErrorKind.UNKNOWN_SCOPE, f"scope {scope!r} does not exist")
+
+    # Registrations --------------------------------------------------------------------------
+
+    def register(
+        self,
+        definition: ToolDefinition[Any, Any],
+        scope: ScopeKey | None = GLOBAL,
+        *,
+        shadow: bool = False,
+    ) -> tuple[Registry, Handle]:
+        """Register a tool in a scope; an active same-placement tool needs `shadow=True`."""
+        self._require_scope(scope)
+        name = flat_name(definition)
+        check_tool_name(name)
+        layer = self._layers.get(scope, _EMPTY_LAYER)
+        stack = layer.get(name, pvector())
+        if stack and not shadow:
+            where = "the global layer" if scope is GLOBAL else f"scope {scope!r}"
+            raise RegistryError(
+                RegistryErrorKind.ALREADY_REGISTERED,
+                f"tool {name!r} is already registered in {where}; pass shadow=True to "
+                "register over it (disposing of the new one reveals the old)",
+            )
+        handle = self._next
+        registration = Registration(handle, scope, name, definition)
+        new = self._evolve(
+            _layers=self._layers.set(scope, layer.set(name, stack.append(registration))),
+            _placements=self._placements.set(handle, (scope, name)),
+            _next=handle + 1,
+        )
+        return new, handle
+
+    # Restrictions ---------------------------------------------------------------------------
+
+    def restrict(
+        self,
+        scope: ScopeKey,
+        *,
+        allow: Iterable[str] | None = None,
+        deny: Iterable[str] | None = None,
+    ) -> tuple[Registry, Handle]:
+        """Filter the tools a scope inherits: keep only `allow`, remove `deny`; they intersect."""
+        _refuse_global(scope, "restrictions apply to an agent scope's inherited tools")
+        self._require_scope(scope)
+        allowed = None if allow is None else tool_names(allow, "allow")
+        denied = tool_names(deny or (), "deny")
+        if not allowed and not denied:
+            raise RegistryError(
+                RegistryErrorKind.EMPTY_RESTRICTION,
+                f"the restriction for scope {scope!r} names no tool to allow or deny",
+            )
+        self._check_restricted_names(scope, (allowed or frozenset()) | denied)
+        handle = self._next
+        restriction = Restriction(handle, scope, allowed, denied)
+        new = self._evolve(
+            _restrictions=self._restrictions.set(handle, restriction), _next=handle + 1
+        )
+        return new, handle
+
+    def _check_restricted_names(self, scope: ScopeKey, names: frozenset[str]) -> None:
+        own = self._layers.get(scope, _EMPTY_LAYER)
+        inherited = self.data(self._parents[scope]).tools
+        for kind, offending, what in (
+            (RegistryErrorKind.RESERVED_NAME, names & RESERVED_NAMES, "reserved for Code Mode"),
+            (RegistryErrorKind.SCOPE_LOCAL_TOOL, {n for n in names if n in own}, "scope-local"),
+            (
+                RegistryErrorKind.UNKNOWN_TOOL,
+                {n for n in names if n not in inherited and n not in own} - RESERVED_NAMES,
+                "not inherited by this scope",
+            ),
+        ):
+            if offending:
+                listed = ", ".join(repr(n) for n in sorted(offending))
+                raise RegistryError(kind, f"cannot restrict scope {scope!r}: {listed}: {what}")
+
+    # Hooks, guards, presentation -------------------------------------------------------------
+
+    def add_hook(
+        self, kind: HookKind, function: HookFunction, scope: ScopeKey | None = GLOBAL
+    ) -> tuple[Registry, Handle]:
+        """Add a guard, waterfall listener or result observer, global or for one agent."""
+        self._require_scope(scope)
+        handle = self._next
+        hook = Hook(handle, kind, scope, function)
+        return self._evolve(_hooks=self._hooks.set(handle, hook), _next=handle + 1), handle
+
+    def present_as(self, scope: ScopeKey, mode: PresentationMode) -> tuple[Registry, Handle]:
+        """Declare how a scope's tools reach its model; one declaration per scope."""
+        _refuse_global(scope, "presentation is declared per agent scope (the default is global)")
+        self._require_scope(scope)
+        if scope in self._modes:
+            raise RegistryError(
+                RegistryErrorKind.PRESENTATION_DECLARED,
+                f"scope {scope!r} already declares presentation {self._modes[scope][1]!r}",
+            )
+        handle = self._next
+        new = self._evolve(_modes=self._modes.set(scope, (handle, mode)), _next=handle + 1)
+        return new, handle
+
+    # Disposal --------------------------------------------------------------------------------
+
+    def affects_tools(self, handle: Handle) -> bool:
+        """Whether disposing of `handle` changes some scope's visible tools or presentation."""
+        placement = self._placements.get(handle)
+        if placement is not None:
+            scope, name = placement
+            return self._layers[scope][name][-1].handle == handle
+        return (
+            handle in self._restrictions
+            or any(h == handle for h, _ in self._modes.values())
+            or any(h == handle for h in self._scope_handles.values())
+        )
+
+    def dispose(self, handle: Handle) -> Registry:
+        """Remove exactly what `handle` registered; disposing twice is harmless."""
+        placement = self._placements.get(handle)
+        if placement is not None:
+            return self._unregister(handle, placement)
+        if handle in self._restrictions:
+            return self._evolve(_restrictions=self._restrictions.remove(handle))
+        if handle in self._hooks:
+            return self._evolve(_hooks=self._hooks.remove(handle))
+        for scope, (declared, _) in self._modes.items():
+            if declared == handle:
+                return self._evolve(_modes=self._modes.remove(scope))
+        for scope, incarnation in self._scope_handles.items():
+            if incarnation == handle:  # only this incarnation: a re-added scope is another
+                return self.remove_scope(scope)
+        return self
+
+    def _unregister(self, handle: Handle, placement: tuple[ScopeKey | None, str]) -> Registry:
+        scope, name = placement
+        layer = self._layers[scope]
+        stack = pvector(r for r in layer[name] if r.handle != handle)
+        layer = layer.set(name, stack) if stack else layer.remove(name)
+        layers = self._layers.set(scope, layer) if layer else self._layers.remove(scope)
+        return self._evolve(_layers=layers, _placements=self._placements.remove(handle))
+
+    # Views -----------------------------------------------------------------------------------
+
+    def catalog(self, scope: ScopeKey | None = GLOBAL) -> Catalog:
+        """The effective tools for one scope: an O(1) snapshot, compiled on first use."""
+        self._require_scope(scope)
+        return Catalog(self, scope)
+
+    def data(self, scope: ScopeKey | None) -> CatalogData:
+        """The compiled view of one scope (cached: the registry never changes)."""
+        cached = self._memo.get(scope)
+        if cached is None:
+            cached = self._memo.setdefault(scope, self._compile(scope))
+        return cached
+
+    def _compile(self, scope: ScopeKey | None) -> CatalogData:
+        own = {name: stack[-1] for name, stack in self._layers.get(scope, _EMPTY_LAYER).items()}
+        if scope is GLOBAL:
+            tools = own
+        else:
+            inherited = self.data(self._parents[scope]).tools
+            tools = _admitted(
+                inherited, [r for r in self._restrictions.values() if r.scope == scope]
+            )
+            tools.update(own)
+        hooks = sorted(
+            (h for h in self._hooks.values() if h.scope is GLOBAL or h.scope == scope),
+            key=lambda h: h.handle,
+        )
+        return compile_catalog(tools, hooks, self._mode_of(scope))
+
+    def _mode_of(self, scope: ScopeKey | None) -> PresentationMode:
+        while scope is not GLOBAL:
+            declared = self._modes.get(scope)
+            if declared is not None:
+                return declared[1]
+            scope = self._parents[scope]
+        return self._default_mode
+
+
+def _admitted(
+    inherited: Mapping[str, Registration], filters: list[Restriction]
+) -> dict[str, Registration]:
+    """The inherited tools every filter admits (the filters combined, checked once per name)."""
+    if not filters:
+        return dict(inherited)
+    denied = frozenset().union(*(f.deny for f in filters))
+    allows = [f.allow for f in filters if f.allow is not None]
+    if not allows:
+        return {name: r for name, r in inherited.items() if name not in denied}
+    allowed = frozenset.intersection(*allows) - denied
+    if len(allowed) * 8 < len(inherited):  # a short allow list: look its names up instead
+        return {name: inherited[name] for name in sorted(allowed) if name in inherited}
+    return {name: r for name, r in inherited.items() if name in allowed}
+
+
+def _refuse_global(scope: ScopeKey | None, why: str) -> None:
+    if scope is GLOBAL:
+        raise RegistryError(RegistryErrorKind.GLOBAL_LAYER, f"not for the global layer: {why}")
+
+
+def _without(mapping: PMap[Any, Any], keys: Iterable[object]) -> PMap[Any, Any]:
+    evolver = mapping.evolver()
+    for key in keys:
+        if key in mapping:
+            evolver.remove(key)
+    return evolver.persistent()
