@@ -73,6 +73,8 @@ class RegistryErrorKind(enum.Enum):
 class RegistryError(Exception):
     """A refused registry operation: its kind and a message naming the offending item."""
 
+    __module__ = "toolfx.core"  # its public home, shown in tracebacks
+
     def __init__(self, kind: RegistryErrorKind, message: str) -> None:
         super().__init__(message)
         self.kind = kind

@@ -40,6 +40,8 @@ TOOL_NAME_PATTERN: Final = re.compile(r"[A-Za-z0-9_-]{1,64}")
 class ToolDefinitionError(ValueError):
     """A tool definition that breaks a rule, naming the tool and the field."""
 
+    __module__ = "toolfx.core"  # its public home, shown in tracebacks
+
     def __init__(self, tool: str, field_name: str, reason: str) -> None:
         super().__init__(f"tool {tool!r}: {field_name}: {reason}")
         self.tool = tool
