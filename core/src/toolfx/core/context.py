@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from toolfx.core.cancel import CancelSignal
 from toolfx.core.content import ContextMessage
 from toolfx.core.json import FrozenJson
+from toolfx.core.runtime import Runtime
 
 __all__ = ["ToolCallIdentity", "ToolRunContext"]
 
@@ -40,7 +42,17 @@ class ToolCallIdentity(Protocol):
 
 
 class ToolRunContext(ToolCallIdentity, Protocol):
-    """Handed to a tool body: its call identity plus deferred context and turn conclusion."""
+    """Handed to a tool body: its call, its cancellation signal, the runtime, the extensions."""
+
+    @property
+    def signal(self) -> CancelSignal:
+        """Set when the caller cancels or the tool's timeout runs out: stop cooperatively."""
+        ...
+
+    @property
+    def runtime(self) -> Runtime:
+        """The capabilities (sleep, blocking work, ...) of the interpreter running the call."""
+        ...
 
     def defer_context(self, message: ContextMessage) -> None:
         """Attach a context message to this call's own result, emitted in call order."""

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Literal, final
 
+from toolfx.core.cancel import CancelSignal
 from toolfx.core.content import ContentBlock, ContextMessage
 from toolfx.core.json import FrozenJson
 from toolfx.core.results import ToolExecutionResult
@@ -53,7 +55,12 @@ class ToolExecution:
     arguments: FrozenJson
     agent: str | None
     token: ExecutionToken
+    signal: CancelSignal
     parent: ExecutionToken | None = None
+
+    def with_signal(self, signal: CancelSignal) -> ToolExecution:
+        """The same call (same identity and token) watching another signal."""
+        return dataclasses.replace(self, signal=signal)
 
 
 @final

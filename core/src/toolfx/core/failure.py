@@ -31,6 +31,8 @@ class ErrorCode(enum.StrEnum):
     """The tool's own timeout ran out."""
     TOOL_ERROR = "TOOL_ERROR"
     """The body reported an expected, typed failure."""
+    BLOCKED = "BLOCKED"
+    """A post-execute policy blocked the result; its feedback is the content."""
     UNEXPECTED_ERROR = "UNEXPECTED_ERROR"
     """A defect: an exception no stage expected (the traceback goes to observers)."""
 

@@ -10,9 +10,8 @@ there is no process-global Location.
 from __future__ import annotations
 
 import itertools
-import logging
 from collections.abc import Callable, Iterable
-from typing import Any, Final, final
+from typing import Any, final
 
 from pyrsistent import PMap, pmap
 
@@ -37,21 +36,13 @@ from toolfx.core.registry_model import (
     ScopeKey,
     tool_names,
 )
+from toolfx.core.runtime import DefectReporter, log_defect
 from toolfx.core.tool import ToolDefinition
 
-__all__ = ["ChangeListener", "DefectReporter", "Disposer", "Location"]
+__all__ = ["ChangeListener", "Disposer", "Location"]
 
 ChangeListener = Callable[[], None]
 """Called after a change to the visible tools; unfiltered: it hears every scope's changes."""
-
-DefectReporter = Callable[[BaseException, str], None]
-"""Receives an exception a listener raised, with a note of where; the caller goes on."""
-
-_log: Final = logging.getLogger("toolfx")
-
-
-def _log_defect(error: BaseException, where: str) -> None:
-    _log.error("toolfx: %s raised", where, exc_info=error)
 
 
 @final
@@ -77,7 +68,7 @@ class Location:
         self,
         registry: Registry | None = None,
         *,
-        on_defect: DefectReporter = _log_defect,
+        on_defect: DefectReporter = log_defect,
     ) -> None:
         self._cell = AtomicCell(registry if registry is not None else Registry())
         self._listeners: AtomicCell[PMap[int, ChangeListener]] = AtomicCell(pmap())

@@ -52,22 +52,35 @@ class ValueSchema(Generic[T]):
 
     def validate(self, value: object) -> Result[T, ValidationFailure]:
         """Check any value against the schema and decode it into T, or list every problem."""
+        outcome = self._check(value)
+        if isinstance(outcome, ValidationFailure):
+            return Failure(outcome)
+        return Success(outcome[1])
+
+    def checked(self, value: object) -> Result[tuple[FrozenJson, T], ValidationFailure]:
+        """Like `validate`, also giving the frozen JSON the value was decoded from."""
+        outcome = self._check(value)
+        if isinstance(outcome, ValidationFailure):
+            return Failure(outcome)
+        return Success(outcome)
+
+    def _check(self, value: object) -> tuple[FrozenJson, T] | ValidationFailure:
         if is_frozen_json(value):
             frozen = cast(FrozenJson, value)
             if not self.compiled.is_valid_frozen(frozen):
-                return Failure(self.compiled.failure_for(frozen))
+                return self.compiled.failure_for(frozen)
         else:
-            checked = self.compiled.validate(value)  # snapshots first: non-JSON is an issue too
-            if isinstance(checked, Failure):
-                return Failure(checked.failure())
-            frozen = checked.unwrap()
+            validated = self.compiled.validate(value)  # snapshots first: non-JSON is an issue
+            if isinstance(validated, Failure):
+                return cast(ValidationFailure, validated.failure())
+            frozen = validated.unwrap()
         decode = self._decode
-        if decode is None:
-            return Success(frozen)  # type: ignore[arg-type]  # identity decode: the JSON is a T
+        if decode is None:  # identity decode: the JSON already is a T
+            return (frozen, cast(T, frozen))
         try:
-            return Success(decode(frozen))
+            return (frozen, decode(frozen))
         except DecodeProblem as problem:
-            return Failure(ValidationFailure((problem.issue(),)))
+            return ValidationFailure((problem.issue(),))
 
     def encode(self, value: T) -> Result[FrozenJson, ValidationFailure]:
         """Turn a value of type T into frozen JSON, checked against the schema."""

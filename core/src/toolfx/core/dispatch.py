@@ -1,0 +1,177 @@
+"""The body's part of a call: decode the arguments, run the body, check and render its output."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, final
+
+from returns.result import Failure, Result, Success
+
+from toolfx.core.cancel import CancelSignal
+from toolfx.core.content import ContextMessage
+from toolfx.core.execution import ToolExecution
+from toolfx.core.failure import ErrorCode, ToolFailure
+from toolfx.core.json import FrozenJson, snapshot_json
+from toolfx.core.outcomes import defect, failed, from_failure
+from toolfx.core.results import ToolExecutionFailure, ToolExecutionResult, ToolExecutionSuccess
+from toolfx.core.runtime import Cancelled, Runtime
+from toolfx.core.tool import ToolDefinition
+
+__all__ = ["CallState", "RunContext", "dispatch", "success_of"]
+
+
+@final
+@dataclass(slots=True)
+class CallState:
+    """What the pipeline learns while one call runs: whether the body started, its extras."""
+
+    body_started: bool = False
+    deferred: list[ContextMessage] = field(default_factory=list)
+    concludes_turn: bool = False
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class RunContext:
+    """The `ToolRunContext` a body receives: its call, its signal, the runtime, the extensions."""
+
+    execution: ToolExecution
+    signal: CancelSignal
+    runtime: Runtime
+    state: CallState
+
+    @property
+    def call_id(self) -> str:
+        """The model's id for this call."""
+        return self.execution.call_id
+
+    @property
+    def root_call_id(self) -> str:
+        """The model-requested call at the root of this execution tree."""
+        return self.execution.root_call_id
+
+    @property
+    def name(self) -> str:
+        """The tool name the call asked for."""
+        return self.execution.name
+
+    @property
+    def arguments(self) -> FrozenJson:
+        """The frozen arguments."""
+        return self.execution.arguments
+
+    @property
+    def agent(self) -> str | None:
+        """The agent on whose behalf the call runs."""
+        return self.execution.agent
+
+    def defer_context(self, message: ContextMessage) -> None:
+        """Attach a context message to this call's own result."""
+        self.state.deferred.append(message)
+
+    def conclude_turn(self) -> None:
+        """Mark a successful result as the last of the agent turn."""
+        self.state.concludes_turn = True
+
+
+async def dispatch(
+    runtime: Runtime,
+    definition: ToolDefinition[Any, Any],
+    execution: ToolExecution,
+    state: CallState,
+) -> ToolExecutionResult:
+    """Run the body once for an allowed call and turn what it did into a result."""
+    signal = execution.signal
+    if signal.is_cancelled():
+        return failed(
+            ErrorCode.ABORTED_BEFORE_DISPATCH, f"Cancelled before `{execution.name}` started."
+        )
+    decoded = definition.parameters.validate(execution.arguments)
+    if not isinstance(decoded, Success):
+        issues = decoded.failure()
+        return failed(
+            ErrorCode.INVALID_ARGS,
+            issues.message(f"Invalid arguments for tool `{execution.name}`"),
+            _issue_details(issues.issues),
+        )
+    args = decoded.unwrap()
+    state.body_started = True
+    context = RunContext(execution, signal, runtime, state)
+    try:
+        returned = await _call_body(runtime, definition, args, context)
+    except Cancelled as cancelled:
+        return failed(ErrorCode.ABORTED, f"`{execution.name}` was cancelled: {cancelled.reason}")
+    if isinstance(returned, Failure):
+        failure = returned.failure()
+        if isinstance(failure, ToolFailure):
+            return from_failure(failure)
+        return failed(
+            ErrorCode.UNEXPECTED_ERROR,
+            f"`{execution.name}` returned a failure that is not a ToolFailure: {failure!r}",
+        )
+    value = returned.unwrap() if isinstance(returned, Success) else returned
+    return success_of(definition, execution, args, definition.output.schema.encode(value), state)
+
+
+async def _call_body(
+    runtime: Runtime, definition: ToolDefinition[Any, Any], args: object, context: RunContext
+) -> object:
+    body = definition.execute
+    if definition.blocking and not inspect.iscoroutinefunction(body):
+        return await runtime.run_blocking(lambda: body(args, context))
+    returned = body(args, context)
+    if inspect.isawaitable(returned):
+        return await returned
+    return returned
+
+
+def success_of(
+    definition: ToolDefinition[Any, Any],
+    execution: ToolExecution,
+    args: object,
+    encoded: Result[FrozenJson, Any],
+    state: CallState,
+) -> ToolExecutionResult:
+    """A success from an encoded value: validated, decoded for the renderer, rendered."""
+    output = definition.output
+    checked = encoded.bind(output.schema.checked)
+    if not isinstance(checked, Success):
+        issues = checked.failure()
+        return failed(
+            ErrorCode.INVALID_TOOL_OUTPUT,
+            issues.message(f"Tool `{execution.name}` returned an invalid value"),
+            _issue_details(issues.issues),
+        )
+    frozen, typed = checked.unwrap()
+    try:
+        content = tuple(output.render(args, typed))
+        meta = _presentation_meta(definition, execution, args, typed)
+    except Exception as error:  # a renderer is pure and total by contract: a defect otherwise
+        return defect(error, f"rendering the result of `{execution.name}`")
+    if isinstance(meta, ToolExecutionFailure):
+        return meta
+    return ToolExecutionSuccess(frozen, content, meta, tuple(state.deferred), state.concludes_turn)
+
+
+def _presentation_meta(
+    definition: ToolDefinition[Any, Any], execution: ToolExecution, args: object, typed: object
+) -> FrozenJson | ToolExecutionFailure:
+    project = definition.output.presentation_meta
+    if project is None or execution.parent is not None:  # top-level calls only
+        return None
+    snapshot = snapshot_json(project(args, typed))
+    if isinstance(snapshot, Success):
+        meta: FrozenJson = snapshot.unwrap()
+        return meta
+    return failed(
+        ErrorCode.INVALID_TOOL_OUTPUT,
+        f"Presentation meta of `{execution.name}` is not JSON: {snapshot.failure()}",
+    )
+
+
+def _issue_details(issues: Sequence[Any]) -> FrozenJson:
+    return snapshot_json(
+        [{"path": i.path, "expected": i.expected, "found": i.found} for i in issues]
+    ).value_or(None)

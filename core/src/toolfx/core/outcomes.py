@@ -1,0 +1,39 @@
+"""Building results: failures with a code and a model-facing message, and defects as failures."""
+
+from __future__ import annotations
+
+import traceback
+from typing import Final
+
+from toolfx.core.content import text
+from toolfx.core.failure import ErrorCode, ToolErrorInfo, ToolFailure
+from toolfx.core.json import FrozenJson, snapshot_json
+from toolfx.core.results import ToolExecutionFailure
+
+__all__ = ["MAX_TRACEBACK_CHARS", "defect", "failed", "from_failure"]
+
+MAX_TRACEBACK_CHARS: Final = 8_000
+"""How much of a defect's traceback its failure details keep (the end, where it was raised)."""
+
+
+def failed(code: ErrorCode, message: str, details: FrozenJson = None) -> ToolExecutionFailure:
+    """A failure result whose content is its message."""
+    return from_failure(ToolFailure(message, ToolErrorInfo(code, details)))
+
+
+def from_failure(failure: ToolFailure) -> ToolExecutionFailure:
+    """The failure result of a typed failure (a body's, or the pipeline's)."""
+    return ToolExecutionFailure(failure, text(failure.message))
+
+
+def defect(error: BaseException, where: str) -> ToolExecutionFailure:
+    """An unexpected exception as a JSON-safe failure; the traceback goes in the details."""
+    trace = "".join(traceback.format_exception(error))[-MAX_TRACEBACK_CHARS:]
+    details = snapshot_json(
+        {"exception": type(error).__qualname__, "where": where, "traceback": trace}
+    ).value_or(None)
+    return failed(
+        ErrorCode.UNEXPECTED_ERROR,
+        f"{where} failed unexpectedly: {type(error).__name__}: {error}",
+        details,
+    )

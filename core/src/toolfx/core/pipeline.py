@@ -1,0 +1,326 @@
+"""The execution pipeline for one call, as a description: exactly one frozen result, always.
+
+Order: snapshot the arguments, resolve the tool, pre-execute waterfall (allow/deny/ask), guards,
+execute waterfall around the body (the definition's timeout innermost), post-execute waterfall,
+caller cancellation, `finalize_content` once, then the frozen result goes to the observers.
+A listener, wrapper, guard or renderer that raises is a defect: the call fails with
+UNEXPECTED_ERROR and the turn goes on. Interrupts (BaseException that is not an Exception)
+are never caught.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Final, final
+
+from returns.result import Success
+
+from toolfx.core.cancel import CancelSignal
+from toolfx.core.catalog import Catalog
+from toolfx.core.description import Description
+from toolfx.core.dispatch import CallState, dispatch, success_of
+from toolfx.core.execution import (
+    Accept,
+    Allow,
+    Ask,
+    Block,
+    Deny,
+    ExecuteWrapper,
+    ExecutionToken,
+    PostExecuteListener,
+    PostToolDecision,
+    PreExecuteListener,
+    PreToolDecision,
+    ReplaceContent,
+    ReplaceValue,
+    ResultObserver,
+    ToolExecution,
+)
+from toolfx.core.failure import ErrorCode, ToolErrorInfo, ToolFailure
+from toolfx.core.json import FrozenJson, snapshot_json
+from toolfx.core.outcomes import defect, failed
+from toolfx.core.registry_model import HookKind, Registration
+from toolfx.core.results import ToolExecutionFailure, ToolExecutionResult, ToolExecutionSuccess
+from toolfx.core.runtime import ApprovalRequest, Runtime
+
+__all__ = ["MAX_LISTED_TOOLS", "ToolCall", "execute", "run_call"]
+
+MAX_LISTED_TOOLS: Final = 20
+"""How many visible tool names an UNKNOWN_TOOL message lists."""
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """A caller's call: id, tool name, raw arguments and the caller-owned cancellation signal."""
+
+    call_id: str
+    name: str
+    arguments: object
+    signal: CancelSignal
+    root_call_id: str | None = None
+    parent: ExecutionToken | None = None
+
+
+def execute(catalog: Catalog, call: ToolCall) -> Description[ToolExecutionResult]:
+    """The description of one call through the whole pipeline (inert until interpreted)."""
+
+    async def program(runtime: Runtime) -> ToolExecutionResult:
+        return await run_call(runtime, catalog, call)
+
+    return Description(program)
+
+
+async def run_call(runtime: Runtime, catalog: Catalog, call: ToolCall) -> ToolExecutionResult:
+    """Run one call through the pipeline and give its frozen result (never raises an error)."""
+    snapshot = snapshot_json(call.arguments)
+    arguments: FrozenJson = snapshot.unwrap() if isinstance(snapshot, Success) else None
+    execution = ToolExecution(
+        call_id=call.call_id,
+        root_call_id=call.root_call_id or call.call_id,
+        name=call.name,
+        arguments=arguments,
+        agent=catalog.scope,
+        token=ExecutionToken(),
+        signal=call.signal,
+        parent=call.parent,
+    )
+    registration = catalog.registration(call.name)
+    state = CallState()
+    if not isinstance(snapshot, Success):
+        result: ToolExecutionResult = failed(
+            ErrorCode.INVALID_ARGS,
+            f"The arguments for `{call.name}` are not JSON: {snapshot.failure()}",
+        )
+    elif registration is None:
+        result = _unknown_tool(catalog, call.name)
+    else:
+        result = await _guarded_run(runtime, catalog, registration, execution, state)
+    if call.signal.is_cancelled() and isinstance(result, ToolExecutionSuccess):
+        result = _aborted(execution, state)
+    if registration is not None:
+        result = _finalize(runtime, registration, execution, result)
+    _observe(runtime, catalog, execution, result)
+    return result
+
+
+async def _guarded_run(
+    runtime: Runtime,
+    catalog: Catalog,
+    registration: Registration,
+    execution: ToolExecution,
+    state: CallState,
+) -> ToolExecutionResult:
+    if execution.signal.is_cancelled():
+        return _aborted(execution, state)
+    stage = "the pre-execute policy"
+    try:
+        refusal = await _pre_execute(runtime, catalog, registration, execution)
+        if refusal is not None:
+            return refusal
+        stage = "a guard"
+        for guard in catalog.guards():
+            reason = guard(execution)
+            if reason is not None:
+                return failed(ErrorCode.DENIED, f"Denied: {reason}")
+        if execution.signal.is_cancelled():
+            return _aborted(execution, state)
+        stage = "an execute wrapper"
+        result = await _around(runtime, catalog, registration, execution, state)
+        stage = "the post-execute policy"
+        return await _post_execute(catalog, registration, execution, result, state)
+    except Exception as error:  # listeners and wrappers: contained as the call's failure
+        return defect(error, f"{stage} of `{execution.name}`")
+
+
+async def _pre_execute(
+    runtime: Runtime, catalog: Catalog, registration: Registration, execution: ToolExecution
+) -> ToolExecutionFailure | None:
+    listeners: tuple[PreExecuteListener, ...] = catalog.hooks(HookKind.PRE_EXECUTE)  # type: ignore[assignment]
+    decision = await _waterfall_pre(listeners, execution, 0)
+    match decision:
+        case Allow():
+            refusal = None
+        case Deny(reason=reason):
+            refusal = failed(ErrorCode.DENIED, f"Denied: {reason}")
+        case Ask(reason=reason):
+            refusal = await _ask(runtime, registration, execution, reason)
+    if refusal is None and execution.signal.is_cancelled():
+        return _aborted(execution, CallState())
+    return refusal
+
+
+async def _waterfall_pre(
+    listeners: tuple[PreExecuteListener, ...], execution: ToolExecution, index: int
+) -> PreToolDecision:
+    if index == len(listeners):
+        return Allow()
+
+    async def next_decision() -> PreToolDecision:
+        return await _waterfall_pre(listeners, execution, index + 1)
+
+    return await listeners[index](execution, next_decision)
+
+
+async def _ask(
+    runtime: Runtime, registration: Registration, execution: ToolExecution, reason: str | None
+) -> ToolExecutionFailure | None:
+    why = f" ({reason})" if reason else ""
+    if execution.agent is None:
+        return failed(ErrorCode.DENIED, f"Denied: approval needed{why}, and no agent to ask for")
+    request = ApprovalRequest(
+        call_id=execution.call_id,
+        tool=execution.name,
+        agent=execution.agent,
+        permission=registration.permission,
+        patterns=("*",),
+        reason=reason,
+        arguments=execution.arguments,
+    )
+    reply = await runtime.approve(request, execution.signal)
+    if reply == "allowed-once":
+        return None
+    return failed(ErrorCode.DENIED, f"Denied: approval needed{why}; the answer was {reply}")
+
+
+async def _around(
+    runtime: Runtime,
+    catalog: Catalog,
+    registration: Registration,
+    execution: ToolExecution,
+    state: CallState,
+) -> ToolExecutionResult:
+    definition = registration.definition
+    caller = execution.signal
+
+    async def body(passed: ToolExecution) -> ToolExecutionResult:
+        signal = caller if passed.signal is caller else CancelSignal.fused(caller, passed.signal)
+        return await dispatch(runtime, definition, execution.with_signal(signal), state)
+
+    chain: Callable[[ToolExecution], Awaitable[ToolExecutionResult]] = body
+    if definition.timeout is not None:
+        chain = _timeout_wrapper(runtime, definition.timeout, chain)
+    wrappers: tuple[ExecuteWrapper, ...] = catalog.hooks(HookKind.EXECUTE)  # type: ignore[assignment]
+    for wrapper in reversed(wrappers):
+        chain = _wrapped(wrapper, chain)
+    return await chain(execution)
+
+
+def _wrapped(
+    wrapper: ExecuteWrapper, inner: Callable[[ToolExecution], Awaitable[ToolExecutionResult]]
+) -> Callable[[ToolExecution], Awaitable[ToolExecutionResult]]:
+    async def call(passed: ToolExecution) -> ToolExecutionResult:
+        return await wrapper(passed, inner)
+
+    return call
+
+
+def _timeout_wrapper(
+    runtime: Runtime,
+    seconds: float,
+    inner: Callable[[ToolExecution], Awaitable[ToolExecutionResult]],
+) -> Callable[[ToolExecution], Awaitable[ToolExecutionResult]]:
+    async def call(passed: ToolExecution) -> ToolExecutionResult:
+        deadline = CancelSignal()
+        watched = passed.with_signal(CancelSignal.fused(passed.signal, deadline))
+        result = await runtime.deadline(seconds, deadline, lambda: inner(watched))
+        if deadline.is_cancelled() and not passed.signal.is_cancelled():
+            return failed(ErrorCode.TOOL_TIMEOUT, f"`{passed.name}` timed out after {seconds}s")
+        return result
+
+    return call
+
+
+async def _post_execute(
+    catalog: Catalog,
+    registration: Registration,
+    execution: ToolExecution,
+    result: ToolExecutionResult,
+    state: CallState,
+) -> ToolExecutionResult:
+    listeners: tuple[PostExecuteListener, ...] = catalog.hooks(HookKind.POST_EXECUTE)  # type: ignore[assignment]
+    if not listeners:
+        return result
+    decision = await _waterfall_post(listeners, execution, result, 0)
+    contexts = result.additional_contexts + decision.additional_contexts
+    match decision:
+        case Accept():
+            return dataclasses.replace(result, additional_contexts=contexts)
+        case ReplaceContent(content=content):
+            return dataclasses.replace(result, content=content, additional_contexts=contexts)
+        case ReplaceValue(value=value):
+            definition = registration.definition
+            decoded = definition.parameters.validate(execution.arguments)
+            args = decoded.value_or(None)
+            replaced = success_of(definition, execution, args, Success(value), state)
+            return dataclasses.replace(replaced, additional_contexts=contexts)
+        case Block(feedback=feedback):
+            failure = ToolFailure(_text_of(feedback), ToolErrorInfo(ErrorCode.BLOCKED))
+            return ToolExecutionFailure(failure, feedback, result.meta, contexts)
+
+
+async def _waterfall_post(
+    listeners: tuple[PostExecuteListener, ...],
+    execution: ToolExecution,
+    result: ToolExecutionResult,
+    index: int,
+) -> PostToolDecision:
+    if index == len(listeners):
+        return Accept()
+
+    async def next_decision() -> PostToolDecision:
+        return await _waterfall_post(listeners, execution, result, index + 1)
+
+    return await listeners[index](execution, result, next_decision)
+
+
+def _text_of(feedback: tuple[Any, ...]) -> str:
+    texts = [getattr(block, "text", "") for block in feedback]
+    return " ".join(t for t in texts if t) or "Blocked by policy."
+
+
+def _aborted(execution: ToolExecution, state: CallState) -> ToolExecutionFailure:
+    reason = execution.signal.reason or "cancelled"
+    if state.body_started:
+        return failed(ErrorCode.ABORTED, f"`{execution.name}` was cancelled: {reason}")
+    return failed(
+        ErrorCode.ABORTED_BEFORE_DISPATCH,
+        f"`{execution.name}` was cancelled before it started: {reason}",
+    )
+
+
+def _unknown_tool(catalog: Catalog, name: str) -> ToolExecutionFailure:
+    names = list(catalog)
+    listed = ", ".join(names[:MAX_LISTED_TOOLS]) + (" ..." if len(names) > MAX_LISTED_TOOLS else "")
+    available = f" Available tools: {listed}." if names else " No tools are available."
+    return failed(ErrorCode.UNKNOWN_TOOL, f"Unknown tool `{name}`.{available}")
+
+
+def _finalize(
+    runtime: Runtime,
+    registration: Registration,
+    execution: ToolExecution,
+    result: ToolExecutionResult,
+) -> ToolExecutionResult:
+    finalize = registration.definition.finalize_content
+    if finalize is None:
+        return result
+    try:
+        content = finalize(execution, result)
+    except Exception as error:  # the callback must be total; keep the content if it is not
+        runtime.report(error, f"finalize_content of `{execution.name}`")
+        return result
+    return result if content is None else dataclasses.replace(result, content=tuple(content))
+
+
+def _observe(
+    runtime: Runtime, catalog: Catalog, execution: ToolExecution, result: ToolExecutionResult
+) -> None:
+    observers: tuple[ResultObserver, ...] = catalog.hooks(HookKind.RESULT)  # type: ignore[assignment]
+    for observer in observers:
+        try:
+            observer(execution, result)
+        except Exception as error:  # contained: observers cannot change or lose a result
+            runtime.report(error, f"result observer {observer!r}")

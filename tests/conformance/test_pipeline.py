@@ -1,0 +1,523 @@
+"""Pipeline scenarios: each runs under every interpreter and must give the same result.
+
+Only the sync interpreter exists so far; the `interpret` fixture is where the anyio and
+deterministic interpreters join.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypedDict
+
+import pytest
+from returns.result import Failure, Result, Success
+
+from toolfx.core import (
+    Accept,
+    Allow,
+    Ask,
+    Block,
+    Deny,
+    ErrorCode,
+    Location,
+    Output,
+    ReplaceContent,
+    ReplaceValue,
+    TextBlock,
+    ToolExecution,
+    ToolExecutionFailure,
+    ToolExecutionResult,
+    ToolExecutionSuccess,
+    ToolFailure,
+    ToolRunContext,
+    define_tool,
+    text,
+)
+from toolfx.core.cancel import CancelSignal
+from toolfx.core.content import ContextMessage
+from toolfx.core.description import Description
+from toolfx.core.execution import PostToolDecision, PreToolDecision
+from toolfx.core.pipeline import ToolCall, execute
+from toolfx.core.runtime import ApprovalReply, ApprovalRequest, Cancelled
+from toolfx.interpreters import SyncRuntime, run_sync
+
+Interpret = Callable[[Description[ToolExecutionResult]], ToolExecutionResult]
+
+
+@dataclass
+class World:
+    """A scenario's Location, approval script and what was reported or observed."""
+
+    location: Location
+    approvals: list[ApprovalReply]
+    asked: list[ApprovalRequest]
+    reported: list[str]
+    observed: list[tuple[ToolExecution, ToolExecutionResult]]
+
+    def approve(self, request: ApprovalRequest) -> ApprovalReply:
+        self.asked.append(request)
+        return self.approvals.pop(0) if self.approvals else "unavailable"
+
+
+@pytest.fixture
+def world() -> World:
+    location = Location()
+    state = World(location, [], [], [], [])
+    location.on_result(lambda execution, result: state.observed.append((execution, result)))
+    return state
+
+
+@pytest.fixture(params=["sync"])
+def interpret(request: pytest.FixtureRequest, world: World) -> Interpret:
+    runtime = SyncRuntime(world.approve, lambda error, where: world.reported.append(where))
+    return lambda description: run_sync(description, runtime)
+
+
+class Args(TypedDict):
+    text: str
+
+
+def shout(args: Args, ctx: ToolRunContext) -> str:
+    return args["text"].upper()
+
+
+def register_shout(world: World, **extra: Any) -> None:
+    world.location.register(
+        define_tool(
+            name="shout",
+            description="Upper-case a text",
+            parameters=Args,
+            output=Output(str),
+            execute=shout,
+            **extra,
+        )
+    )
+
+
+def run(
+    world: World,
+    interpret: Interpret,
+    arguments: object = None,
+    *,
+    name: str = "shout",
+    scope: str | None = None,
+    signal: CancelSignal | None = None,
+) -> ToolExecutionResult:
+    call = ToolCall(
+        "call-1",
+        name,
+        {"text": "hi"} if arguments is None else arguments,
+        signal or CancelSignal(),
+    )
+    return interpret(execute(world.location.catalog(scope), call))
+
+
+def code_of(result: ToolExecutionResult) -> ErrorCode:
+    assert isinstance(result, ToolExecutionFailure), result
+    return result.error.code
+
+
+def test_a_plain_call_succeeds_with_value_and_rendered_content(
+    world: World, interpret: Interpret
+) -> None:
+    register_shout(world)
+    result = run(world, interpret)
+    assert result == ToolExecutionSuccess("HI", (TextBlock("HI"),))
+    assert [r for _, r in world.observed] == [result]
+
+
+def test_non_json_arguments_are_invalid_args(world: World, interpret: Interpret) -> None:
+    register_shout(world)
+    assert code_of(run(world, interpret, {"text": float("nan")})) is ErrorCode.INVALID_ARGS
+
+
+def test_unknown_tool_lists_what_is_available(world: World, interpret: Interpret) -> None:
+    register_shout(world)
+    result = run(world, interpret, name="whisper")
+    assert code_of(result) is ErrorCode.UNKNOWN_TOOL
+    assert isinstance(result, ToolExecutionFailure)
+    assert "shout" in result.error.message
+
+
+def test_invalid_arguments_tell_the_model_what_to_fix(world: World, interpret: Interpret) -> None:
+    register_shout(world)
+    result = run(world, interpret, {"text": 3})
+    assert code_of(result) is ErrorCode.INVALID_ARGS
+    assert isinstance(result, ToolExecutionFailure)
+    assert "/text: expected string" in result.error.message
+
+
+def test_invalid_output_is_invalid_tool_output(world: World, interpret: Interpret) -> None:
+    world.location.register(
+        define_tool(
+            name="shout",
+            description="d",
+            parameters=Args,
+            output=Output(int),
+            execute=lambda args, ctx: args["text"],
+        )
+    )
+    assert code_of(run(world, interpret)) is ErrorCode.INVALID_TOOL_OUTPUT
+
+
+def test_a_typed_failure_keeps_its_code_and_message(world: World, interpret: Interpret) -> None:
+    def refuse(args: Args, ctx: ToolRunContext) -> Result[str, ToolFailure]:
+        return Failure(ToolFailure("nothing to shout"))
+
+    world.location.register(
+        define_tool(
+            name="shout", description="d", parameters=Args, output=Output(str), execute=refuse
+        )
+    )
+    result = run(world, interpret)
+    assert code_of(result) is ErrorCode.TOOL_ERROR
+    assert result.content == (TextBlock("nothing to shout"),)
+
+
+def test_a_raising_body_is_a_contained_defect(world: World, interpret: Interpret) -> None:
+    def explode(args: Args, ctx: ToolRunContext) -> str:
+        raise RuntimeError("boom")
+
+    world.location.register(
+        define_tool(
+            name="shout", description="d", parameters=Args, output=Output(str), execute=explode
+        )
+    )
+    result = run(world, interpret)
+    assert code_of(result) is ErrorCode.UNEXPECTED_ERROR
+    assert isinstance(result, ToolExecutionFailure)
+    assert "RuntimeError: boom" in result.error.message
+    assert world.observed[0][1] is result
+
+
+def test_async_bodies_and_result_successes(world: World, interpret: Interpret) -> None:
+    async def body(args: Args, ctx: ToolRunContext) -> Result[str, ToolFailure]:
+        return Success(args["text"] + "!")
+
+    world.location.register(
+        define_tool(
+            name="shout", description="d", parameters=Args, output=Output(str), execute=body
+        )
+    )
+    assert run(world, interpret) == ToolExecutionSuccess("hi!", (TextBlock("hi!"),))
+
+
+def test_pre_execute_deny(world: World, interpret: Interpret) -> None:
+    register_shout(world)
+
+    async def deny(execution: ToolExecution, next_: Any) -> PreToolDecision:
+        return Deny("not today")
+
+    world.location.on_pre_execute(deny)
+    result = run(world, interpret)
+    assert code_of(result) is ErrorCode.DENIED
+    assert isinstance(result, ToolExecutionFailure)
+    assert "not today" in result.error.message
+
+
+def test_pre_execute_next_delegates_to_the_later_listeners(
+    world: World, interpret: Interpret
+) -> None:
+    register_shout(world)
+    seen: list[str] = []
+
+    async def first(execution: ToolExecution, next_: Any) -> PreToolDecision:
+        seen.append("first")
+        decision: PreToolDecision = await next_()
+        return decision
+
+    async def second(execution: ToolExecution, next_: Any) -> PreToolDecision:
+        seen.append("second")
+        return Deny("second says no")
+
+    world.location.on_pre_execute(first)
+    world.location.on_pre_execute(second)
+    assert code_of(run(world, interpret)) is ErrorCode.DENIED
+    assert seen == ["first", "second"]
+
+
+@pytest.mark.parametrize(
+    ("reply", "allowed"),
+    [("allowed-once", True), ("rejected", False), ("cancelled", False), ("unavailable", False)],
+)
+def test_ask_runs_only_when_allowed_once(
+    world: World, interpret: Interpret, reply: ApprovalReply, allowed: bool
+) -> None:
+    register_shout(world)
+    world.location.add_scope("agent")
+
+    async def ask(execution: ToolExecution, next_: Any) -> PreToolDecision:
+        return Ask("shouting is loud")
+
+    world.location.on_pre_execute(ask)
+    world.approvals.append(reply)
+    result = run(world, interpret, scope="agent")
+    assert isinstance(result, ToolExecutionSuccess) is allowed
+    assert world.asked[0].reason == "shouting is loud"
+    assert world.asked[0].agent == "agent"
+
+
+def test_ask_without_an_agent_is_denied(world: World, interpret: Interpret) -> None:
+    register_shout(world)
+
+    async def ask(execution: ToolExecution, next_: Any) -> PreToolDecision:
+        return Ask()
+
+    world.location.on_pre_execute(ask)
+    assert code_of(run(world, interpret)) is ErrorCode.DENIED
+    assert world.asked == []
+
+
+def test_a_guard_denies_and_no_listener_can_allow_it_back(
+    world: World, interpret: Interpret
+) -> None:
+    register_shout(world)
+
+    async def allow(execution: ToolExecution, next_: Any) -> PreToolDecision:
+        return Allow()
+
+    world.location.on_pre_execute(allow)
+    world.location.guard(lambda execution: "guarded")
+    result = run(world, interpret)
+    assert code_of(result) is ErrorCode.DENIED
+    assert isinstance(result, ToolExecutionFailure)
+    assert "guarded" in result.error.message
+
+
+def test_execute_wrappers_wrap_the_body_in_order(world: World, interpret: Interpret) -> None:
+    register_shout(world)
+    order: list[str] = []
+
+    def wrapper(label: str) -> Any:
+        async def wrap(execution: ToolExecution, next_: Any) -> ToolExecutionResult:
+            order.append(f"{label} in")
+            result: ToolExecutionResult = await next_(execution)
+            order.append(f"{label} out")
+            return result
+
+        return wrap
+
+    world.location.wrap_execute(wrapper("outer"))
+    world.location.wrap_execute(wrapper("inner"))
+    assert isinstance(run(world, interpret), ToolExecutionSuccess)
+    assert order == ["outer in", "inner in", "inner out", "outer out"]
+
+
+def test_a_wrapper_signal_cannot_detach_the_callers(world: World, interpret: Interpret) -> None:
+    seen: list[bool] = []
+
+    def body(args: Args, ctx: ToolRunContext) -> str:
+        seen.append(ctx.signal.is_cancelled())
+        return "x"
+
+    world.location.register(
+        define_tool(
+            name="shout", description="d", parameters=Args, output=Output(str), execute=body
+        )
+    )
+    caller = CancelSignal()
+
+    async def replace(execution: ToolExecution, next_: Any) -> ToolExecutionResult:
+        caller.cancel("caller gave up")
+        result: ToolExecutionResult = await next_(execution.with_signal(CancelSignal()))
+        return result
+
+    world.location.wrap_execute(replace)
+    assert code_of(run(world, interpret, signal=caller)) is ErrorCode.ABORTED_BEFORE_DISPATCH
+    assert seen == []
+
+
+def test_post_execute_replaces_content_but_keeps_the_value(
+    world: World, interpret: Interpret
+) -> None:
+    register_shout(world)
+
+    async def quiet(execution: ToolExecution, result: Any, next_: Any) -> PostToolDecision:
+        return ReplaceContent(text("(quiet)"))
+
+    world.location.on_post_execute(quiet)
+    assert run(world, interpret) == ToolExecutionSuccess("HI", (TextBlock("(quiet)"),))
+
+
+def test_post_execute_replaces_the_value_and_renders_it_again(
+    world: World, interpret: Interpret
+) -> None:
+    register_shout(world)
+
+    async def other(execution: ToolExecution, result: Any, next_: Any) -> PostToolDecision:
+        return ReplaceValue("HELLO")
+
+    world.location.on_post_execute(other)
+    assert run(world, interpret) == ToolExecutionSuccess("HELLO", (TextBlock("HELLO"),))
+
+
+def test_post_execute_value_is_validated(world: World, interpret: Interpret) -> None:
+    register_shout(world)
+
+    async def bad(execution: ToolExecution, result: Any, next_: Any) -> PostToolDecision:
+        return ReplaceValue(42)
+
+    world.location.on_post_execute(bad)
+    assert code_of(run(world, interpret)) is ErrorCode.INVALID_TOOL_OUTPUT
+
+
+def test_post_execute_block_drops_the_value(world: World, interpret: Interpret) -> None:
+    register_shout(world)
+    note = ContextMessage(text("remember"), source="policy")
+
+    async def block(execution: ToolExecution, result: Any, next_: Any) -> PostToolDecision:
+        return Block(text("do not shout"), (note,))
+
+    world.location.on_post_execute(block)
+    result = run(world, interpret)
+    assert code_of(result) is ErrorCode.BLOCKED
+    assert result.content == (TextBlock("do not shout"),)
+    assert result.additional_contexts == (note,)
+
+
+def test_post_execute_accept_attaches_contexts(world: World, interpret: Interpret) -> None:
+    register_shout(world)
+    note = ContextMessage(text("fyi"), source="policy")
+
+    async def accept(execution: ToolExecution, result: Any, next_: Any) -> PostToolDecision:
+        return Accept((note,))
+
+    world.location.on_post_execute(accept)
+    result = run(world, interpret)
+    assert isinstance(result, ToolExecutionSuccess)
+    assert result.additional_contexts == (note,)
+
+
+def test_a_raising_listener_never_loses_the_result(world: World, interpret: Interpret) -> None:
+    register_shout(world)
+
+    async def broken(execution: ToolExecution, next_: Any) -> PreToolDecision:
+        raise ValueError("listener bug")
+
+    world.location.on_pre_execute(broken)
+    result = run(world, interpret)
+    assert code_of(result) is ErrorCode.UNEXPECTED_ERROR
+    assert len(world.observed) == 1
+
+
+def test_raising_observers_are_reported_and_the_others_still_run(
+    world: World, interpret: Interpret
+) -> None:
+    register_shout(world)
+
+    def broken(execution: ToolExecution, result: ToolExecutionResult) -> None:
+        raise RuntimeError("observer bug")
+
+    world.location.on_result(broken)
+    assert isinstance(run(world, interpret), ToolExecutionSuccess)
+    assert len(world.observed) == 1
+    assert len(world.reported) == 1
+
+
+def test_finalize_content_runs_once_for_every_outcome(world: World, interpret: Interpret) -> None:
+    calls: list[bool] = []
+
+    def finalize(execution: Any, result: ToolExecutionResult) -> tuple[TextBlock, ...]:
+        calls.append(result.is_error)
+        return (TextBlock("final"),)
+
+    register_shout(world, finalize_content=finalize)
+    assert run(world, interpret).content == (TextBlock("final"),)
+    assert run(world, interpret, {"text": 1}).content == (TextBlock("final"),)
+    assert calls == [False, True]
+
+
+def test_cancelled_before_dispatch(world: World, interpret: Interpret) -> None:
+    register_shout(world)
+    signal = CancelSignal()
+    signal.cancel()
+    assert code_of(run(world, interpret, signal=signal)) is ErrorCode.ABORTED_BEFORE_DISPATCH
+
+
+def test_cancelled_after_a_started_successful_body(world: World, interpret: Interpret) -> None:
+    signal = CancelSignal()
+
+    def body(args: Args, ctx: ToolRunContext) -> str:
+        signal.cancel()
+        return "done"
+
+    world.location.register(
+        define_tool(
+            name="shout", description="d", parameters=Args, output=Output(str), execute=body
+        )
+    )
+    assert code_of(run(world, interpret, signal=signal)) is ErrorCode.ABORTED
+
+
+def test_a_tool_owned_error_survives_cancellation(world: World, interpret: Interpret) -> None:
+    signal = CancelSignal()
+
+    def body(args: Args, ctx: ToolRunContext) -> Result[str, ToolFailure]:
+        signal.cancel()
+        return Failure(ToolFailure("partial write"))
+
+    world.location.register(
+        define_tool(
+            name="shout", description="d", parameters=Args, output=Output(str), execute=body
+        )
+    )
+    assert code_of(run(world, interpret, signal=signal)) is ErrorCode.TOOL_ERROR
+
+
+def test_a_timeout_sets_the_bodys_signal_and_fails_with_tool_timeout(
+    world: World, interpret: Interpret
+) -> None:
+    async def slow(args: Args, ctx: ToolRunContext) -> str:
+        try:
+            await ctx.runtime.sleep(30, ctx.signal)
+        except Cancelled:
+            return "stopped"
+        return "slept"
+
+    world.location.register(
+        define_tool(
+            name="shout",
+            description="d",
+            parameters=Args,
+            output=Output(str),
+            execute=slow,
+            timeout=0.05,
+        )
+    )
+    assert code_of(run(world, interpret)) is ErrorCode.TOOL_TIMEOUT
+
+
+def test_deferred_contexts_and_conclude_turn_ride_the_result(
+    world: World, interpret: Interpret
+) -> None:
+    note = ContextMessage(text("later"), source="shout")
+
+    def body(args: Args, ctx: ToolRunContext) -> str:
+        ctx.defer_context(note)
+        ctx.conclude_turn()
+        return "ok"
+
+    world.location.register(
+        define_tool(
+            name="shout", description="d", parameters=Args, output=Output(str), execute=body
+        )
+    )
+    result = run(world, interpret)
+    assert isinstance(result, ToolExecutionSuccess)
+    assert result.additional_contexts == (note,)
+    assert result.concludes_turn is True
+
+
+def test_presentation_meta_for_top_level_calls(world: World, interpret: Interpret) -> None:
+    world.location.register(
+        define_tool(
+            name="shout",
+            description="d",
+            parameters=Args,
+            output=Output(str, presentation_meta=lambda args, value: {"chars": len(value)}),
+            execute=shout,
+        )
+    )
+    result = run(world, interpret)
+    assert result.meta == {"chars": 2}
