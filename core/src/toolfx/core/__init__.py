@@ -42,6 +42,13 @@ from toolfx.core.jsonschema import (
     compile_json_schema,
 )
 from toolfx.core.location import Disposer, Location
+from toolfx.core.records import (
+    RecordError,
+    SessionRecord,
+    ToolCallRecord,
+    ToolResultRecord,
+    record_from_json,
+)
 from toolfx.core.registry import Registry
 from toolfx.core.registry_model import (
     GLOBAL,
@@ -101,6 +108,7 @@ __all__ = [
     "PreToolDecision",
     "PresentationMode",
     "Profile",
+    "RecordError",
     "Registration",
     "Registry",
     "RegistryError",
@@ -110,8 +118,10 @@ __all__ = [
     "SchemaDerivationError",
     "SchemaProblem",
     "ScopeKey",
+    "SessionRecord",
     "TextBlock",
     "ToolCallIdentity",
+    "ToolCallRecord",
     "ToolDefinition",
     "ToolDefinitionError",
     "ToolErrorInfo",
@@ -122,6 +132,7 @@ __all__ = [
     "ToolFailure",
     "ToolGuard",
     "ToolOptions",
+    "ToolResultRecord",
     "ToolRunContext",
     "ToolSchema",
     "ValidationFailure",
@@ -131,6 +142,7 @@ __all__ = [
     "compile_json_schema",
     "define_tool",
     "parse_json",
+    "record_from_json",
     "render_json",
     "schema_of",
     "snapshot_json",
