@@ -34,6 +34,7 @@ from toolfx.core import (
     define_tool,
     text,
 )
+from toolfx.core.batch import BatchResult, execute_batch, schedule
 from toolfx.core.cancel import CancelSignal
 from toolfx.core.content import ContextMessage
 from toolfx.core.description import Description
@@ -42,7 +43,13 @@ from toolfx.core.pipeline import ToolCall, execute
 from toolfx.core.runtime import ApprovalReply, ApprovalRequest, Cancelled
 from toolfx.interpreters import SyncRuntime, run_sync
 
-Interpret = Callable[[Description[ToolExecutionResult]], ToolExecutionResult]
+Interpret = Callable[[Description[Any]], Any]
+
+
+def interpret_batch(interpret: Interpret, description: Description[BatchResult]) -> BatchResult:
+    """Run a batch description with the scenario's interpreter."""
+    batch: BatchResult = interpret(description)
+    return batch
 
 
 @dataclass
@@ -110,7 +117,8 @@ def run(
         {"text": "hi"} if arguments is None else arguments,
         signal or CancelSignal(),
     )
-    return interpret(execute(world.location.catalog(scope), call))
+    result: ToolExecutionResult = interpret(execute(world.location.catalog(scope), call))
+    return result
 
 
 def code_of(result: ToolExecutionResult) -> ErrorCode:
@@ -521,3 +529,55 @@ def test_presentation_meta_for_top_level_calls(world: World, interpret: Interpre
     )
     result = run(world, interpret)
     assert result.meta == {"chars": 2}
+
+
+def register_safe_tools(world: World) -> None:
+    """`read` is parallel-safe, `write` is exclusive; both defer a context naming the call."""
+
+    def body(args: Args, ctx: ToolRunContext) -> str:
+        ctx.defer_context(ContextMessage(text(ctx.call_id), source="test"))
+        return ctx.call_id
+
+    for name, safe in (("read", True), ("write", False)):
+        world.location.register(
+            define_tool(
+                name=name,
+                description=name,
+                parameters=Args,
+                output=Output(str),
+                execute=body,
+                is_concurrency_safe=(lambda args: True) if safe else None,
+            )
+        )
+
+
+def batch_calls(*names: str) -> list[ToolCall]:
+    return [ToolCall(f"c{i}", name, {"text": ""}, CancelSignal()) for i, name in enumerate(names)]
+
+
+def test_schedule_makes_exclusive_calls_barriers(world: World) -> None:
+    register_safe_tools(world)
+    calls = batch_calls("read", "read", "write", "read", "nope", "read", "read")
+    assert schedule(world.location.catalog(), calls) == [[0, 1], [2], [3], [4], [5, 6]]
+
+
+def test_a_batch_keeps_the_models_order_and_defers_contexts(
+    world: World, interpret: Interpret
+) -> None:
+    register_safe_tools(world)
+    calls = batch_calls("read", "read", "write", "read")
+    batch = interpret_batch(interpret, execute_batch(world.location.catalog(), calls, limit=2))
+    assert [r.value for r in batch.results if isinstance(r, ToolExecutionSuccess)] == [
+        "c0",
+        "c1",
+        "c2",
+        "c3",
+    ]
+    assert [c.content for c in batch.additional_contexts] == [text(f"c{i}") for i in range(4)]
+    assert batch.concludes_turn is False
+    assert len(world.observed) == 4
+
+
+def test_the_parallel_limit_must_be_positive(world: World) -> None:
+    with pytest.raises(ValueError, match="at least 1"):
+        execute_batch(world.location.catalog(), [], limit=0)
