@@ -36,6 +36,7 @@ from toolfx.core import (
 )
 from toolfx.core.batch import BatchResult, execute_batch, schedule
 from toolfx.core.cancel import CancelSignal
+from toolfx.core.composable import call_tool, described
 from toolfx.core.content import ContextMessage
 from toolfx.core.description import Description
 from toolfx.core.execution import PostToolDecision, PreToolDecision
@@ -581,3 +582,19 @@ def test_a_batch_keeps_the_models_order_and_defers_contexts(
 def test_the_parallel_limit_must_be_positive(world: World) -> None:
     with pytest.raises(ValueError, match="at least 1"):
         execute_batch(world.location.catalog(), [], limit=0)
+
+
+def test_calls_compose_in_returns_shape(world: World, interpret: Interpret) -> None:
+    register_shout(world)
+    catalog = world.location.catalog()
+    first = call_tool(catalog, ToolCall("c1", "shout", {"text": "ab"}, CancelSignal()))
+    chained = first.bind(
+        lambda value: call_tool(
+            catalog, ToolCall("c2", "shout", {"text": f"{value}!"}, CancelSignal())
+        )
+    )
+    assert interpret(described(chained)) == Success("AB!")
+    failing = first.bind(lambda _: call_tool(catalog, ToolCall("c3", "nope", {}, CancelSignal())))
+    outcome = interpret(described(failing))
+    assert isinstance(outcome, Failure)
+    assert outcome.failure().code is ErrorCode.UNKNOWN_TOOL
