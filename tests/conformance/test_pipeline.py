@@ -22,14 +22,18 @@ from toolfx.core import (
     ErrorCode,
     Location,
     Output,
+    PermissionDeclined,
     ReplaceContent,
     ReplaceValue,
+    SessionRecord,
     TextBlock,
+    ToolCallRecord,
     ToolExecution,
     ToolExecutionFailure,
     ToolExecutionResult,
     ToolExecutionSuccess,
     ToolFailure,
+    ToolResultRecord,
     ToolRunContext,
     define_tool,
     text,
@@ -598,3 +602,51 @@ def test_calls_compose_in_returns_shape(world: World, interpret: Interpret) -> N
     outcome = interpret(described(failing))
     assert isinstance(outcome, Failure)
     assert outcome.failure().code is ErrorCode.UNKNOWN_TOOL
+
+
+def test_a_permission_decline_resurfaces_as_denied(world: World, interpret: Interpret) -> None:
+    def body(args: Args, ctx: ToolRunContext) -> str:
+        try:
+            raise PermissionDeclined("edit", "the user said no")
+        except ValueError:  # a leaf's own error handling never sees the decline
+            return "swallowed"
+
+    world.location.register(
+        define_tool(
+            name="shout", description="d", parameters=Args, output=Output(str), execute=body
+        )
+    )
+    result = run(world, interpret)
+    assert code_of(result) is ErrorCode.DENIED
+    assert isinstance(result, ToolExecutionFailure)
+    assert "the user said no" in result.error.message
+
+
+def test_a_defect_names_the_stage_it_came_from(world: World, interpret: Interpret) -> None:
+    def body(args: Args, ctx: ToolRunContext) -> str:
+        raise KeyError("missing")
+
+    world.location.register(
+        define_tool(
+            name="shout", description="d", parameters=Args, output=Output(str), execute=body
+        )
+    )
+    result = run(world, interpret)
+    assert isinstance(result, ToolExecutionFailure)
+    assert result.error.message.startswith("the body of `shout` failed unexpectedly: KeyError")
+    assert isinstance(result.error.info.details, dict)
+    assert "Traceback" in str(result.error.info.details["traceback"])
+
+
+def test_durable_events_come_in_order_without_the_value(world: World, interpret: Interpret) -> None:
+    register_shout(world)
+    records: list[SessionRecord] = []
+    call = ToolCall("c1", "shout", {"text": "hi"}, CancelSignal())
+    interpret(execute(world.location.catalog(), call, records.append))
+    assert [r.event for r in records] == ["tool/call", "tool/result"]
+    call_record, result_record = records
+    assert isinstance(call_record, ToolCallRecord)
+    assert call_record.arguments == {"text": "hi"}
+    assert isinstance(result_record, ToolResultRecord)
+    assert result_record.result.content == (TextBlock("HI"),)
+    assert "value" not in str(result_record.to_json())

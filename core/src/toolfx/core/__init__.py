@@ -17,7 +17,7 @@ from toolfx.core.execution import (
     ToolExecution,
     ToolGuard,
 )
-from toolfx.core.failure import ErrorCode, ToolErrorInfo, ToolFailure
+from toolfx.core.failure import ErrorCode, PermissionDeclined, ToolErrorInfo, ToolFailure
 from toolfx.core.json import (
     FrozenDict,
     FrozenJson,
@@ -104,6 +104,7 @@ __all__ = [
     "JsonValue",
     "Location",
     "Output",
+    "PermissionDeclined",
     "PostToolDecision",
     "PreToolDecision",
     "PresentationMode",

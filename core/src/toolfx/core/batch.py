@@ -12,7 +12,7 @@ from toolfx.core.catalog import Catalog, ExecutionMode
 from toolfx.core.content import ContextMessage
 from toolfx.core.description import Description
 from toolfx.core.json import snapshot_json
-from toolfx.core.pipeline import ToolCall, run_call
+from toolfx.core.pipeline import RecordSink, ToolCall, run_call
 from toolfx.core.results import ToolExecutionResult, ToolExecutionSuccess
 from toolfx.core.runtime import Runtime
 
@@ -62,7 +62,10 @@ def _mode(catalog: Catalog, call: ToolCall) -> ExecutionMode:
 
 
 def execute_batch(
-    catalog: Catalog, calls: Sequence[ToolCall], limit: int = DEFAULT_PARALLEL_LIMIT
+    catalog: Catalog,
+    calls: Sequence[ToolCall],
+    limit: int = DEFAULT_PARALLEL_LIMIT,
+    sink: RecordSink | None = None,
 ) -> Description[BatchResult]:
     """The description of a turn's calls: barriers, rolling pools of `limit`, results in order."""
     if limit < 1:
@@ -73,9 +76,9 @@ def execute_batch(
         results: list[ToolExecutionResult] = []
         for group in schedule(catalog, frozen_calls):
             if len(group) == 1:
-                results.append(await run_call(runtime, catalog, frozen_calls[group[0]]))
+                results.append(await run_call(runtime, catalog, frozen_calls[group[0]], sink))
                 continue
-            thunks = [_thunk(runtime, catalog, frozen_calls[index]) for index in group]
+            thunks = [_thunk(runtime, catalog, frozen_calls[index], sink) for index in group]
             results.extend(await runtime.gather(thunks, limit))
         return BatchResult(tuple(results))
 
@@ -83,9 +86,9 @@ def execute_batch(
 
 
 def _thunk(
-    runtime: Runtime, catalog: Catalog, call: ToolCall
+    runtime: Runtime, catalog: Catalog, call: ToolCall, sink: RecordSink | None
 ) -> Callable[[], Awaitable[ToolExecutionResult]]:
     async def run() -> ToolExecutionResult:
-        return await run_call(runtime, catalog, call)
+        return await run_call(runtime, catalog, call, sink)
 
     return run

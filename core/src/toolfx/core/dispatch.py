@@ -28,6 +28,7 @@ class CallState:
     """What the pipeline learns while one call runs: whether the body started, its extras."""
 
     body_started: bool = False
+    stage: str = "the pre-execute policy"
     deferred: list[ContextMessage] = field(default_factory=list)
     concludes_turn: bool = False
 
@@ -99,10 +100,12 @@ async def dispatch(
     args = decoded.unwrap()
     state.body_started = True
     context = RunContext(execution, signal, runtime, state)
+    outer_stage, state.stage = state.stage, "the body"
     try:
         returned = await _call_body(runtime, definition, args, context)
     except Cancelled as cancelled:
         return failed(ErrorCode.ABORTED, f"`{execution.name}` was cancelled: {cancelled.reason}")
+    state.stage = outer_stage
     if isinstance(returned, Failure):
         failure = returned.failure()
         if isinstance(failure, ToolFailure):

@@ -8,7 +8,7 @@ from typing import final
 
 from toolfx.core.json import FrozenJson
 
-__all__ = ["ErrorCode", "ToolErrorInfo", "ToolFailure"]
+__all__ = ["ErrorCode", "PermissionDeclined", "ToolErrorInfo", "ToolFailure"]
 
 
 @final
@@ -35,6 +35,21 @@ class ErrorCode(enum.StrEnum):
     """A post-execute policy blocked the result; its feedback is the content."""
     UNEXPECTED_ERROR = "UNEXPECTED_ERROR"
     """A defect: an exception no stage expected (the traceback goes to observers)."""
+
+
+class PermissionDeclined(Exception):
+    """The user declined an ask: raised through a leaf, never caught there, DENIED at the boundary.
+
+    A decline with feedback is not this: a leaf returns it as a typed `ToolFailure` so the model
+    reads the feedback and goes on.
+    """
+
+    __module__ = "toolfx.core"  # its public home, shown in tracebacks
+
+    def __init__(self, permission: str, reason: str = "the user declined") -> None:
+        super().__init__(f"permission {permission!r} declined: {reason}")
+        self.permission = permission
+        self.reason = reason
 
 
 @final

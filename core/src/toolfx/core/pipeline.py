@@ -38,14 +38,15 @@ from toolfx.core.execution import (
     ResultObserver,
     ToolExecution,
 )
-from toolfx.core.failure import ErrorCode, ToolErrorInfo, ToolFailure
+from toolfx.core.failure import ErrorCode, PermissionDeclined, ToolErrorInfo, ToolFailure
 from toolfx.core.json import FrozenJson, snapshot_json
 from toolfx.core.outcomes import defect, failed
+from toolfx.core.records import SessionRecord, ToolCallRecord, ToolResultRecord
 from toolfx.core.registry_model import HookKind, Registration
 from toolfx.core.results import ToolExecutionFailure, ToolExecutionResult, ToolExecutionSuccess
 from toolfx.core.runtime import ApprovalRequest, Runtime
 
-__all__ = ["MAX_LISTED_TOOLS", "ToolCall", "execute", "run_call"]
+__all__ = ["MAX_LISTED_TOOLS", "RecordSink", "ToolCall", "execute", "run_call"]
 
 MAX_LISTED_TOOLS: Final = 20
 """How many visible tool names an UNKNOWN_TOOL message lists."""
@@ -62,18 +63,27 @@ class ToolCall:
     signal: CancelSignal
     root_call_id: str | None = None
     parent: ExecutionToken | None = None
+    parent_call_id: str | None = None
 
 
-def execute(catalog: Catalog, call: ToolCall) -> Description[ToolExecutionResult]:
+RecordSink = Callable[[SessionRecord], None]
+"""Receives the durable events: `tool/call` before a call runs, `tool/result` after."""
+
+
+def execute(
+    catalog: Catalog, call: ToolCall, sink: RecordSink | None = None
+) -> Description[ToolExecutionResult]:
     """The description of one call through the whole pipeline (inert until interpreted)."""
 
     async def program(runtime: Runtime) -> ToolExecutionResult:
-        return await run_call(runtime, catalog, call)
+        return await run_call(runtime, catalog, call, sink)
 
     return Description(program)
 
 
-async def run_call(runtime: Runtime, catalog: Catalog, call: ToolCall) -> ToolExecutionResult:
+async def run_call(
+    runtime: Runtime, catalog: Catalog, call: ToolCall, sink: RecordSink | None = None
+) -> ToolExecutionResult:
     """Run one call through the pipeline and give its frozen result (never raises an error)."""
     snapshot = snapshot_json(call.arguments)
     arguments: FrozenJson = snapshot.unwrap() if isinstance(snapshot, Success) else None
@@ -87,6 +97,8 @@ async def run_call(runtime: Runtime, catalog: Catalog, call: ToolCall) -> ToolEx
         signal=call.signal,
         parent=call.parent,
     )
+    if sink is not None:
+        sink(ToolCallRecord.of(execution, call.parent_call_id))
     registration = catalog.registration(call.name)
     state = CallState()
     if not isinstance(snapshot, Success):
@@ -103,6 +115,8 @@ async def run_call(runtime: Runtime, catalog: Catalog, call: ToolCall) -> ToolEx
     if registration is not None:
         result = _finalize(runtime, registration, execution, result)
     _observe(runtime, catalog, execution, result)
+    if sink is not None:
+        sink(ToolResultRecord.of(execution.call_id, result))
     return result
 
 
@@ -115,24 +129,25 @@ async def _guarded_run(
 ) -> ToolExecutionResult:
     if execution.signal.is_cancelled():
         return _aborted(execution, state)
-    stage = "the pre-execute policy"
     try:
         refusal = await _pre_execute(runtime, catalog, registration, execution)
         if refusal is not None:
             return refusal
-        stage = "a guard"
+        state.stage = "a guard"
         for guard in catalog.guards():
             reason = guard(execution)
             if reason is not None:
                 return failed(ErrorCode.DENIED, f"Denied: {reason}")
         if execution.signal.is_cancelled():
             return _aborted(execution, state)
-        stage = "an execute wrapper"
+        state.stage = "an execute wrapper"
         result = await _around(runtime, catalog, registration, execution, state)
-        stage = "the post-execute policy"
+        state.stage = "the post-execute policy"
         return await _post_execute(catalog, registration, execution, result, state)
-    except Exception as error:  # listeners and wrappers: contained as the call's failure
-        return defect(error, f"{stage} of `{execution.name}`")
+    except PermissionDeclined as declined:  # travels as a defect so no leaf can swallow it
+        return failed(ErrorCode.DENIED, f"Denied: {declined}")
+    except Exception as error:  # the one boundary for defects: the call fails, the turn goes on
+        return defect(error, f"{state.stage} of `{execution.name}`")
 
 
 async def _pre_execute(
