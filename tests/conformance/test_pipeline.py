@@ -1,7 +1,7 @@
 """Pipeline scenarios: each runs under every interpreter and must give the same result.
 
-Only the sync interpreter exists so far; the `interpret` fixture is where the anyio and
-deterministic interpreters join.
+The `interpret` fixture runs each under the sync interpreter and under anyio on asyncio and on
+trio; the deterministic interpreter joins it next.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ from toolfx.core.description import Description
 from toolfx.core.execution import PostToolDecision, PreToolDecision
 from toolfx.core.pipeline import ToolCall, execute
 from toolfx.core.runtime import ApprovalReply, ApprovalRequest, Cancelled
-from toolfx.interpreters import SyncRuntime, run_sync
+from toolfx.interpreters import AnyioRuntime, SyncRuntime, run_anyio, run_sync
 
 Interpret = Callable[[Description[Any]], Any]
 
@@ -80,10 +80,17 @@ def world() -> World:
     return state
 
 
-@pytest.fixture(params=["sync"])
+@pytest.fixture(params=["sync", "asyncio", "trio"])
 def interpret(request: pytest.FixtureRequest, world: World) -> Interpret:
-    runtime = SyncRuntime(world.approve, lambda error, where: world.reported.append(where))
-    return lambda description: run_sync(description, runtime)
+    def report(error: BaseException, where: str) -> None:
+        world.reported.append(where)
+
+    if request.param == "sync":
+        sync = SyncRuntime(world.approve, report)
+        return lambda description: run_sync(description, sync)
+    backend = request.param
+    runtime = AnyioRuntime(world.approve, report)
+    return lambda description: run_anyio(description, backend, runtime)
 
 
 class Args(TypedDict):

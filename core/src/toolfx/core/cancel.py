@@ -21,41 +21,50 @@ CALLER_CANCELLED: Final = "cancelled by the caller"
 class CancelSignal:
     """Set once, never cleared; `on_cancel` watchers run when it is set (at once if it is)."""
 
-    __slots__ = ("_keys", "_reason", "_watchers")
+    __slots__ = ("_detach", "_keys", "_state", "_watchers")
 
     def __init__(self) -> None:
-        self._reason: str | None = None
+        self._state: dict[str, str] = {}  # "reason", claimed once by an atomic setdefault
         self._watchers: dict[int, Callable[[], object]] = {}
         self._keys = itertools.count()
+        self._detach: list[Callable[[], None]] = []
 
     def __repr__(self) -> str:
-        state = "live" if self._reason is None else f"cancelled: {self._reason}"
-        return f"<CancelSignal {state}>"
+        reason = self.reason
+        return f"<CancelSignal {'live' if reason is None else f'cancelled: {reason}'}>"
 
     def is_cancelled(self) -> bool:
         """Whether the signal has been set (a method: it may change between two looks)."""
-        return self._reason is not None
+        return "reason" in self._state
 
     @property
     def reason(self) -> str | None:
         """Why it was set, or None while it is live."""
-        return self._reason
+        return self._state.get("reason")
 
     def cancel(self, reason: str = CALLER_CANCELLED) -> None:
-        """Set the signal (the first reason wins) and run every watcher once."""
-        if self._reason is not None:
+        """Set the signal (the first reason wins, across threads) and run every watcher once.
+
+        Every watcher runs even if one raises; the first such error is raised afterwards.
+        """
+        if self._state.setdefault("reason", reason) is not reason:
             return
-        self._reason = reason
+        first_error: Exception | None = None
         while True:
             try:
                 _, watcher = self._watchers.popitem()
             except KeyError:  # empty, or emptied by an unsubscribe in another thread
-                return
-            watcher()
+                break
+            try:
+                watcher()
+            except Exception as error:
+                first_error = first_error or error
+        if first_error is not None:
+            raise first_error
 
     def on_cancel(self, watcher: Callable[[], object]) -> Callable[[], None]:
         """Run `watcher` when the signal is set; returns the function that unsubscribes it."""
-        if self._reason is not None:
+        if self.is_cancelled():
             watcher()
             return _nothing
         key = next(self._keys)
@@ -69,11 +78,15 @@ class CancelSignal:
 
     @staticmethod
     def fused(*signals: CancelSignal) -> CancelSignal:
-        """A new signal that is set as soon as any of `signals` is (with its reason)."""
+        """A new signal set as soon as any of `signals` is; `release()` it when done with it."""
         fused = CancelSignal()
-        for signal in signals:
-            signal.on_cancel(_forward(signal, fused))
+        fused._detach.extend(signal.on_cancel(_forward(signal, fused)) for signal in signals)
         return fused
+
+    def release(self) -> None:
+        """Stop following the signals this one was fused from (no-op for a plain signal)."""
+        while self._detach:
+            self._detach.pop()()
 
 
 def _forward(source: CancelSignal, target: CancelSignal) -> Callable[[], None]:

@@ -211,8 +211,13 @@ async def _around(
     caller = execution.signal
 
     async def body(passed: ToolExecution) -> ToolExecutionResult:
-        signal = caller if passed.signal is caller else CancelSignal.fused(caller, passed.signal)
-        return await dispatch(runtime, definition, execution.with_signal(signal), state)
+        if passed.signal is caller:
+            return await dispatch(runtime, definition, execution, state)
+        signal = CancelSignal.fused(caller, passed.signal)  # a wrapper cannot detach the caller
+        try:
+            return await dispatch(runtime, definition, execution.with_signal(signal), state)
+        finally:
+            signal.release()
 
     chain: Callable[[ToolExecution], Awaitable[ToolExecutionResult]] = body
     if definition.timeout is not None:
@@ -239,8 +244,13 @@ def _timeout_wrapper(
 ) -> Callable[[ToolExecution], Awaitable[ToolExecutionResult]]:
     async def call(passed: ToolExecution) -> ToolExecutionResult:
         deadline = CancelSignal()
-        watched = passed.with_signal(CancelSignal.fused(passed.signal, deadline))
-        result = await runtime.deadline(seconds, deadline, lambda: inner(watched))
+        fused = CancelSignal.fused(passed.signal, deadline)
+        try:
+            result = await runtime.deadline(
+                seconds, deadline, lambda: inner(passed.with_signal(fused))
+            )
+        finally:
+            fused.release()
         if deadline.is_cancelled() and not passed.signal.is_cancelled():
             return failed(ErrorCode.TOOL_TIMEOUT, f"`{passed.name}` timed out after {seconds}s")
         return result

@@ -90,7 +90,9 @@ class SyncRuntime(Runtime):
         """Nothing else runs on this interpreter, so a checkpoint does nothing."""
 
     async def gather(self, thunks: Sequence[Callable[[], Awaitable[T]]], limit: int) -> list[T]:
-        """Run the thunks one after another, in order (so `limit` cannot matter)."""
+        """Run the thunks one after another, in order (any valid `limit` gives the same)."""
+        if limit < 1:
+            raise ValueError(f"the concurrency limit must be at least 1, not {limit}")
         return [await thunk() for thunk in thunks]
 
     async def deadline(
