@@ -4,11 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, final
+from typing import TYPE_CHECKING, Any, Literal, cast, final
 
 from returns.result import Success
 
-from toolfx.core.execution import ToolGuard
+from toolfx.core.execution import (
+    CodeDispatchLogListener,
+    ExecuteWrapper,
+    PostExecuteListener,
+    PreExecuteListener,
+    ResultObserver,
+    ToolGuard,
+)
 from toolfx.core.json import FrozenJson
 from toolfx.core.registry_model import (
     Hook,
@@ -24,7 +31,14 @@ from toolfx.core.tool import ToolDefinition
 if TYPE_CHECKING:
     from toolfx.core.registry import Registry
 
-__all__ = ["Catalog", "CatalogData", "ExecutionMode", "ToolSchema", "compile_catalog"]
+__all__ = [
+    "Catalog",
+    "CatalogData",
+    "ExecutionMode",
+    "HookPlan",
+    "ToolSchema",
+    "compile_catalog",
+]
 
 ExecutionMode = Literal["parallel", "exclusive"]
 """How a pending call is scheduled: `parallel` may overlap siblings, `exclusive` runs alone."""
@@ -39,6 +53,20 @@ class CatalogData:
     hooks: Mapping[HookKind, tuple[HookFunction, ...]]
     mode: PresentationMode
     schemas: tuple[ToolSchema, ...] = field(compare=False)
+    plan: HookPlan = field(compare=False)
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class HookPlan:
+    """One scope's hooks by kind, typed, in registration order: what a call runs through."""
+
+    pre_execute: tuple[PreExecuteListener, ...]
+    execute: tuple[ExecuteWrapper, ...]
+    post_execute: tuple[PostExecuteListener, ...]
+    code_dispatch_log: tuple[CodeDispatchLogListener, ...]
+    result: tuple[ResultObserver, ...]
+    guards: tuple[ToolGuard, ...]
 
 
 def compile_catalog(
@@ -55,28 +83,50 @@ def compile_catalog(
         else ToolSchema(name, r.definition.description, r.definition.parameters.json_schema)
         for name, r in ordered.items()
     )
-    return CatalogData(ordered, {kind: tuple(fs) for kind, fs in by_kind.items()}, mode, schemas)
+    frozen = {kind: tuple(functions) for kind, functions in by_kind.items()}
+    plan = HookPlan(  # the kind of each hook says which shape its function has
+        pre_execute=cast("tuple[PreExecuteListener, ...]", frozen[HookKind.PRE_EXECUTE]),
+        execute=cast("tuple[ExecuteWrapper, ...]", frozen[HookKind.EXECUTE]),
+        post_execute=cast("tuple[PostExecuteListener, ...]", frozen[HookKind.POST_EXECUTE]),
+        code_dispatch_log=cast(
+            "tuple[CodeDispatchLogListener, ...]", frozen[HookKind.CODE_DISPATCH_LOG]
+        ),
+        result=cast("tuple[ResultObserver, ...]", frozen[HookKind.RESULT]),
+        guards=cast("tuple[ToolGuard, ...]", frozen[HookKind.GUARD]),
+    )
+    return CatalogData(ordered, frozen, mode, schemas, plan)
 
 
 @final
 class Catalog:
     """The tools one scope sees in one Registry: lookup, schemas, hooks and scheduling mode."""
 
-    __slots__ = ("registry", "scope")
-
-    registry: Registry
-    scope: ScopeKey | None
+    __slots__ = ("_compiled", "_registry", "_scope")
 
     def __init__(self, registry: Registry, scope: ScopeKey | None) -> None:
-        self.registry = registry
-        self.scope = scope
+        self._registry = registry
+        self._scope = scope
+        self._compiled: CatalogData | None = None
+
+    @property
+    def registry(self) -> Registry:
+        """The registry value this catalog is a snapshot of."""
+        return self._registry
+
+    @property
+    def scope(self) -> ScopeKey | None:
+        """The scope whose view this is (None: the global layer)."""
+        return self._scope
 
     def __repr__(self) -> str:
         return f"<Catalog scope={self.scope!r} tools={len(self)}>"
 
     @property
     def _data(self) -> CatalogData:
-        return self.registry.data(self.scope)
+        compiled = self._compiled
+        if compiled is None:  # compiled once per registry value; kept here for the next look
+            compiled = self._compiled = self._registry.data(self._scope)
+        return compiled
 
     def __len__(self) -> int:
         return len(self._data.tools)
@@ -111,7 +161,12 @@ class Catalog:
 
     def guards(self) -> tuple[ToolGuard, ...]:
         """The guards for this scope's calls, in registration order."""
-        return self._data.hooks[HookKind.GUARD]  # type: ignore[return-value]  # kind says so
+        return self._data.plan.guards
+
+    @property
+    def plan(self) -> HookPlan:
+        """Every hook for this scope's calls, typed by kind."""
+        return self._data.plan
 
     def execution_mode(self, name: str, arguments: FrozenJson) -> ExecutionMode:
         """Fail-closed scheduling: only an exact True from the tool's classifier is parallel."""

@@ -14,6 +14,7 @@ from toolfx.core.content import ContextMessage
 from toolfx.core.execution import ToolExecution
 from toolfx.core.failure import ErrorCode, ToolFailure
 from toolfx.core.json import FrozenJson, snapshot_json
+from toolfx.core.jsonschema import ValidationFailure
 from toolfx.core.outcomes import defect, failed, from_failure
 from toolfx.core.results import ToolExecutionFailure, ToolExecutionResult, ToolExecutionSuccess
 from toolfx.core.runtime import Cancelled, Runtime
@@ -115,7 +116,9 @@ async def dispatch(
             f"`{execution.name}` returned a failure that is not a ToolFailure: {failure!r}",
         )
     value = returned.unwrap() if isinstance(returned, Success) else returned
-    return success_of(definition, execution, args, definition.output.schema.encode(value), state)
+    return success_of(
+        definition, execution, args, definition.output.schema.round_trip(value), state
+    )
 
 
 async def _call_body(
@@ -134,12 +137,11 @@ def success_of(
     definition: ToolDefinition[Any, Any],
     execution: ToolExecution,
     args: object,
-    encoded: Result[FrozenJson, Any],
+    checked: Result[tuple[FrozenJson, Any], ValidationFailure],
     state: CallState,
 ) -> ToolExecutionResult:
-    """A success from an encoded value: validated, decoded for the renderer, rendered."""
+    """A success from a checked value (frozen JSON and its typed twin), rendered."""
     output = definition.output
-    checked = encoded.bind(output.schema.checked)
     if not isinstance(checked, Success):
         issues = checked.failure()
         return failed(

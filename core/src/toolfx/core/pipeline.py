@@ -35,14 +35,13 @@ from toolfx.core.execution import (
     PreToolDecision,
     ReplaceContent,
     ReplaceValue,
-    ResultObserver,
     ToolExecution,
 )
 from toolfx.core.failure import ErrorCode, PermissionDeclined, ToolErrorInfo, ToolFailure
 from toolfx.core.json import FrozenJson, snapshot_json
 from toolfx.core.outcomes import defect, failed
 from toolfx.core.records import SessionRecord, ToolCallRecord, ToolResultRecord
-from toolfx.core.registry_model import HookKind, Registration
+from toolfx.core.registry_model import Registration
 from toolfx.core.results import ToolExecutionFailure, ToolExecutionResult, ToolExecutionSuccess
 from toolfx.core.runtime import ApprovalRequest, Runtime
 
@@ -153,8 +152,7 @@ async def _guarded_run(
 async def _pre_execute(
     runtime: Runtime, catalog: Catalog, registration: Registration, execution: ToolExecution
 ) -> ToolExecutionFailure | None:
-    listeners: tuple[PreExecuteListener, ...] = catalog.hooks(HookKind.PRE_EXECUTE)  # type: ignore[assignment]
-    decision = await _waterfall_pre(listeners, execution, 0)
+    decision = await _waterfall_pre(catalog.plan.pre_execute, execution, 0)
     match decision:
         case Allow():
             refusal = None
@@ -222,8 +220,7 @@ async def _around(
     chain: Callable[[ToolExecution], Awaitable[ToolExecutionResult]] = body
     if definition.timeout is not None:
         chain = _timeout_wrapper(runtime, definition.timeout, chain)
-    wrappers: tuple[ExecuteWrapper, ...] = catalog.hooks(HookKind.EXECUTE)  # type: ignore[assignment]
-    for wrapper in reversed(wrappers):
+    for wrapper in reversed(catalog.plan.execute):
         chain = _wrapped(wrapper, chain)
     return await chain(execution)
 
@@ -265,7 +262,7 @@ async def _post_execute(
     result: ToolExecutionResult,
     state: CallState,
 ) -> ToolExecutionResult:
-    listeners: tuple[PostExecuteListener, ...] = catalog.hooks(HookKind.POST_EXECUTE)  # type: ignore[assignment]
+    listeners = catalog.plan.post_execute
     if not listeners:
         return result
     decision = await _waterfall_post(listeners, execution, result, 0)
@@ -279,7 +276,8 @@ async def _post_execute(
             definition = registration.definition
             decoded = definition.parameters.validate(execution.arguments)
             args = decoded.value_or(None)
-            replaced = success_of(definition, execution, args, Success(value), state)
+            checked = definition.output.schema.checked(value)
+            replaced = success_of(definition, execution, args, checked, state)
             return dataclasses.replace(replaced, additional_contexts=contexts)
         case Block(feedback=feedback):
             failure = ToolFailure(_text_of(feedback), ToolErrorInfo(ErrorCode.BLOCKED))
@@ -343,8 +341,7 @@ def _finalize(
 def _observe(
     runtime: Runtime, catalog: Catalog, execution: ToolExecution, result: ToolExecutionResult
 ) -> None:
-    observers: tuple[ResultObserver, ...] = catalog.hooks(HookKind.RESULT)  # type: ignore[assignment]
-    for observer in observers:
+    for observer in catalog.plan.result:
         try:
             observer(execution, result)
         except Exception as error:  # contained: observers cannot change or lose a result

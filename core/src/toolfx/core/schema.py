@@ -74,6 +74,9 @@ class ValueSchema(Generic[T]):
             if isinstance(validated, Failure):
                 return cast(ValidationFailure, validated.failure())
             frozen = validated.unwrap()
+        return self._decoded(frozen)
+
+    def _decoded(self, frozen: FrozenJson) -> tuple[FrozenJson, T] | ValidationFailure:
         decode = self._decode
         if decode is None:  # identity decode: the JSON already is a T
             return (frozen, cast(T, frozen))
@@ -81,6 +84,16 @@ class ValueSchema(Generic[T]):
             return (frozen, decode(frozen))
         except DecodeProblem as problem:
             return ValidationFailure((problem.issue(),))
+
+    def round_trip(self, value: T) -> Result[tuple[FrozenJson, T], ValidationFailure]:
+        """Encode a typed value, check it once, decode it back: frozen JSON and its typed twin."""
+        validated = self.compiled.validate(to_plain(value))
+        if isinstance(validated, Failure):
+            return Failure(validated.failure())
+        outcome = self._decoded(validated.unwrap())
+        if isinstance(outcome, ValidationFailure):
+            return Failure(outcome)
+        return Success(outcome)
 
     def encode(self, value: T) -> Result[FrozenJson, ValidationFailure]:
         """Turn a value of type T into frozen JSON, checked against the schema."""
