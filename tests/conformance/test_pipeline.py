@@ -1,11 +1,12 @@
 """Pipeline scenarios: each runs under every interpreter and must give the same result.
 
-The `interpret` fixture runs each under the sync interpreter and under anyio on asyncio and on
-trio; the deterministic interpreter joins it next.
+The `interpret` fixture runs each under the sync interpreter, anyio on asyncio and on trio, and
+the deterministic interpreter (virtual time, seeded interleavings).
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypedDict
@@ -46,7 +47,13 @@ from toolfx.core.description import Description
 from toolfx.core.execution import PostToolDecision, PreToolDecision
 from toolfx.core.pipeline import ToolCall, execute
 from toolfx.core.runtime import ApprovalReply, ApprovalRequest, Cancelled
-from toolfx.interpreters import AnyioRuntime, SyncRuntime, run_anyio, run_sync
+from toolfx.interpreters import (
+    AnyioRuntime,
+    DeterministicInterpreter,
+    SyncRuntime,
+    run_anyio,
+    run_sync,
+)
 
 Interpret = Callable[[Description[Any]], Any]
 
@@ -80,7 +87,7 @@ def world() -> World:
     return state
 
 
-@pytest.fixture(params=["sync", "asyncio", "trio"])
+@pytest.fixture(params=["sync", "asyncio", "trio", "deterministic"])
 def interpret(request: pytest.FixtureRequest, world: World) -> Interpret:
     def report(error: BaseException, where: str) -> None:
         world.reported.append(where)
@@ -88,9 +95,18 @@ def interpret(request: pytest.FixtureRequest, world: World) -> Interpret:
     if request.param == "sync":
         sync = SyncRuntime(world.approve, report)
         return lambda description: run_sync(description, sync)
+    if request.param == "deterministic":
+        return functools.partial(_deterministic, world)
     backend = request.param
     runtime = AnyioRuntime(world.approve, report)
     return lambda description: run_anyio(description, backend, runtime)
+
+
+def _deterministic(world: World, description: Description[Any]) -> Any:
+    interpreter = DeterministicInterpreter(seed=7, approvals=world.approve)
+    outcome = interpreter.run(description)
+    world.reported.extend(where for _, where in interpreter.reported)
+    return outcome
 
 
 class Args(TypedDict):

@@ -6,13 +6,34 @@ from toolfx.interpreters.anyio_runtime import (
     run_anyio,
     run_anyio_async,
 )
-from toolfx.interpreters.sync import ForeignAwaitError, SyncRuntime, run_sync
+from toolfx.interpreters.deterministic import (
+    CancelAt,
+    Deadlock,
+    DeterministicForeignAwaitError,
+    DeterministicInterpreter,
+    DeterministicRuntime,
+    Fault,
+    HangAt,
+    RaiseAt,
+    TraceEvent,
+)
+from toolfx.interpreters.foreign import ForeignAwaitError
+from toolfx.interpreters.sync import SyncRuntime, run_sync
 
 __all__ = [
     "AnyioApprovals",
     "AnyioRuntime",
+    "CancelAt",
+    "Deadlock",
+    "DeterministicForeignAwaitError",
+    "DeterministicInterpreter",
+    "DeterministicRuntime",
+    "Fault",
     "ForeignAwaitError",
+    "HangAt",
+    "RaiseAt",
     "SyncRuntime",
+    "TraceEvent",
     "run_anyio",
     "run_anyio_async",
     "run_sync",

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import threading
 import time
-import types
-from collections.abc import Awaitable, Callable, Coroutine, Sequence
-from typing import Any, Final, TypeVar, final
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TypeVar, final
 
 from toolfx.core.cancel import CALLER_CANCELLED, CancelSignal
 from toolfx.core.description import Description
@@ -26,30 +25,11 @@ from toolfx.core.runtime import (
     deadline_reason,
     log_defect,
 )
+from toolfx.interpreters.foreign import ForeignAwaitError
 
 __all__ = ["ForeignAwaitError", "SyncRuntime", "run_sync"]
 
 T = TypeVar("T")
-
-REPR_LIMIT: Final = 200
-"""How many characters of a foreign awaitable's repr an error message shows."""
-
-_CHAIN_LIMIT: Final = 1000
-"""How deep `_awaited` follows a chain of awaits (a guard against odd awaitables)."""
-
-
-class ForeignAwaitError(RuntimeError):
-    """A defect: a description run by `run_sync` awaited something no sync capability yields."""
-
-    def __init__(self, awaited: str, yielded: str) -> None:
-        super().__init__(
-            f"the sync interpreter (run_sync) cannot run this description: it awaited {awaited},"
-            f" which yielded {yielded} to an event loop. Sync capabilities never suspend, so"
-            " this awaitable comes from outside the Runtime (asyncio, trio or anyio); run the"
-            " description with run_anyio, or use the Runtime's capabilities instead"
-        )
-        self.awaited = awaited
-        self.yielded = yielded
 
 
 @final
@@ -144,34 +124,14 @@ def run_sync(description: Description[T], runtime: Runtime | None = None) -> T:
     except StopIteration as stop:
         result: T = stop.value
         return result
-    error = ForeignAwaitError(_awaited(coroutine), _truncated(repr(yielded)))
+    error = ForeignAwaitError(
+        "the sync interpreter (run_sync)",
+        coroutine,
+        yielded,
+        "run the description with run_anyio, or use the Runtime's capabilities instead",
+    )
     try:
         coroutine.close()
     except Exception as failure:
         raise error from failure
     raise error
-
-
-def _awaited(coroutine: Coroutine[Any, Any, Any]) -> str:
-    """What the innermost suspended coroutine awaits, and that coroutine's `module.qualname`."""
-    holder: Coroutine[Any, Any, Any] = coroutine
-    awaited: object = getattr(coroutine, "cr_await", None)
-    for _ in range(_CHAIN_LIMIT):
-        if isinstance(awaited, types.CoroutineType) and awaited.cr_await is not None:
-            holder, awaited = awaited, awaited.cr_await
-        elif isinstance(awaited, types.GeneratorType) and awaited.gi_yieldfrom is not None:
-            awaited = awaited.gi_yieldfrom
-        else:
-            break
-    return f"{_truncated(repr(awaited))} in {_coroutine_name(holder)}"
-
-
-def _coroutine_name(coroutine: Coroutine[Any, Any, Any]) -> str:
-    frame = getattr(coroutine, "cr_frame", None)
-    module = frame.f_globals.get("__name__") if isinstance(frame, types.FrameType) else None
-    name = getattr(coroutine, "__qualname__", type(coroutine).__qualname__)
-    return _truncated(f"{module}.{name}()" if isinstance(module, str) else f"{name}()")
-
-
-def _truncated(text: str) -> str:
-    return text if len(text) <= REPR_LIMIT else text[: REPR_LIMIT - 3] + "..."

@@ -1,0 +1,577 @@
+"""The deterministic scheduler: tasks, traps, a virtual clock, injected faults and the trace.
+
+This module owns every yield to the runner (trio's rule). A capability suspends by awaiting a
+trap, a small frozen request whose `__await__` yields the trap itself; the scheduler reads it,
+reschedules or parks the task, and later resumes it with a value or an exception. Before each
+step it fires the timers that are due; when nothing can run it moves the virtual clock to the
+next timer (it never sleeps, and uses no thread). Which runnable task runs next is chosen by a
+`random.Random(seed)`, so one seed gives one interleaving and one trace.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import math
+import random
+from collections.abc import Callable, Coroutine, Generator, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, TypeVar, assert_never, cast, final
+
+from toolfx.core.cancel import CALLER_CANCELLED, CancelSignal
+from toolfx.core.runtime import Cancelled
+from toolfx.interpreters.foreign import ForeignAwaitError, truncated
+
+__all__ = [
+    "Approve",
+    "CancelAt",
+    "Checkpoint",
+    "Deadlock",
+    "DeterministicForeignAwaitError",
+    "Fault",
+    "HangAt",
+    "Join",
+    "RaiseAt",
+    "Scheduler",
+    "Sleep",
+    "TraceEvent",
+    "TraceKind",
+    "Trap",
+]
+
+T = TypeVar("T")
+
+TraceKind = Literal[
+    "spawn",
+    "checkpoint",
+    "sleep",
+    "wait",
+    "wake",
+    "approve",
+    "deadline",
+    "report",
+    "fault",
+    "done",
+    "failed",
+    "abandoned",
+]
+"""What a trace event records; `wait` is a task waiting for the tasks it started."""
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class TraceEvent:
+    """One thing that happened: the latest step, the virtual time, the task (None: no task)."""
+
+    step: int
+    time: float
+    task: int | None
+    kind: TraceKind
+    detail: str = ""
+
+    def __str__(self) -> str:
+        who = "scheduler" if self.task is None else f"task {self.task}"
+        return f"#{self.step} t={self.time:g} {who}: {self.kind} {self.detail}".rstrip()
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class RaiseAt:
+    """At scheduler step `step`, throw `error` into the task picked to run (not resuming it)."""
+
+    step: int
+    error: Exception
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class HangAt:
+    """At `step`, the picked task is not resumed: what it waited for is taken never to happen.
+
+    Only a cancellation still reaches it: if it was in a sleep or an approval that watches a
+    signal, setting that signal wakes it (as it would interrupt a wedged I/O wait). Otherwise it
+    never runs again, and if the program needs it, `run` raises `Deadlock`.
+    """
+
+    step: int
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class CancelAt:
+    """At `step`, before the scheduler picks a task, set `signal` with `reason`."""
+
+    step: int
+    signal: CancelSignal
+    reason: str = CALLER_CANCELLED
+
+
+Fault = RaiseAt | HangAt | CancelAt
+"""A fault the scheduler injects at one step (steps count task resumptions, from 1)."""
+
+
+class Deadlock(RuntimeError):
+    """Nothing can run and no timer is pending, yet the program has not finished."""
+
+    def __init__(
+        self, time: float, step: int, blocked: Sequence[tuple[int, str]], hung: Sequence[int]
+    ) -> None:
+        hung_part = ", ".join(f"task {task}" for task in hung) or "none"
+        waits = "; ".join(f"task {task} {what}" for task, what in blocked)
+        super().__init__(
+            f"deadlock in the deterministic interpreter at virtual time {time:g}s (after step"
+            f" {step}): nothing can run and no timer is pending. Hung tasks: {hung_part}."
+            f" Blocked: {waits}"
+        )
+        self.time = time
+        self.step = step
+        self.blocked = tuple(blocked)
+        self.hung = tuple(hung)
+
+
+class DeterministicForeignAwaitError(ForeignAwaitError):
+    """A defect: a program run by `DeterministicInterpreter` yielded something that is no trap."""
+
+
+# Traps: the only objects a task may yield to the scheduler. ------------------------------------
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class Checkpoint:
+    """Trap: a reschedule point; the task stays runnable and the seed picks who runs next."""
+
+    def __await__(self) -> Generator[Trap, object, None]:
+        yield self
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class Sleep:
+    """Trap: park for `seconds` of virtual time; raise `Cancelled` when `signal` is set first."""
+
+    seconds: float
+    signal: CancelSignal | None
+
+    def __await__(self) -> Generator[Trap, object, None]:
+        yield self
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class Join:
+    """Trap: park until one of `tasks` has finished; resume with the id of the first to finish."""
+
+    tasks: tuple[int, ...]
+
+    def __await__(self) -> Generator[Trap, object, int]:
+        finished = yield self
+        if not isinstance(finished, int):
+            raise TypeError(f"a Join trap was resumed with {finished!r}, not a task id")
+        return finished
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class Approve:
+    """Trap: a reschedule point while the approval service answers; `signal` reaches it if hung."""
+
+    summary: str
+    signal: CancelSignal
+
+    def __await__(self) -> Generator[Trap, object, None]:
+        yield self
+
+
+Trap = Checkpoint | Sleep | Join | Approve
+"""Every request a task can make of the scheduler."""
+
+
+# The scheduler's own state. ---------------------------------------------------------------------
+
+
+@final
+class _Timer:
+    """An action at a virtual time; cancelled timers stay in the heap and are skipped."""
+
+    __slots__ = ("action", "cancelled")
+
+    def __init__(self, action: Callable[[], object]) -> None:
+        self.action = action
+        self.cancelled = False
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+
+@final
+class _Wait:
+    """One suspension of a parked task: what it waits for and the wake-ups to undo on waking."""
+
+    __slots__ = ("joining", "timer", "unsubscribe", "what")
+
+    def __init__(self, what: str, joining: tuple[int, ...] = ()) -> None:
+        self.what = what
+        self.joining = joining
+        self.timer: _Timer | None = None
+        self.unsubscribe: Callable[[], None] | None = None
+
+    def dispose(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+        if self.unsubscribe is not None:
+            self.unsubscribe()
+
+
+@final
+class _Task:
+    """A coroutine the scheduler drives, with what it will be resumed with next."""
+
+    __slots__ = (
+        "coroutine",
+        "error",
+        "finished",
+        "finished_order",
+        "hung_at",
+        "id",
+        "name",
+        "next_error",
+        "next_value",
+        "parent",
+        "result",
+        "trap",
+        "wait",
+    )
+
+    def __init__(
+        self, task_id: int, name: str, coroutine: Coroutine[Any, Any, Any], parent: int | None
+    ) -> None:
+        self.id = task_id
+        self.name = name
+        self.coroutine = coroutine
+        self.parent = parent
+        self.next_value: object = None
+        self.next_error: BaseException | None = None
+        self.trap: Trap | None = None
+        self.wait: _Wait | None = None
+        self.hung_at: int | None = None
+        self.finished = False
+        self.finished_order = 0
+        self.result: Any = None
+        self.error: BaseException | None = None
+
+
+@final
+class Scheduler:
+    """Runs one program's tasks on a virtual clock; a seeded generator picks among the runnable."""
+
+    __slots__ = (
+        "_cancels",
+        "_current",
+        "_finishes",
+        "_ids",
+        "_now",
+        "_random",
+        "_reported",
+        "_runnable",
+        "_sequence",
+        "_step",
+        "_stops",
+        "_tasks",
+        "_timers",
+        "_trace",
+    )
+
+    def __init__(self, seed: int, faults: Sequence[Fault] = ()) -> None:
+        self._random = random.Random(seed)
+        self._tasks: dict[int, _Task] = {}
+        self._runnable: list[_Task] = []
+        self._timers: list[tuple[float, int, _Timer]] = []
+        self._sequence = itertools.count()
+        self._finishes = itertools.count(1)
+        self._ids = itertools.count()
+        self._now = 0.0
+        self._step = 0
+        self._current: _Task | None = None
+        self._trace: list[TraceEvent] = []
+        self._reported: list[tuple[BaseException, str]] = []
+        self._cancels: dict[int, list[CancelAt]] = {}
+        self._stops: dict[int, RaiseAt | HangAt] = {}
+        for fault in faults:
+            if isinstance(fault, CancelAt):
+                self._cancels.setdefault(fault.step, []).append(fault)
+            else:
+                self._stops[fault.step] = fault
+
+    @property
+    def now(self) -> float:
+        """The virtual time in seconds (0 when the run starts)."""
+        return self._now
+
+    @property
+    def trace(self) -> tuple[TraceEvent, ...]:
+        """Everything recorded so far, in order."""
+        return tuple(self._trace)
+
+    @property
+    def reported(self) -> tuple[tuple[BaseException, str], ...]:
+        """The contained defects reported so far, with where each happened."""
+        return tuple(self._reported)
+
+    @property
+    def current(self) -> int | None:
+        """The id of the running task (None between steps)."""
+        return None if self._current is None else self._current.id
+
+    def record(self, kind: TraceKind, detail: str = "", task: int | None = None) -> None:
+        """Append a trace event for `task` (by default the running one)."""
+        who = self.current if task is None else task
+        self._trace.append(TraceEvent(self._step, self._now, who, kind, detail))
+
+    def report(self, error: BaseException, where: str) -> None:
+        """Keep a contained defect and record it in the trace."""
+        self._reported.append((error, where))
+        self.record("report", f"{where}: {_summary(error)}")
+
+    def cancel(self, signal: CancelSignal, reason: str, where: str) -> None:
+        """Set `signal` outside the program (a timer, a fault); a raising watcher is reported."""
+        try:
+            signal.cancel(reason)
+        except Exception as error:  # a watcher's defect must not end the run
+            self.report(error, f"a watcher of {where}")
+
+    def spawn(self, coroutine: Coroutine[Any, Any, Any], name: str) -> int:
+        """Start a child of the running task; it is runnable at once. Returns its id."""
+        return self._new_task(coroutine, name, self.current).id
+
+    def call_later(self, seconds: float, action: Callable[[], object]) -> Callable[[], None]:
+        """Run `action` after `seconds` of virtual time (never if infinite); returns a canceller."""
+        return self._timer_at(self._now + _delay(seconds), action).cancel
+
+    def reap(self, task_id: int) -> BaseException | None:
+        """Forget a finished task and give the exception it failed with, if any."""
+        return self._tasks.pop(task_id).error
+
+    def run(self, main: Coroutine[Any, Any, T]) -> T:
+        """Drive `main` and what it spawns until `main` finishes; give or raise its outcome."""
+        root = self._new_task(main, "main", None)
+        try:
+            while not root.finished:
+                self._step_once()
+        except (Deadlock, DeterministicForeignAwaitError) as error:
+            failure = self._close_unfinished()
+            if failure is not None:
+                raise error from failure
+            raise
+        except BaseException:  # an interrupt: close what is left, let it through unchanged
+            self._close_unfinished()
+            raise
+        self._close_unfinished()  # orphans of a gather a fault broke out of
+        if root.error is not None:
+            raise root.error
+        return cast(T, root.result)
+
+    # The loop. -----------------------------------------------------------------------------------
+
+    def _step_once(self) -> None:
+        self._fire_due_timers()
+        if not self._runnable:
+            if not self._advance_clock():
+                raise self._deadlock()
+            return
+        self._step += 1
+        for cancel in self._cancels.get(self._step, ()):
+            self.record("fault", f"CancelAt: {cancel.reason}", task=None)
+            self.cancel(cancel.signal, cancel.reason, f"the signal of CancelAt({self._step})")
+        index = self._random.randrange(len(self._runnable)) if len(self._runnable) > 1 else 0
+        task = self._runnable.pop(index)
+        value, error = task.next_value, task.next_error
+        match self._stops.get(self._step):
+            case HangAt():
+                self._hang(task)
+                return
+            case RaiseAt(error=injected):
+                self.record("fault", f"RaiseAt: {_summary(injected)}", task=task.id)
+                value, error = None, injected
+            case None:
+                pass
+        self._resume(task, value, error)
+
+    def _resume(self, task: _Task, value: object, error: BaseException | None) -> None:
+        self._current = task
+        try:
+            trap = task.coroutine.send(value) if error is None else task.coroutine.throw(error)
+        except StopIteration as stop:
+            self._finish(task, stop.value, None)
+        except Exception as failure:
+            self._finish(task, None, failure)
+        except BaseException as interrupt:  # ends the whole run, from any task
+            self._finish(task, None, interrupt)
+            raise
+        else:
+            self._handle(task, trap)
+        finally:
+            self._current = None
+
+    def _handle(self, task: _Task, trap: object) -> None:
+        if not isinstance(trap, Checkpoint | Approve | Sleep | Join):
+            raise DeterministicForeignAwaitError(
+                "the deterministic interpreter (DeterministicInterpreter.run)",
+                task.coroutine,
+                trap,
+                "use the Runtime's capabilities instead",
+            )
+        task.trap = trap
+        match trap:
+            case Checkpoint():
+                self.record("checkpoint")
+                self._make_runnable(task, None, None)
+            case Approve():
+                self._make_runnable(task, None, None)
+            case Sleep(seconds=seconds, signal=signal):
+                self.record("sleep", f"{seconds:g}s")
+                until = self._now + _delay(seconds)
+                wait = self._park(task, f"sleeping until t={until:g}s", signal, raises=True)
+                if task.wait is wait:  # not woken already by a signal set before the trap
+                    wake = lambda: self._wake(task, wait, None, None, "timer")  # noqa: E731
+                    wait.timer = self._timer_at(until, wake)
+            case Join(tasks=joined):
+                self.record("wait", "for " + ", ".join(f"task {t}" for t in joined))
+                done = [self._tasks[t] for t in joined if self._tasks[t].finished]
+                if done:
+                    first = min(done, key=lambda child: child.finished_order)
+                    self._make_runnable(task, first.id, None)
+                else:
+                    wait = _Wait("waiting for " + ", ".join(f"task {t}" for t in joined), joined)
+                    task.wait = wait
+            case _:
+                assert_never(trap)
+
+    # Waking and parking. -------------------------------------------------------------------------
+
+    def _make_runnable(self, task: _Task, value: object, error: BaseException | None) -> None:
+        task.next_value, task.next_error = value, error
+        self._runnable.append(task)
+
+    def _park(self, task: _Task, what: str, signal: CancelSignal | None, *, raises: bool) -> _Wait:
+        """Park `task`; if `signal` is set, wake it (with `Cancelled` when `raises`)."""
+        wait = _Wait(what)
+        task.wait = wait
+        if signal is not None:
+
+            def cancelled() -> None:
+                reason = signal.reason or CALLER_CANCELLED
+                error = Cancelled(reason) if raises else None
+                self._wake(task, wait, None, error, f"cancelled: {reason}")
+
+            wait.unsubscribe = signal.on_cancel(cancelled)
+        return wait
+
+    def _wake(
+        self, task: _Task, wait: _Wait, value: object, error: BaseException | None, why: str
+    ) -> None:
+        if task.wait is not wait:  # a stale wake-up: the task already left that suspension
+            return
+        task.wait = None
+        wait.dispose()
+        self.record("wake", why, task=task.id)
+        self._make_runnable(task, value, error)
+
+    def _hang(self, task: _Task) -> None:
+        task.hung_at = self._step
+        self.record("fault", "HangAt: never resumed", task=task.id)
+        trap = task.trap
+        signal = trap.signal if isinstance(trap, Sleep | Approve) else None
+        what = f"hung by HangAt({self._step})"
+        if signal is not None:
+            what += f", until {signal!r} is set"
+        self._park(task, what, signal, raises=isinstance(trap, Sleep))
+
+    def _finish(self, task: _Task, result: object, error: BaseException | None) -> None:
+        task.finished = True
+        task.finished_order = next(self._finishes)
+        task.result, task.error = result, error
+        if error is None:
+            self.record("done", task=task.id)
+        else:
+            self.record("failed", _summary(error), task=task.id)
+        parent = None if task.parent is None else self._tasks.get(task.parent)
+        wait = None if parent is None else parent.wait
+        if parent is not None and wait is not None and task.id in wait.joining:
+            self._wake(parent, wait, task.id, None, f"task {task.id} finished")
+
+    # Time. ---------------------------------------------------------------------------------------
+
+    def _timer_at(self, when: float, action: Callable[[], object]) -> _Timer:
+        """A timer for `when`; one at infinity is never set, so it never fires."""
+        timer = _Timer(action)
+        if not math.isinf(when):
+            heapq.heappush(self._timers, (when, next(self._sequence), timer))
+        return timer
+
+    def _fire_due_timers(self) -> None:
+        """Fire every timer due by now: the earliest first, ties in the order they were set."""
+        while self._timers and self._timers[0][0] <= self._now:
+            _, _, timer = heapq.heappop(self._timers)
+            if not timer.cancelled:
+                timer.action()
+
+    def _advance_clock(self) -> bool:
+        """Jump to the next live timer and fire what is due then; False if there is none."""
+        while self._timers and self._timers[0][2].cancelled:
+            heapq.heappop(self._timers)
+        if not self._timers:
+            return False
+        self._now = max(self._now, self._timers[0][0])
+        self._fire_due_timers()
+        return True
+
+    # Endings. ------------------------------------------------------------------------------------
+
+    def _new_task(
+        self, coroutine: Coroutine[Any, Any, Any], name: str, parent: int | None
+    ) -> _Task:
+        task = _Task(next(self._ids), name, coroutine, parent)
+        self._tasks[task.id] = task
+        self.record("spawn", name, task=task.id)
+        self._make_runnable(task, None, None)
+        return task
+
+    def _deadlock(self) -> Deadlock:
+        blocked = [
+            (task.id, f"({task.name}) {task.wait.what if task.wait else 'runnable'}")
+            for task in self._unfinished()
+        ]
+        hung = [task.id for task in self._unfinished() if task.hung_at is not None]
+        return Deadlock(self._now, self._step, blocked, hung)
+
+    def _unfinished(self) -> list[_Task]:
+        return [task for task in self._tasks.values() if not task.finished]
+
+    def _close_unfinished(self) -> BaseException | None:
+        """Close every unfinished task, newest first; give the first error a close raised."""
+        first: BaseException | None = None
+        for task in sorted(self._unfinished(), key=lambda t: t.id, reverse=True):
+            if task.wait is not None:
+                task.wait.dispose()
+                task.wait = None
+            self._current = task
+            try:
+                task.coroutine.close()
+            except BaseException as error:  # a finally block that raised or awaited
+                first = first or error
+            finally:
+                self._current = None
+            task.finished = True
+            self.record("abandoned", task=task.id)
+        self._runnable.clear()
+        return first
+
+
+def _delay(seconds: float) -> float:
+    """A delay in virtual seconds: negative and NaN mean at once."""
+    return seconds if seconds > 0 else 0.0
+
+
+def _summary(error: BaseException) -> str:
+    return truncated(f"{type(error).__name__}: {error}")
