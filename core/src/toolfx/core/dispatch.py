@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, final
+from typing import Any, Final, final
 
 from returns.result import Failure, Result, Success
 
@@ -18,7 +18,8 @@ from toolfx.core.jsonschema import ValidationFailure
 from toolfx.core.outcomes import defect, failed, from_failure
 from toolfx.core.results import ToolExecutionFailure, ToolExecutionResult, ToolExecutionSuccess
 from toolfx.core.runtime import Cancelled, Runtime
-from toolfx.core.tool import ToolDefinition
+from toolfx.core.schema import decoded_or_failure, round_trip_or_failure
+from toolfx.core.tool import ToolDefinition, render_json
 
 __all__ = ["CallState", "RunContext", "dispatch", "success_of"]
 
@@ -78,6 +79,10 @@ class RunContext:
         self.state.concludes_turn = True
 
 
+_PLAIN_VALUES: Final = frozenset({str, int, float, bool, type(None), dict, list, tuple})
+"""Exact types a body's value can have that are never awaitable and never a `Result`."""
+
+
 async def dispatch(
     runtime: Runtime,
     definition: ToolDefinition[Any, Any],
@@ -90,23 +95,31 @@ async def dispatch(
         return failed(
             ErrorCode.ABORTED_BEFORE_DISPATCH, f"Cancelled before `{execution.name}` started."
         )
-    decoded = definition.parameters.validate(execution.arguments)
-    if not isinstance(decoded, Success):
-        issues = decoded.failure()
+    decoded = decoded_or_failure(definition.parameters, execution.arguments)
+    if isinstance(decoded, ValidationFailure):
         return failed(
             ErrorCode.INVALID_ARGS,
-            issues.message(f"Invalid arguments for tool `{execution.name}`"),
-            _issue_details(issues.issues),
+            decoded.message(f"Invalid arguments for tool `{execution.name}`"),
+            _issue_details(decoded.issues),
         )
-    args = decoded.unwrap()
+    args = decoded[1]
     state.body_started = True
     context = RunContext(execution, signal, runtime, state)
     outer_stage, state.stage = state.stage, "the body"
-    try:
-        returned = await _call_body(runtime, definition, args, context)
+    body = definition.execute
+    try:  # the body runs in this coroutine: no extra layer for a plain or an async body
+        if definition.blocking and not inspect.iscoroutinefunction(body):
+            returned = await runtime.run_blocking(lambda: body(args, context))
+        else:
+            returned = body(args, context)
+            if type(returned) not in _PLAIN_VALUES and inspect.isawaitable(returned):
+                returned = await returned
     except Cancelled as cancelled:
         return failed(ErrorCode.ABORTED, f"`{execution.name}` was cancelled: {cancelled.reason}")
     state.stage = outer_stage
+    if type(returned) in _PLAIN_VALUES:  # neither awaitable nor a Result: the value itself
+        checked = round_trip_or_failure(definition.output.schema, returned)
+        return _success(definition, execution, args, checked, state)
     if isinstance(returned, Failure):
         failure = returned.failure()
         if isinstance(failure, ToolFailure):
@@ -116,21 +129,8 @@ async def dispatch(
             f"`{execution.name}` returned a failure that is not a ToolFailure: {failure!r}",
         )
     value = returned.unwrap() if isinstance(returned, Success) else returned
-    return success_of(
-        definition, execution, args, definition.output.schema.round_trip(value), state
-    )
-
-
-async def _call_body(
-    runtime: Runtime, definition: ToolDefinition[Any, Any], args: object, context: RunContext
-) -> object:
-    body = definition.execute
-    if definition.blocking and not inspect.iscoroutinefunction(body):
-        return await runtime.run_blocking(lambda: body(args, context))
-    returned = body(args, context)
-    if inspect.isawaitable(returned):
-        return await returned
-    return returned
+    checked = round_trip_or_failure(definition.output.schema, value)
+    return _success(definition, execution, args, checked, state)
 
 
 def success_of(
@@ -141,23 +141,41 @@ def success_of(
     state: CallState,
 ) -> ToolExecutionResult:
     """A success from a checked value (frozen JSON and its typed twin), rendered."""
-    output = definition.output
-    if not isinstance(checked, Success):
-        issues = checked.failure()
+    outcome = checked.unwrap() if isinstance(checked, Success) else checked.failure()
+    return _success(definition, execution, args, outcome, state)
+
+
+def _success(
+    definition: ToolDefinition[Any, Any],
+    execution: ToolExecution,
+    args: object,
+    checked: tuple[FrozenJson, Any] | ValidationFailure,
+    state: CallState,
+) -> ToolExecutionResult:
+    if isinstance(checked, ValidationFailure):
         return failed(
             ErrorCode.INVALID_TOOL_OUTPUT,
-            issues.message(f"Tool `{execution.name}` returned an invalid value"),
-            _issue_details(issues.issues),
+            checked.message(f"Tool `{execution.name}` returned an invalid value"),
+            _issue_details(checked.issues),
         )
-    frozen, typed = checked.unwrap()
+    frozen, typed = checked
+    output = definition.output
+    render = output.render
     try:
-        content = tuple(output.render(args, typed))
-        meta = _presentation_meta(definition, execution, args, typed)
+        content = render_json(args, typed) if render is render_json else tuple(render(args, typed))
+        meta = (
+            None
+            if output.presentation_meta is None
+            else _presentation_meta(definition, execution, args, typed)
+        )
     except Exception as error:  # a renderer is pure and total by contract: a defect otherwise
         return defect(error, f"rendering the result of `{execution.name}`")
     if isinstance(meta, ToolExecutionFailure):
         return meta
-    return ToolExecutionSuccess(frozen, content, meta, tuple(state.deferred), state.concludes_turn)
+    deferred = state.deferred
+    return ToolExecutionSuccess(
+        frozen, content, meta, tuple(deferred) if deferred else (), state.concludes_turn
+    )
 
 
 def _presentation_meta(

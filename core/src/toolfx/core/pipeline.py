@@ -10,7 +10,7 @@ are never caught.
 
 from __future__ import annotations
 
-import dataclasses
+import functools
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Final, final
@@ -18,7 +18,8 @@ from typing import Any, Final, final
 from returns.result import Success
 
 from toolfx.core.cancel import CancelSignal
-from toolfx.core.catalog import Catalog
+from toolfx.core.catalog import Catalog, HookPlan
+from toolfx.core.content import ContentBlock, ContextMessage
 from toolfx.core.description import Description
 from toolfx.core.dispatch import CallState, dispatch, success_of
 from toolfx.core.execution import (
@@ -35,15 +36,18 @@ from toolfx.core.execution import (
     PreToolDecision,
     ReplaceContent,
     ReplaceValue,
+    ResultObserver,
     ToolExecution,
 )
 from toolfx.core.failure import ErrorCode, PermissionDeclined, ToolErrorInfo, ToolFailure
-from toolfx.core.json import FrozenJson, snapshot_json
+from toolfx.core.json import DEFAULT_LIMITS, FrozenJson, JsonError, snapshot_json
+from toolfx.core.json_snapshot import Unfit, fast_snapshot
 from toolfx.core.outcomes import defect, failed
 from toolfx.core.records import SessionRecord, ToolCallRecord, ToolResultRecord
 from toolfx.core.registry_model import Registration
 from toolfx.core.results import ToolExecutionFailure, ToolExecutionResult, ToolExecutionSuccess
 from toolfx.core.runtime import ApprovalRequest, Runtime
+from toolfx.core.tool import ToolDefinition
 
 __all__ = ["MAX_LISTED_TOOLS", "RecordSink", "ToolCall", "execute", "run_call"]
 
@@ -74,18 +78,14 @@ def execute(
 ) -> Description[ToolExecutionResult]:
     """The description of one call through the whole pipeline (inert until interpreted)."""
 
-    async def program(runtime: Runtime) -> ToolExecutionResult:
-        return await run_call(runtime, catalog, call, sink)
-
-    return Description(program)
+    return Description(functools.partial(run_call, catalog=catalog, call=call, sink=sink))
 
 
 async def run_call(
     runtime: Runtime, catalog: Catalog, call: ToolCall, sink: RecordSink | None = None
 ) -> ToolExecutionResult:
     """Run one call through the pipeline and give its frozen result (never raises an error)."""
-    snapshot = snapshot_json(call.arguments)
-    arguments: FrozenJson = snapshot.unwrap() if isinstance(snapshot, Success) else None
+    arguments, problem = _frozen_arguments(call.arguments)
     execution = ToolExecution(
         call_id=call.call_id,
         root_call_id=call.root_call_id or call.call_id,
@@ -100,10 +100,9 @@ async def run_call(
         sink(ToolCallRecord.of(execution, call.parent_call_id))
     registration = catalog.registration(call.name)
     state = CallState()
-    if not isinstance(snapshot, Success):
+    if problem is not None:
         result: ToolExecutionResult = failed(
-            ErrorCode.INVALID_ARGS,
-            f"The arguments for `{call.name}` are not JSON: {snapshot.failure()}",
+            ErrorCode.INVALID_ARGS, f"The arguments for `{call.name}` are not JSON: {problem}"
         )
     elif registration is None:
         result = _unknown_tool(catalog, call.name)
@@ -111,12 +110,25 @@ async def run_call(
         result = await _guarded_run(runtime, catalog, registration, execution, state)
     if call.signal.is_cancelled() and isinstance(result, ToolExecutionSuccess):
         result = _aborted(execution, state)
-    if registration is not None:
+    if registration is not None and registration.definition.finalize_content is not None:
         result = _finalize(runtime, registration, execution, result)
-    _observe(runtime, catalog, execution, result)
+    observers = catalog.plan.result
+    if observers:
+        _observe(runtime, observers, execution, result)
     if sink is not None:
         sink(ToolResultRecord.of(execution.call_id, result))
     return result
+
+
+def _frozen_arguments(value: object) -> tuple[FrozenJson, JsonError | None]:
+    """`snapshot_json(value)` without a container: the fast walk, else the exact one."""
+    try:
+        return fast_snapshot(value, DEFAULT_LIMITS, [DEFAULT_LIMITS.max_size, 0]), None
+    except (Unfit, RecursionError):
+        snapshot = snapshot_json(value)  # the exact walk names what is wrong, and where
+    if isinstance(snapshot, Success):
+        return snapshot.unwrap(), None
+    return None, snapshot.failure()
 
 
 async def _guarded_run(
@@ -128,21 +140,31 @@ async def _guarded_run(
 ) -> ToolExecutionResult:
     if execution.signal.is_cancelled():
         return _aborted(execution, state)
+    plan = catalog.plan  # each stage with no hooks is skipped: no coroutine, no closure for it
     try:
-        refusal = await _pre_execute(runtime, catalog, registration, execution)
-        if refusal is not None:
-            return refusal
+        if plan.pre_execute:
+            refusal = await _pre_execute(runtime, plan, registration, execution)
+            if refusal is not None:
+                return refusal
+        elif execution.signal.is_cancelled():
+            return _aborted(execution, state)
         state.stage = "a guard"
-        for guard in catalog.guards():
+        for guard in plan.guards:
             reason = guard(execution)
             if reason is not None:
                 return failed(ErrorCode.DENIED, f"Denied: {reason}")
         if execution.signal.is_cancelled():
             return _aborted(execution, state)
         state.stage = "an execute wrapper"
-        result = await _around(runtime, catalog, registration, execution, state)
+        definition = registration.definition
+        if plan.execute or definition.timeout is not None:
+            result = await _around(runtime, plan, definition, execution, state)
+        else:
+            result = await dispatch(runtime, definition, execution, state)
         state.stage = "the post-execute policy"
-        return await _post_execute(catalog, registration, execution, result, state)
+        if plan.post_execute:
+            return await _post_execute(plan, registration, execution, result, state)
+        return result
     except PermissionDeclined as declined:  # travels as a defect so no leaf can swallow it
         return failed(ErrorCode.DENIED, f"Denied: {declined}")
     except Exception as error:  # the one boundary for defects: the call fails, the turn goes on
@@ -150,9 +172,9 @@ async def _guarded_run(
 
 
 async def _pre_execute(
-    runtime: Runtime, catalog: Catalog, registration: Registration, execution: ToolExecution
+    runtime: Runtime, plan: HookPlan, registration: Registration, execution: ToolExecution
 ) -> ToolExecutionFailure | None:
-    decision = await _waterfall_pre(catalog.plan.pre_execute, execution, 0)
+    decision = await _waterfall_pre(plan.pre_execute, execution, 0)
     match decision:
         case Allow():
             refusal = None
@@ -200,12 +222,11 @@ async def _ask(
 
 async def _around(
     runtime: Runtime,
-    catalog: Catalog,
-    registration: Registration,
+    plan: HookPlan,
+    definition: ToolDefinition[Any, Any],
     execution: ToolExecution,
     state: CallState,
 ) -> ToolExecutionResult:
-    definition = registration.definition
     caller = execution.signal
 
     async def body(passed: ToolExecution) -> ToolExecutionResult:
@@ -220,7 +241,7 @@ async def _around(
     chain: Callable[[ToolExecution], Awaitable[ToolExecutionResult]] = body
     if definition.timeout is not None:
         chain = _timeout_wrapper(runtime, definition.timeout, chain)
-    for wrapper in reversed(catalog.plan.execute):
+    for wrapper in reversed(plan.execute):
         chain = _wrapped(wrapper, chain)
     return await chain(execution)
 
@@ -256,32 +277,43 @@ def _timeout_wrapper(
 
 
 async def _post_execute(
-    catalog: Catalog,
+    plan: HookPlan,
     registration: Registration,
     execution: ToolExecution,
     result: ToolExecutionResult,
     state: CallState,
 ) -> ToolExecutionResult:
-    listeners = catalog.plan.post_execute
-    if not listeners:
-        return result
-    decision = await _waterfall_post(listeners, execution, result, 0)
-    contexts = result.additional_contexts + decision.additional_contexts
+    decision = await _waterfall_post(plan.post_execute, execution, result, 0)
+    added = decision.additional_contexts
+    contexts = result.additional_contexts + added
     match decision:
         case Accept():
-            return dataclasses.replace(result, additional_contexts=contexts)
+            return _replaced(result, result.content, contexts) if added else result
         case ReplaceContent(content=content):
-            return dataclasses.replace(result, content=content, additional_contexts=contexts)
+            return _replaced(result, content, contexts)
         case ReplaceValue(value=value):
             definition = registration.definition
             decoded = definition.parameters.validate(execution.arguments)
             args = decoded.value_or(None)
             checked = definition.output.schema.checked(value)
             replaced = success_of(definition, execution, args, checked, state)
-            return dataclasses.replace(replaced, additional_contexts=contexts)
+            return _replaced(replaced, replaced.content, contexts)
         case Block(feedback=feedback):
             failure = ToolFailure(_text_of(feedback), ToolErrorInfo(ErrorCode.BLOCKED))
             return ToolExecutionFailure(failure, feedback, result.meta, contexts)
+
+
+def _replaced(
+    result: ToolExecutionResult,
+    content: tuple[ContentBlock, ...],
+    contexts: tuple[ContextMessage, ...],
+) -> ToolExecutionResult:
+    """`dataclasses.replace(result, content=..., additional_contexts=...)`, built directly."""
+    if isinstance(result, ToolExecutionSuccess):
+        return ToolExecutionSuccess(
+            result.value, content, result.meta, contexts, result.concludes_turn
+        )
+    return ToolExecutionFailure(result.error, content, result.meta, contexts)
 
 
 async def _waterfall_post(
@@ -335,13 +367,18 @@ def _finalize(
     except Exception as error:  # the callback must be total; keep the content if it is not
         runtime.report(error, f"finalize_content of `{execution.name}`")
         return result
-    return result if content is None else dataclasses.replace(result, content=tuple(content))
+    if content is None:
+        return result
+    return _replaced(result, tuple(content), result.additional_contexts)
 
 
 def _observe(
-    runtime: Runtime, catalog: Catalog, execution: ToolExecution, result: ToolExecutionResult
+    runtime: Runtime,
+    observers: tuple[ResultObserver, ...],
+    execution: ToolExecution,
+    result: ToolExecutionResult,
 ) -> None:
-    for observer in catalog.plan.result:
+    for observer in observers:
         try:
             observer(execution, result)
         except Exception as error:  # contained: observers cannot change or lose a result

@@ -10,6 +10,7 @@ Anything else fails when the schema is derived, with a `SchemaDerivationError` n
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any, Final, Generic, TypeVar, cast, final
 
@@ -26,6 +27,8 @@ from toolfx.core.schema_decode import DecodeProblem, Node, to_plain
 from toolfx.core.schema_derive import SchemaDerivationError, derive
 
 __all__ = ["SchemaDerivationError", "ValueSchema", "schema_of"]
+
+_isfinite: Final = math.isfinite
 
 T = TypeVar("T")
 
@@ -87,17 +90,43 @@ class ValueSchema(Generic[T]):
 
     def round_trip(self, value: T) -> Result[tuple[FrozenJson, T], ValidationFailure]:
         """Encode a typed value, check it once, decode it back: frozen JSON and its typed twin."""
-        validated = self.compiled.validate(to_plain(value))
-        if isinstance(validated, Failure):
-            return Failure(validated.failure())
-        outcome = self._decoded(validated.unwrap())
+        outcome = self._round_trip(value)
         if isinstance(outcome, ValidationFailure):
             return Failure(outcome)
         return Success(outcome)
 
+    def _round_trip(self, value: T) -> tuple[FrozenJson, T] | ValidationFailure:
+        kind = type(value)
+        if kind is int or kind is str or kind is bool or value is None:
+            frozen = cast(FrozenJson, value)  # a JSON scalar encodes to itself: no walk, no copy
+        elif kind is float and _isfinite(value):  # type: ignore[arg-type]
+            frozen = cast(FrozenJson, value)
+        else:
+            validated = self.compiled.validate(to_plain(value))
+            if isinstance(validated, Failure):
+                return cast(ValidationFailure, validated.failure())
+            return self._decoded(validated.unwrap())
+        if not self.compiled.is_valid_frozen(frozen):
+            return self.compiled.failure_for(frozen)
+        return self._decoded(frozen)
+
     def encode(self, value: T) -> Result[FrozenJson, ValidationFailure]:
         """Turn a value of type T into frozen JSON, checked against the schema."""
         return self.compiled.validate(to_plain(value))
+
+
+def decoded_or_failure(
+    schema: ValueSchema[T], value: object
+) -> tuple[FrozenJson, T] | ValidationFailure:
+    """`schema.checked(value)` as a plain value: the pipeline's hot path, with no container."""
+    return schema._check(value)
+
+
+def round_trip_or_failure(
+    schema: ValueSchema[T], value: T
+) -> tuple[FrozenJson, T] | ValidationFailure:
+    """`schema.round_trip(value)` as a plain value: the pipeline's hot path, with no container."""
+    return schema._round_trip(value)
 
 
 _CACHE: Final[dict[object, ValueSchema[Any]]] = {}

@@ -49,11 +49,16 @@ class ToolDefinitionError(ValueError):
         self.reason = reason
 
 
-def render_json(args: object, value: object) -> Sequence[ContentBlock]:
+_COMPACT_JSON: Final = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
+def render_json(args: object, value: object) -> tuple[ContentBlock, ...]:
     """The default renderer: a string as itself, anything else as compact JSON text."""
     if isinstance(value, str):
         return (TextBlock(value),)
-    return (TextBlock(json.dumps(value, ensure_ascii=False, separators=(",", ":"))),)
+    if type(value) is int:
+        return (TextBlock(int.__repr__(value)),)  # what the encoder writes, without it
+    return (TextBlock(_COMPACT_JSON.encode(value)),)
 
 
 @final
