@@ -673,3 +673,73 @@ def test_durable_events_come_in_order_without_the_value(world: World, interpret:
     assert isinstance(result_record, ToolResultRecord)
     assert result_record.result.content == (TextBlock("HI"),)
     assert "value" not in str(result_record.to_json())
+
+
+def test_a_tool_hidden_from_the_scope_is_unknown_there(world: World, interpret: Interpret) -> None:
+    register_shout(world)
+    world.location.add_scope("agent")
+    world.location.restrict("agent", deny=["shout"])
+    assert code_of(run(world, interpret, scope="agent")) is ErrorCode.UNKNOWN_TOOL
+    assert isinstance(run(world, interpret), ToolExecutionSuccess)
+
+
+def test_agent_scoped_listeners_see_only_that_agents_calls(
+    world: World, interpret: Interpret
+) -> None:
+    register_shout(world)
+    world.location.add_scope("agent")
+    world.location.add_scope("other")
+
+    async def deny(execution: ToolExecution, next_: Any) -> PreToolDecision:
+        return Deny("agent-only policy")
+
+    world.location.on_pre_execute(deny, "agent")
+    assert code_of(run(world, interpret, scope="agent")) is ErrorCode.DENIED
+    assert isinstance(run(world, interpret, scope="other"), ToolExecutionSuccess)
+    assert isinstance(run(world, interpret), ToolExecutionSuccess)
+
+
+def test_a_wrapper_may_retry_the_body(world: World, interpret: Interpret) -> None:
+    attempts: list[int] = []
+
+    def flaky(args: Args, ctx: ToolRunContext) -> Result[str, ToolFailure]:
+        attempts.append(1)
+        return Failure(ToolFailure("try again")) if len(attempts) < 3 else Success("third time")
+
+    world.location.register(
+        define_tool(
+            name="shout", description="d", parameters=Args, output=Output(str), execute=flaky
+        )
+    )
+
+    async def retry(execution: ToolExecution, next_: Any) -> ToolExecutionResult:
+        result: ToolExecutionResult = await next_(execution)
+        while result.is_error and len(attempts) < 3:
+            result = await next_(execution)
+        return result
+
+    world.location.wrap_execute(retry)
+    assert run(world, interpret) == ToolExecutionSuccess("third time", (TextBlock("third time"),))
+    assert len(attempts) == 3
+
+
+def test_a_blocking_plain_body_runs_through_run_blocking(
+    world: World, interpret: Interpret
+) -> None:
+    register_shout(world, blocking=True)
+    assert run(world, interpret) == ToolExecutionSuccess("HI", (TextBlock("HI"),))
+
+
+def test_a_raising_guard_fails_the_call_and_names_the_stage(
+    world: World, interpret: Interpret
+) -> None:
+    register_shout(world)
+
+    def broken(execution: ToolExecution) -> str | None:
+        raise LookupError("guard bug")
+
+    world.location.guard(broken)
+    result = run(world, interpret)
+    assert code_of(result) is ErrorCode.UNEXPECTED_ERROR
+    assert isinstance(result, ToolExecutionFailure)
+    assert result.error.message.startswith("a guard of `shout` failed unexpectedly")
