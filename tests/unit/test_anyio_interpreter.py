@@ -13,6 +13,7 @@ import anyio
 import pytest
 import trio
 
+from tests.support import approval_request, cancel_later
 from toolfx.core import (
     ErrorCode,
     Location,
@@ -46,26 +47,6 @@ def anyio_backend(request: pytest.FixtureRequest) -> Backend:
     """Every test here runs on both backends (async tests through anyio's pytest plugin)."""
     backend: Backend = request.param
     return backend
-
-
-def request(call_id: str = "call-1") -> ApprovalRequest:
-    return ApprovalRequest(
-        call_id=call_id,
-        tool="bash",
-        agent=None,
-        permission="bash",
-        patterns=("rm *",),
-        reason="deletes files",
-        arguments=None,
-    )
-
-
-def cancel_later(signal: CancelSignal, seconds: float, reason: str) -> threading.Timer:
-    """Set `signal` from another thread after `seconds`."""
-    timer = threading.Timer(seconds, signal.cancel, (reason,))
-    timer.daemon = True
-    timer.start()
-    return timer
 
 
 async def cancel_in_loop(signal: CancelSignal, seconds: float, reason: str) -> None:
@@ -548,7 +529,7 @@ async def test_a_raising_watcher_is_reported_and_the_thunk_goes_on() -> None:
 
 
 async def test_approve_without_a_service_is_unavailable() -> None:
-    assert await AnyioRuntime().approve(request(), CancelSignal()) == "unavailable"
+    assert await AnyioRuntime().approve(approval_request(), CancelSignal()) == "unavailable"
 
 
 @pytest.mark.parametrize("asynchronous", [False, True])
@@ -568,7 +549,9 @@ async def test_approve_asks_the_service_and_returns_its_scripted_replies(
 
     runtime = AnyioRuntime(approvals=async_service if asynchronous else service)
     signal = CancelSignal()
-    assert [await runtime.approve(request(f"call-{i}"), signal) for i in range(3)] == script
+    assert [
+        await runtime.approve(approval_request(f"call-{i}"), signal) for i in range(3)
+    ] == script
     assert [ask.call_id for ask in asked] == ["call-0", "call-1", "call-2"]
 
 
@@ -585,7 +568,7 @@ async def test_approve_on_a_cancelled_signal_is_cancelled_without_asking(
     signal = CancelSignal()
     signal.cancel()
     runtime = AnyioRuntime(approvals=service if with_service else None)
-    assert await runtime.approve(request(), signal) == "cancelled"
+    assert await runtime.approve(approval_request(), signal) == "cancelled"
     assert asked == []
 
 
@@ -610,7 +593,7 @@ async def test_approve_is_cancelled_when_the_signal_is_set_while_waiting(
             cancel_later(signal, 0.05, "gone")
         else:
             group.start_soon(cancel_in_loop, signal, 0.05, "gone")
-        assert await runtime.approve(request(), signal) == "cancelled"
+        assert await runtime.approve(approval_request(), signal) == "cancelled"
     assert time.monotonic() - start < QUICK
     assert log == ["asking stopped"]
 
@@ -620,7 +603,7 @@ async def test_an_answer_that_comes_first_wins() -> None:
         return "rejected"
 
     signal = CancelSignal()
-    assert await AnyioRuntime(approvals=quick).approve(request(), signal) == "rejected"
+    assert await AnyioRuntime(approvals=quick).approve(approval_request(), signal) == "rejected"
     signal.cancel("too late")
 
 

@@ -13,6 +13,7 @@ from typing import Any, TypedDict, TypeVar
 
 import pytest
 
+from tests.support import approval_request
 from toolfx.core import (
     Ask,
     ErrorCode,
@@ -68,18 +69,6 @@ def perform(
 
 def events(interpreter: DeterministicInterpreter, kind: str) -> list[TraceEvent]:
     return [event for event in interpreter.trace if event.kind == kind]
-
-
-def request(call_id: str = "call-1") -> ApprovalRequest:
-    return ApprovalRequest(
-        call_id=call_id,
-        tool="bash",
-        agent="agent",
-        permission="bash",
-        patterns=("rm *",),
-        reason="deletes files",
-        arguments=None,
-    )
 
 
 # virtual time -----------------------------------------------------------------------------------
@@ -490,7 +479,10 @@ def test_run_blocking_lets_the_function_s_exception_through() -> None:
 def ask_three(signal: CancelSignal | None = None) -> Callable[[Runtime], Awaitable[list[str]]]:
     async def program(runtime: Runtime) -> list[str]:
         chosen = signal or CancelSignal()
-        return [await runtime.approve(request(f"c{n}"), chosen) for n in range(3)]
+        return [
+            await runtime.approve(approval_request(f"c{n}", agent="agent"), chosen)
+            for n in range(3)
+        ]
 
     return program
 

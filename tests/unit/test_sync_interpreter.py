@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 
 import pytest
 
+from tests.support import approval_request, cancel_later
 from toolfx.core.cancel import CancelSignal
 from toolfx.core.description import Description
 from toolfx.core.runtime import ApprovalReply, ApprovalRequest, Cancelled, Runtime
@@ -39,26 +40,6 @@ def perform(
         return await program(chosen)
 
     return run_sync(Description(wrapper), chosen)
-
-
-def request(call_id: str = "call-1") -> ApprovalRequest:
-    return ApprovalRequest(
-        call_id=call_id,
-        tool="bash",
-        agent=None,
-        permission="bash",
-        patterns=("rm *",),
-        reason="deletes files",
-        arguments=None,
-    )
-
-
-def cancel_later(signal: CancelSignal, seconds: float, reason: str) -> threading.Timer:
-    """Set `signal` from another thread after `seconds`."""
-    timer = threading.Timer(seconds, signal.cancel, (reason,))
-    timer.daemon = True
-    timer.start()
-    return timer
 
 
 # now, checkpoint, run_blocking ------------------------------------------------------------------
@@ -330,7 +311,7 @@ def test_a_failing_thunk_s_exception_goes_through_and_the_timer_is_cancelled() -
 
 def test_approve_without_a_service_is_unavailable() -> None:
     async def program(runtime: SyncRuntime) -> ApprovalReply:
-        return await runtime.approve(request(), CancelSignal())
+        return await runtime.approve(approval_request(), CancelSignal())
 
     assert perform(program) == "unavailable"
 
@@ -345,7 +326,7 @@ def test_approve_asks_the_service_and_returns_its_scripted_replies() -> None:
 
     async def program(runtime: SyncRuntime) -> list[ApprovalReply]:
         signal = CancelSignal()
-        return [await runtime.approve(request(f"call-{i}"), signal) for i in range(3)]
+        return [await runtime.approve(approval_request(f"call-{i}"), signal) for i in range(3)]
 
     assert perform(program, SyncRuntime(approvals=service)) == script
     assert [ask.call_id for ask in asked] == ["call-0", "call-1", "call-2"]
@@ -363,7 +344,7 @@ def test_approve_on_a_cancelled_signal_is_cancelled_without_asking(with_service:
     signal.cancel()
 
     async def program(runtime: SyncRuntime) -> ApprovalReply:
-        return await runtime.approve(request(), signal)
+        return await runtime.approve(approval_request(), signal)
 
     runtime = SyncRuntime(approvals=service if with_service else None)
     assert perform(program, runtime) == "cancelled"
