@@ -1,8 +1,12 @@
 """toolfx core: lossless JSON, schemas from types, tool definitions and results (sans-IO)."""
 
+from toolfx.core.batch import BatchResult, execute_batch
+from toolfx.core.cancel import CancelSignal
 from toolfx.core.catalog import Catalog, ExecutionMode, ToolSchema
+from toolfx.core.composable import call_tool, described
 from toolfx.core.content import ContentBlock, ContextMessage, ImageBlock, TextBlock, text
 from toolfx.core.context import ToolCallIdentity, ToolRunContext
+from toolfx.core.description import Description
 from toolfx.core.execution import (
     Accept,
     Allow,
@@ -42,6 +46,7 @@ from toolfx.core.jsonschema import (
     compile_json_schema,
 )
 from toolfx.core.location import Disposer, Location
+from toolfx.core.pipeline import RecordSink, ToolCall, execute
 from toolfx.core.records import (
     RecordError,
     SessionRecord,
@@ -65,6 +70,7 @@ from toolfx.core.results import (
     ToolExecutionResult,
     ToolExecutionSuccess,
 )
+from toolfx.core.runtime import ApprovalReply, ApprovalRequest, Cancelled, Runtime
 from toolfx.core.schema import SchemaDerivationError, ValueSchema, schema_of
 from toolfx.core.tool import (
     Output,
@@ -79,14 +85,20 @@ __all__ = [
     "GLOBAL",
     "Accept",
     "Allow",
+    "ApprovalReply",
+    "ApprovalRequest",
     "Ask",
+    "BatchResult",
     "Block",
+    "CancelSignal",
+    "Cancelled",
     "Catalog",
     "CheckedSchema",
     "CompiledSchema",
     "ContentBlock",
     "ContextMessage",
     "Deny",
+    "Description",
     "Disposer",
     "DurableResult",
     "ErrorCode",
@@ -110,17 +122,20 @@ __all__ = [
     "PresentationMode",
     "Profile",
     "RecordError",
+    "RecordSink",
     "Registration",
     "Registry",
     "RegistryError",
     "RegistryErrorKind",
     "ReplaceContent",
     "ReplaceValue",
+    "Runtime",
     "SchemaDerivationError",
     "SchemaProblem",
     "ScopeKey",
     "SessionRecord",
     "TextBlock",
+    "ToolCall",
     "ToolCallIdentity",
     "ToolCallRecord",
     "ToolDefinition",
@@ -139,9 +154,13 @@ __all__ = [
     "ValidationFailure",
     "ValidationIssue",
     "ValueSchema",
+    "call_tool",
     "check_json_schema",
     "compile_json_schema",
     "define_tool",
+    "described",
+    "execute",
+    "execute_batch",
     "parse_json",
     "record_from_json",
     "render_json",
