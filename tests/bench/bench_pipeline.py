@@ -9,6 +9,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypedDict
 
+import anyio
 import jsonschema_rs
 
 from tests.bench.harness import Case, time_call
@@ -157,6 +158,11 @@ def _concurrent_sleeps() -> list[Case]:
     async def raw() -> None:
         await asyncio.gather(*(asyncio.sleep(SLEEP_SECONDS) for _ in range(CONCURRENT_CALLS)))
 
+    async def raw_anyio() -> None:  # the floor under anyio: its own task group and sleep
+        async with anyio.create_task_group() as group:
+            for _ in range(CONCURRENT_CALLS):
+                group.start_soon(anyio.sleep, SLEEP_SECONDS)
+
     def timed(action: Callable[[], object]) -> float:
         best = float("inf")
         for _ in range(3):
@@ -167,6 +173,7 @@ def _concurrent_sleeps() -> list[Case]:
 
     return [
         ("1,000 x 10 ms sleeps, raw asyncio.gather (ms)", timed(lambda: asyncio.run(raw()))),
+        ("1,000 x 10 ms sleeps, raw anyio task group (ms)", timed(lambda: anyio.run(raw_anyio))),
         (
             "1,000 x 10 ms sleeps, execute_batch under anyio-asyncio (ms)",
             timed(lambda: run_anyio(batch, "asyncio")),
