@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, cast, final
+from typing import TYPE_CHECKING, Any, Final, Literal, cast, final
 
 from returns.result import Success
 
@@ -50,10 +50,9 @@ class CatalogData:
     """One scope's compiled view: name lookup, hooks by kind, and the presentation mode."""
 
     tools: Mapping[str, Registration]
-    hooks: Mapping[HookKind, tuple[HookFunction, ...]]
+    plan: HookPlan
     mode: PresentationMode
     schemas: tuple[ToolSchema, ...] = field(compare=False)
-    plan: HookPlan = field(compare=False)
 
 
 @final
@@ -68,6 +67,21 @@ class HookPlan:
     result: tuple[ResultObserver, ...]
     guards: tuple[ToolGuard, ...]
 
+    def of_kind(self, kind: HookKind) -> tuple[HookFunction, ...]:
+        """The hooks of one kind."""
+        hooks: tuple[HookFunction, ...] = getattr(self, _PLAN_FIELDS[kind])
+        return hooks
+
+
+_PLAN_FIELDS: Final[Mapping[HookKind, str]] = {
+    HookKind.PRE_EXECUTE: "pre_execute",
+    HookKind.EXECUTE: "execute",
+    HookKind.POST_EXECUTE: "post_execute",
+    HookKind.CODE_DISPATCH_LOG: "code_dispatch_log",
+    HookKind.RESULT: "result",
+    HookKind.GUARD: "guards",
+}
+
 
 def compile_catalog(
     tools: dict[str, Registration], hooks: list[Hook], mode: PresentationMode
@@ -77,12 +91,7 @@ def compile_catalog(
     by_kind: dict[HookKind, list[HookFunction]] = {kind: [] for kind in HookKind}
     for hook in hooks:
         by_kind[hook.kind].append(hook.function)
-    schemas = tuple(
-        r.schema
-        if r.name == name
-        else ToolSchema(name, r.definition.description, r.definition.parameters.json_schema)
-        for name, r in ordered.items()
-    )
+    schemas = tuple(registration.schema for registration in ordered.values())
     frozen = {kind: tuple(functions) for kind, functions in by_kind.items()}
     plan = HookPlan(  # the kind of each hook says which shape its function has
         pre_execute=cast("tuple[PreExecuteListener, ...]", frozen[HookKind.PRE_EXECUTE]),
@@ -94,7 +103,7 @@ def compile_catalog(
         result=cast("tuple[ResultObserver, ...]", frozen[HookKind.RESULT]),
         guards=cast("tuple[ToolGuard, ...]", frozen[HookKind.GUARD]),
     )
-    return CatalogData(ordered, frozen, mode, schemas, plan)
+    return CatalogData(ordered, plan, mode, schemas)
 
 
 @final
@@ -157,7 +166,7 @@ class Catalog:
 
     def hooks(self, kind: HookKind) -> tuple[HookFunction, ...]:
         """The hooks of one kind for this scope's calls: global ones and its own, in order."""
-        return self._data.hooks[kind]
+        return self._data.plan.of_kind(kind)
 
     def guards(self) -> tuple[ToolGuard, ...]:
         """The guards for this scope's calls, in registration order."""

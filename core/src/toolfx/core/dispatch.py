@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, final
 
-from returns.result import Failure, Result, Success
+from returns.result import Failure, Success
 
 from toolfx.core.cancel import CancelSignal
 from toolfx.core.content import ContextMessage
@@ -18,7 +18,6 @@ from toolfx.core.jsonschema import ValidationFailure
 from toolfx.core.outcomes import defect, failed, from_failure
 from toolfx.core.results import ToolExecutionFailure, ToolExecutionResult, ToolExecutionSuccess
 from toolfx.core.runtime import Cancelled, Runtime
-from toolfx.core.schema import decoded_or_failure, round_trip_or_failure
 from toolfx.core.tool import ToolDefinition, render_json
 
 __all__ = ["CallState", "RunContext", "dispatch", "success_of"]
@@ -30,6 +29,7 @@ class CallState:
     """What the pipeline learns while one call runs: whether the body started, its extras."""
 
     body_started: bool = False
+    args: object = None  # the decoded arguments, once the body is about to run
     stage: str = "the pre-execute policy"
     deferred: list[ContextMessage] = field(default_factory=list)
     concludes_turn: bool = False
@@ -95,14 +95,14 @@ async def dispatch(
         return failed(
             ErrorCode.ABORTED_BEFORE_DISPATCH, f"Cancelled before `{execution.name}` started."
         )
-    decoded = decoded_or_failure(definition.parameters, execution.arguments)
+    decoded = definition.parameters.decode_or_failure(execution.arguments)
     if isinstance(decoded, ValidationFailure):
         return failed(
             ErrorCode.INVALID_ARGS,
             decoded.message(f"Invalid arguments for tool `{execution.name}`"),
             _issue_details(decoded.issues),
         )
-    args = decoded[1]
+    args = state.args = decoded[1]
     state.body_started = True
     context = RunContext(execution, signal, runtime, state)
     outer_stage, state.stage = state.stage, "the body"
@@ -118,8 +118,8 @@ async def dispatch(
         return failed(ErrorCode.ABORTED, f"`{execution.name}` was cancelled: {cancelled.reason}")
     state.stage = outer_stage
     if type(returned) in _PLAIN_VALUES:  # neither awaitable nor a Result: the value itself
-        checked = round_trip_or_failure(definition.output.schema, returned)
-        return _success(definition, execution, args, checked, state)
+        checked = definition.output.schema.round_trip_or_failure(returned)
+        return success_of(definition, execution, args, checked, state)
     if isinstance(returned, Failure):
         failure = returned.failure()
         if isinstance(failure, ToolFailure):
@@ -129,29 +129,18 @@ async def dispatch(
             f"`{execution.name}` returned a failure that is not a ToolFailure: {failure!r}",
         )
     value = returned.unwrap() if isinstance(returned, Success) else returned
-    checked = round_trip_or_failure(definition.output.schema, value)
-    return _success(definition, execution, args, checked, state)
+    checked = definition.output.schema.round_trip_or_failure(value)
+    return success_of(definition, execution, args, checked, state)
 
 
 def success_of(
     definition: ToolDefinition[Any, Any],
     execution: ToolExecution,
     args: object,
-    checked: Result[tuple[FrozenJson, Any], ValidationFailure],
-    state: CallState,
-) -> ToolExecutionResult:
-    """A success from a checked value (frozen JSON and its typed twin), rendered."""
-    outcome = checked.unwrap() if isinstance(checked, Success) else checked.failure()
-    return _success(definition, execution, args, outcome, state)
-
-
-def _success(
-    definition: ToolDefinition[Any, Any],
-    execution: ToolExecution,
-    args: object,
     checked: tuple[FrozenJson, Any] | ValidationFailure,
     state: CallState,
 ) -> ToolExecutionResult:
+    """The rendered success of a checked value, or INVALID_TOOL_OUTPUT if the check failed."""
     if isinstance(checked, ValidationFailure):
         return failed(
             ErrorCode.INVALID_TOOL_OUTPUT,

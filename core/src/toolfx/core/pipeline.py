@@ -293,10 +293,8 @@ async def _post_execute(
             return _replaced(result, content, contexts)
         case ReplaceValue(value=value):
             definition = registration.definition
-            decoded = definition.parameters.validate(execution.arguments)
-            args = decoded.value_or(None)
-            checked = definition.output.schema.checked(value)
-            replaced = success_of(definition, execution, args, checked, state)
+            checked = definition.output.schema.decode_or_failure(value)
+            replaced = success_of(definition, execution, state.args, checked, state)
             return _replaced(replaced, replaced.content, contexts)
         case Block(feedback=feedback):
             failure = ToolFailure(_text_of(feedback), ToolErrorInfo(ErrorCode.BLOCKED))

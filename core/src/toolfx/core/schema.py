@@ -10,7 +10,6 @@ Anything else fails when the schema is derived, with a `SchemaDerivationError` n
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Any, Final, Generic, TypeVar, cast, final
 
@@ -28,7 +27,6 @@ from toolfx.core.schema_derive import SchemaDerivationError, derive
 
 __all__ = ["SchemaDerivationError", "ValueSchema", "schema_of"]
 
-_isfinite: Final = math.isfinite
 
 T = TypeVar("T")
 
@@ -55,19 +53,17 @@ class ValueSchema(Generic[T]):
 
     def validate(self, value: object) -> Result[T, ValidationFailure]:
         """Check any value against the schema and decode it into T, or list every problem."""
-        outcome = self._check(value)
+        outcome = self.decode_or_failure(value)
         if isinstance(outcome, ValidationFailure):
             return Failure(outcome)
         return Success(outcome[1])
 
-    def checked(self, value: object) -> Result[tuple[FrozenJson, T], ValidationFailure]:
-        """Like `validate`, also giving the frozen JSON the value was decoded from."""
-        outcome = self._check(value)
-        if isinstance(outcome, ValidationFailure):
-            return Failure(outcome)
-        return Success(outcome)
+    def encode(self, value: T) -> Result[FrozenJson, ValidationFailure]:
+        """Turn a value of type T into frozen JSON, checked against the schema."""
+        return self.compiled.validate(to_plain(value))
 
-    def _check(self, value: object) -> tuple[FrozenJson, T] | ValidationFailure:
+    def decode_or_failure(self, value: object) -> tuple[FrozenJson, T] | ValidationFailure:
+        """The frozen JSON and its decoded T, or every problem: a plain value for hot paths."""
         if is_frozen_json(value):
             frozen = cast(FrozenJson, value)
             if not self.compiled.is_valid_frozen(frozen):
@@ -77,9 +73,6 @@ class ValueSchema(Generic[T]):
             if isinstance(validated, Failure):
                 return cast(ValidationFailure, validated.failure())
             frozen = validated.unwrap()
-        return self._decoded(frozen)
-
-    def _decoded(self, frozen: FrozenJson) -> tuple[FrozenJson, T] | ValidationFailure:
         decode = self._decode
         if decode is None:  # identity decode: the JSON already is a T
             return (frozen, cast(T, frozen))
@@ -88,45 +81,9 @@ class ValueSchema(Generic[T]):
         except DecodeProblem as problem:
             return ValidationFailure((problem.issue(),))
 
-    def round_trip(self, value: T) -> Result[tuple[FrozenJson, T], ValidationFailure]:
-        """Encode a typed value, check it once, decode it back: frozen JSON and its typed twin."""
-        outcome = self._round_trip(value)
-        if isinstance(outcome, ValidationFailure):
-            return Failure(outcome)
-        return Success(outcome)
-
-    def _round_trip(self, value: T) -> tuple[FrozenJson, T] | ValidationFailure:
-        kind = type(value)
-        if kind is int or kind is str or kind is bool or value is None:
-            frozen = cast(FrozenJson, value)  # a JSON scalar encodes to itself: no walk, no copy
-        elif kind is float and _isfinite(value):  # type: ignore[arg-type]
-            frozen = cast(FrozenJson, value)
-        else:
-            validated = self.compiled.validate(to_plain(value))
-            if isinstance(validated, Failure):
-                return cast(ValidationFailure, validated.failure())
-            return self._decoded(validated.unwrap())
-        if not self.compiled.is_valid_frozen(frozen):
-            return self.compiled.failure_for(frozen)
-        return self._decoded(frozen)
-
-    def encode(self, value: T) -> Result[FrozenJson, ValidationFailure]:
-        """Turn a value of type T into frozen JSON, checked against the schema."""
-        return self.compiled.validate(to_plain(value))
-
-
-def decoded_or_failure(
-    schema: ValueSchema[T], value: object
-) -> tuple[FrozenJson, T] | ValidationFailure:
-    """`schema.checked(value)` as a plain value: the pipeline's hot path, with no container."""
-    return schema._check(value)
-
-
-def round_trip_or_failure(
-    schema: ValueSchema[T], value: T
-) -> tuple[FrozenJson, T] | ValidationFailure:
-    """`schema.round_trip(value)` as a plain value: the pipeline's hot path, with no container."""
-    return schema._round_trip(value)
+    def round_trip_or_failure(self, value: T) -> tuple[FrozenJson, T] | ValidationFailure:
+        """Encode a typed value, check it once and decode it back (scalars skip the encoding)."""
+        return self.decode_or_failure(value if is_frozen_json(value) else to_plain(value))
 
 
 _CACHE: Final[dict[object, ValueSchema[Any]]] = {}
