@@ -15,7 +15,7 @@ from toolfx.core.execution import ToolExecution
 from toolfx.core.failure import ErrorCode, ToolFailure
 from toolfx.core.json import FrozenJson, snapshot_json
 from toolfx.core.jsonschema import ValidationFailure
-from toolfx.core.outcomes import defect, failed, from_failure
+from toolfx.core.outcomes import aborted, defect, failed, from_failure
 from toolfx.core.results import ToolExecutionFailure, ToolExecutionResult, ToolExecutionSuccess
 from toolfx.core.runtime import Cancelled, Runtime
 from toolfx.core.tool import ToolDefinition, render_json
@@ -92,9 +92,7 @@ async def dispatch(
     """Run the body once for an allowed call and turn what it did into a result."""
     signal = execution.signal
     if signal.is_cancelled():
-        return failed(
-            ErrorCode.ABORTED_BEFORE_DISPATCH, f"Cancelled before `{execution.name}` started."
-        )
+        return aborted(execution.name, signal.reason, body_started=False)
     decoded = definition.parameters.decode_or_failure(execution.arguments)
     if isinstance(decoded, ValidationFailure):
         return failed(
@@ -115,7 +113,7 @@ async def dispatch(
             if type(returned) not in _PLAIN_VALUES and inspect.isawaitable(returned):
                 returned = await returned
     except Cancelled as cancelled:
-        return failed(ErrorCode.ABORTED, f"`{execution.name}` was cancelled: {cancelled.reason}")
+        return aborted(execution.name, cancelled.reason, body_started=True)
     state.stage = outer_stage
     if type(returned) in _PLAIN_VALUES:  # neither awaitable nor a Result: the value itself
         checked = definition.output.schema.round_trip_or_failure(returned)

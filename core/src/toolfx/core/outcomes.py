@@ -10,7 +10,7 @@ from toolfx.core.failure import ErrorCode, ToolErrorInfo, ToolFailure
 from toolfx.core.json import FrozenJson, snapshot_json
 from toolfx.core.results import ToolExecutionFailure
 
-__all__ = ["MAX_TRACEBACK_CHARS", "defect", "failed", "from_failure"]
+__all__ = ["MAX_TRACEBACK_CHARS", "aborted", "defect", "failed", "from_failure"]
 
 MAX_TRACEBACK_CHARS: Final = 8_000
 """How much of a defect's traceback its failure details keep (the end, where it was raised)."""
@@ -24,6 +24,16 @@ def failed(code: ErrorCode, message: str, details: FrozenJson = None) -> ToolExe
 def from_failure(failure: ToolFailure) -> ToolExecutionFailure:
     """The failure result of a typed failure (a body's, or the pipeline's)."""
     return ToolExecutionFailure(failure, text(failure.message))
+
+
+def aborted(name: str, reason: str | None, *, body_started: bool) -> ToolExecutionFailure:
+    """A cancelled call: ABORTED once its body started, ABORTED_BEFORE_DISPATCH before."""
+    why = reason or "cancelled"
+    if body_started:
+        return failed(ErrorCode.ABORTED, f"`{name}` was cancelled: {why}")
+    return failed(
+        ErrorCode.ABORTED_BEFORE_DISPATCH, f"`{name}` was cancelled before it started: {why}"
+    )
 
 
 def defect(error: BaseException, where: str) -> ToolExecutionFailure:

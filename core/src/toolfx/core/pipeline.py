@@ -42,7 +42,7 @@ from toolfx.core.execution import (
 from toolfx.core.failure import ErrorCode, PermissionDeclined, ToolErrorInfo, ToolFailure
 from toolfx.core.json import DEFAULT_LIMITS, FrozenJson, JsonError, snapshot_json
 from toolfx.core.json_snapshot import Unfit, fast_snapshot
-from toolfx.core.outcomes import defect, failed
+from toolfx.core.outcomes import aborted, defect, failed
 from toolfx.core.records import SessionRecord, ToolCallRecord, ToolResultRecord
 from toolfx.core.registry_model import Registration
 from toolfx.core.results import ToolExecutionFailure, ToolExecutionResult, ToolExecutionSuccess
@@ -335,13 +335,7 @@ def _text_of(feedback: tuple[Any, ...]) -> str:
 
 
 def _aborted(execution: ToolExecution, state: CallState) -> ToolExecutionFailure:
-    reason = execution.signal.reason or "cancelled"
-    if state.body_started:
-        return failed(ErrorCode.ABORTED, f"`{execution.name}` was cancelled: {reason}")
-    return failed(
-        ErrorCode.ABORTED_BEFORE_DISPATCH,
-        f"`{execution.name}` was cancelled before it started: {reason}",
-    )
+    return aborted(execution.name, execution.signal.reason, body_started=state.body_started)
 
 
 def _unknown_tool(catalog: Catalog, name: str) -> ToolExecutionFailure:
