@@ -18,7 +18,7 @@ from toolfx.core.jsonschema import ValidationFailure
 from toolfx.core.outcomes import aborted, defect, failed, from_failure
 from toolfx.core.results import ToolExecutionFailure, ToolExecutionResult, ToolExecutionSuccess
 from toolfx.core.runtime import Cancelled, Runtime
-from toolfx.core.tool import ToolDefinition, render_json
+from toolfx.core.tool import ToolDefinition
 
 __all__ = ["CallState", "RunContext", "dispatch", "success_of"]
 
@@ -149,7 +149,7 @@ def success_of(
     output = definition.output
     render = output.render
     try:
-        content = render_json(args, typed) if render is render_json else tuple(render(args, typed))
+        content = tuple(render(args, typed))
         meta = (
             None
             if output.presentation_meta is None

@@ -33,6 +33,7 @@ __all__ = [
     "Unfit",
     "fast_snapshot",
     "snapshot_json",
+    "snapshot_or_error",
 ]
 
 
@@ -372,20 +373,25 @@ class _ExactWalk:
         )
 
 
-def _exact_snapshot(value: object, limits: JsonLimits) -> Result[FrozenJson, JsonError]:
+def snapshot_or_error(value: object, limits: JsonLimits = DEFAULT_LIMITS) -> Any:
+    """`snapshot_json` as a plain value, for hot paths: the frozen copy, or a `JsonError`."""
     try:
-        return Success(_ExactWalk(limits).run(value))
+        if type(value) is dict:  # the usual case, without a dispatch
+            return _fast_dict(value, limits.max_depth, [limits.max_size, 0])
+        return fast_snapshot(value, limits, [limits.max_size, 0])
+    except (Unfit, RecursionError):
+        pass
+    try:  # the exact walk names what is wrong, and where
+        return _ExactWalk(limits).run(value)
     except _Rejected as rejected:
-        return Failure(rejected.error())
+        return rejected.error()
 
 
 def snapshot_json(
     value: object, limits: JsonLimits = DEFAULT_LIMITS
 ) -> Result[FrozenJson, JsonError]:
     """Copy any value into deep-frozen JSON, or say what is wrong and where."""
-    try:
-        if type(value) is dict:  # the usual case, without a dispatch
-            return Success(_fast_dict(value, limits.max_depth, [limits.max_size, 0]))
-        return Success(fast_snapshot(value, limits, [limits.max_size, 0]))
-    except (Unfit, RecursionError):
-        return _exact_snapshot(value, limits)
+    outcome = snapshot_or_error(value, limits)
+    if isinstance(outcome, JsonError):
+        return Failure(outcome)
+    return Success(outcome)

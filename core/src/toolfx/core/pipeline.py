@@ -15,8 +15,6 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Final, final
 
-from returns.result import Success
-
 from toolfx.core.cancel import CancelSignal
 from toolfx.core.catalog import Catalog, HookPlan
 from toolfx.core.content import ContentBlock, ContextMessage
@@ -40,8 +38,8 @@ from toolfx.core.execution import (
     ToolExecution,
 )
 from toolfx.core.failure import ErrorCode, PermissionDeclined, ToolErrorInfo, ToolFailure
-from toolfx.core.json import DEFAULT_LIMITS, FrozenJson, JsonError, snapshot_json
-from toolfx.core.json_snapshot import Unfit, fast_snapshot
+from toolfx.core.json import FrozenJson, JsonError
+from toolfx.core.json_snapshot import snapshot_or_error
 from toolfx.core.outcomes import aborted, defect, failed
 from toolfx.core.records import SessionRecord, ToolCallRecord, ToolResultRecord
 from toolfx.core.registry_model import Registration
@@ -85,7 +83,9 @@ async def run_call(
     runtime: Runtime, catalog: Catalog, call: ToolCall, sink: RecordSink | None = None
 ) -> ToolExecutionResult:
     """Run one call through the pipeline and give its frozen result (never raises an error)."""
-    arguments, problem = _frozen_arguments(call.arguments)
+    snapshot = snapshot_or_error(call.arguments)
+    problem = snapshot if isinstance(snapshot, JsonError) else None
+    arguments: FrozenJson = None if problem is not None else snapshot
     execution = ToolExecution(
         call_id=call.call_id,
         root_call_id=call.root_call_id or call.call_id,
@@ -118,17 +118,6 @@ async def run_call(
     if sink is not None:
         sink(ToolResultRecord.of(execution.call_id, result))
     return result
-
-
-def _frozen_arguments(value: object) -> tuple[FrozenJson, JsonError | None]:
-    """`snapshot_json(value)` without a container: the fast walk, else the exact one."""
-    try:
-        return fast_snapshot(value, DEFAULT_LIMITS, [DEFAULT_LIMITS.max_size, 0]), None
-    except (Unfit, RecursionError):
-        snapshot = snapshot_json(value)  # the exact walk names what is wrong, and where
-    if isinstance(snapshot, Success):
-        return snapshot.unwrap(), None
-    return None, snapshot.failure()
 
 
 async def _guarded_run(
