@@ -21,6 +21,7 @@ from toolfx.core import (
     Block,
     Deny,
     ErrorCode,
+    ExecutionToken,
     Location,
     Output,
     PermissionDeclined,
@@ -34,6 +35,7 @@ from toolfx.core import (
     ToolExecutionResult,
     ToolExecutionSuccess,
     ToolFailure,
+    ToolOptions,
     ToolResultRecord,
     ToolRunContext,
     define_tool,
@@ -743,3 +745,35 @@ def test_a_raising_guard_fails_the_call_and_names_the_stage(
     assert code_of(result) is ErrorCode.UNEXPECTED_ERROR
     assert isinstance(result, ToolExecutionFailure)
     assert result.error.message.startswith("a guard of `shout` failed unexpectedly")
+
+
+def test_code_mode_hides_code_tools_from_model_direct_calls(
+    world: World, interpret: Interpret
+) -> None:
+    register_shout(world)
+    world.location.register(
+        define_tool(
+            name="native",
+            description="Stays on the provider's tool list",
+            parameters=Args,
+            output=Output(str),
+            execute=shout,
+            options=ToolOptions(codemode=False),
+        )
+    )
+    world.location.add_scope("coder")
+    world.location.present_as("coder", "code")
+    direct = run(world, interpret, scope="coder")
+    assert code_of(direct) is ErrorCode.UNKNOWN_TOOL
+    assert isinstance(direct, ToolExecutionFailure)
+    assert direct.error.message == "Unknown tool `shout`. Available tools: native."
+    assert world.observed[-1][1] == direct  # the refusal is still one observed result
+    assert isinstance(run(world, interpret, name="native", scope="coder"), ToolExecutionSuccess)
+    through_transport = ToolCall(
+        "call-2", "shout", {"text": "hi"}, CancelSignal(), parent=ExecutionToken()
+    )
+    catalog = world.location.catalog("coder")
+    assert interpret(execute(catalog, through_transport)) == ToolExecutionSuccess(
+        "HI", (TextBlock("HI"),)
+    )
+    assert isinstance(run(world, interpret), ToolExecutionSuccess)  # native presentation

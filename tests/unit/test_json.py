@@ -544,3 +544,14 @@ def test_shared_references_cannot_blow_up_the_budget() -> None:
         value = [value, value]
     with Timer():
         assert err(snapshot_json(value, JsonLimits(max_size=100_000))).kind is K.TOO_LARGE
+
+
+def test_is_frozen_json_refuses_integers_beyond_the_digit_limit() -> None:
+    assert is_frozen_json(10**MAX_INT_DIGITS - 1)
+    assert not is_frozen_json(10**MAX_INT_DIGITS)
+    assert not is_frozen_json(-(10**MAX_INT_DIGITS))
+
+
+def test_is_frozen_json_refuses_text_that_is_not_utf8() -> None:
+    assert is_frozen_json("é")
+    assert not is_frozen_json("\ud800")

@@ -649,6 +649,22 @@ def test_schemas_are_sorted_and_carry_only_name_description_and_parameters(
         assert not hasattr(schema, "__dict__")
 
 
+def test_native_schemas_under_code_presentation_keep_only_tools_outside_code_mode(
+    location: Location,
+) -> None:
+    location.register(tool("coded"))
+    location.register(tool("native", codemode=False))
+    location.add_scope("coder")
+    location.present_as("coder", "code")
+    coder = location.catalog("coder")
+    assert [s.name for s in coder.schemas()] == ["coded", "native"]
+    assert [s.name for s in coder.native_schemas()] == ["native"]
+    assert list(coder.direct_names()) == ["native"]
+    assert coder.direct("coded") is None
+    assert coder.registration("coded") is not None
+    assert location.catalog().native_schemas() == location.catalog().schemas()
+
+
 def test_schemas_are_immutable(location: Location) -> None:
     location.register(tool("read"))
     schema = location.schemas()[0]

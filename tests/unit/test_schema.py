@@ -242,3 +242,28 @@ def test_schemas_are_cached_per_type() -> None:
 def test_validate_accepts_plain_values_and_snapshots_them() -> None:
     result = schema_of(list[str]).validate(["a", "b"])
     assert result == Success(["a", "b"])
+
+
+@pytest.mark.parametrize(
+    ("type_form", "value", "found"),
+    [
+        (str, "\ud800", "lone surrogate"),
+        (int, 10**4300, "more than 4300 digits"),
+        (int, True, "boolean true"),
+        (bool, 1, "integer 1"),
+    ],
+    ids=["lone-surrogate", "huge-int", "bool-for-int", "int-for-bool"],
+)
+def test_bare_scalars_check_what_their_python_type_cannot(
+    type_form: Any, value: object, found: str
+) -> None:
+    schema = schema_of(type_form)
+    for outcome in (schema.decode_or_failure(value), schema.round_trip_or_failure(value)):
+        assert isinstance(outcome, ValidationFailure)
+        assert found in outcome.issues[0].found
+
+
+def test_bare_scalars_pass_plain_values_through() -> None:
+    assert schema_of(str).round_trip_or_failure("é") == ("é", "é")
+    assert schema_of(int).decode_or_failure(2.0) == (2.0, 2)
+    assert schema_of(bool).round_trip_or_failure(False) == (False, False)

@@ -50,9 +50,12 @@ class CatalogData:
     """One scope's compiled view: name lookup, hooks by kind, and the presentation mode."""
 
     tools: Mapping[str, Registration]
+    direct: Mapping[str, Registration]
+    """The tools a model-direct call reaches: under `code` only those outside Code Mode."""
     plan: HookPlan
     mode: PresentationMode
     schemas: tuple[ToolSchema, ...] = field(compare=False)
+    native_schemas: tuple[ToolSchema, ...] = field(compare=False)
 
 
 @final
@@ -92,6 +95,9 @@ def compile_catalog(
     for hook in hooks:
         by_kind[hook.kind].append(hook.function)
     schemas = tuple(registration.schema for registration in ordered.values())
+    direct = ordered
+    if mode == "code":
+        direct = {n: r for n, r in ordered.items() if not r.definition.options.codemode}
     frozen = {kind: tuple(functions) for kind, functions in by_kind.items()}
     plan = HookPlan(  # the kind of each hook says which shape its function has
         pre_execute=cast("tuple[PreExecuteListener, ...]", frozen[HookKind.PRE_EXECUTE]),
@@ -103,7 +109,8 @@ def compile_catalog(
         result=cast("tuple[ResultObserver, ...]", frozen[HookKind.RESULT]),
         guards=cast("tuple[ToolGuard, ...]", frozen[HookKind.GUARD]),
     )
-    return CatalogData(ordered, plan, mode, schemas)
+    native = schemas if direct is ordered else tuple(r.schema for r in direct.values())
+    return CatalogData(ordered, direct, plan, mode, schemas, native)
 
 
 @final
@@ -131,51 +138,68 @@ class Catalog:
         return f"<Catalog scope={self.scope!r} tools={len(self)}>"
 
     @property
-    def _data(self) -> CatalogData:
+    def view(self) -> CatalogData:
+        """This scope's compiled view (compiled on first use, then kept with this catalog)."""
         compiled = self._compiled
         if compiled is None:  # compiled once per registry value; kept here for the next look
             compiled = self._compiled = self._registry.data(self._scope)
         return compiled
 
     def __len__(self) -> int:
-        return len(self._data.tools)
+        return len(self.view.tools)
 
     def __contains__(self, name: object) -> bool:
-        return name in self._data.tools
+        return name in self.view.tools
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._data.tools)
+        return iter(self.view.tools)
 
     def get(self, name: str) -> ToolDefinition[Any, Any] | None:
         """The definition this scope resolves for `name`, or None when none is visible."""
-        registration = self._data.tools.get(name)
+        registration = self.view.tools.get(name)
         return None if registration is None else registration.definition
 
     def registration(self, name: str) -> Registration | None:
         """The visible registration for `name` (with its scope and permission), if any."""
-        return self._data.tools.get(name)
+        return self.view.tools.get(name)
+
+    def direct(self, name: str) -> Registration | None:
+        """The registration a model-direct call (one with no parent) may run, if any.
+
+        Under the `code` presentation a tool in Code Mode is reached only through the Code Mode
+        transport (a call with a parent); a model asking for it directly finds no such tool.
+        """
+        return self.view.direct.get(name)
+
+    def direct_names(self) -> Iterator[str]:
+        """The names a model-direct call may use, sorted."""
+        return iter(self.view.direct)
 
     def schemas(self) -> tuple[ToolSchema, ...]:
         """The model-facing schemas of every visible tool, sorted by name."""
-        return self._data.schemas
+        return self.view.schemas
+
+    def native_schemas(self) -> tuple[ToolSchema, ...]:
+        """The provider-native tool list: every tool, or under `code` those outside Code Mode."""
+        return self.view.native_schemas
 
     @property
     def presentation_mode(self) -> PresentationMode:
         """How this scope's tools reach its model (nearest declaration, else the default)."""
-        return self._data.mode
+        return self.view.mode
 
     def hooks(self, kind: HookKind) -> tuple[HookFunction, ...]:
         """The hooks of one kind for this scope's calls: global ones and its own, in order."""
-        return self._data.plan.of_kind(kind)
+        return self.view.plan.of_kind(kind)
 
     def guards(self) -> tuple[ToolGuard, ...]:
         """The guards for this scope's calls, in registration order."""
-        return self._data.plan.guards
+        return self.view.plan.guards
 
     @property
     def plan(self) -> HookPlan:
         """Every hook for this scope's calls, typed by kind."""
-        return self._data.plan
+        return self.view.plan
 
     def execution_mode(self, name: str, arguments: FrozenJson) -> ExecutionMode:
         """Fail-closed scheduling: only an exact True from the tool's classifier is parallel."""

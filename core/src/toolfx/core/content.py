@@ -6,11 +6,13 @@ from dataclasses import dataclass
 from typing import Literal, final
 
 from toolfx.core.json import FrozenJson
+from toolfx.core.slot_init import slot_init
 
 __all__ = ["ContentBlock", "ContextMessage", "ImageBlock", "TextBlock", "text"]
 
 
 @final
+@slot_init
 @dataclass(frozen=True, slots=True)
 class TextBlock:
     """Plain text for the model."""

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any, Final, final
 
 from returns.result import Failure, Success
@@ -24,59 +23,81 @@ __all__ = ["CallState", "RunContext", "dispatch", "success_of"]
 
 
 @final
-@dataclass(slots=True)
 class CallState:
     """What the pipeline learns while one call runs: whether the body started, its extras."""
 
+    # Class-level defaults: a call that changes nothing costs no stores (the hot path).
     body_started: bool = False
     args: object = None  # the decoded arguments, once the body is about to run
     stage: str = "the pre-execute policy"
-    deferred: list[ContextMessage] = field(default_factory=list)
+    deferred: tuple[ContextMessage, ...] = ()
     concludes_turn: bool = False
 
 
 @final
-@dataclass(frozen=True, slots=True)
 class RunContext:
     """The `ToolRunContext` a body receives: its call, its signal, the runtime, the extensions."""
 
-    execution: ToolExecution
-    signal: CancelSignal
-    runtime: Runtime
-    state: CallState
+    __slots__ = ("_execution", "_runtime", "_signal", "_state")
+
+    def __init__(
+        self, execution: ToolExecution, signal: CancelSignal, runtime: Runtime, state: CallState
+    ) -> None:
+        self._execution = execution
+        self._signal = signal
+        self._runtime = runtime
+        self._state = state
+
+    def __repr__(self) -> str:
+        return f"RunContext({self._execution.name!r}, call_id={self._execution.call_id!r})"
+
+    @property
+    def execution(self) -> ToolExecution:
+        """The pipeline's execution of this call."""
+        return self._execution
+
+    @property
+    def signal(self) -> CancelSignal:
+        """Set when the caller cancels or the tool's timeout runs out: stop cooperatively."""
+        return self._signal
+
+    @property
+    def runtime(self) -> Runtime:
+        """The capabilities of the interpreter running the call."""
+        return self._runtime
 
     @property
     def call_id(self) -> str:
         """The model's id for this call."""
-        return self.execution.call_id
+        return self._execution.call_id
 
     @property
     def root_call_id(self) -> str:
         """The model-requested call at the root of this execution tree."""
-        return self.execution.root_call_id
+        return self._execution.root_call_id
 
     @property
     def name(self) -> str:
         """The tool name the call asked for."""
-        return self.execution.name
+        return self._execution.name
 
     @property
     def arguments(self) -> FrozenJson:
         """The frozen arguments."""
-        return self.execution.arguments
+        return self._execution.arguments
 
     @property
     def agent(self) -> str | None:
         """The agent on whose behalf the call runs."""
-        return self.execution.agent
+        return self._execution.agent
 
     def defer_context(self, message: ContextMessage) -> None:
         """Attach a context message to this call's own result."""
-        self.state.deferred.append(message)
+        self._state.deferred += (message,)
 
     def conclude_turn(self) -> None:
         """Mark a successful result as the last of the agent turn."""
-        self.state.concludes_turn = True
+        self._state.concludes_turn = True
 
 
 _PLAIN_VALUES: Final = frozenset({str, int, float, bool, type(None), dict, list, tuple})
@@ -149,7 +170,8 @@ def success_of(
     output = definition.output
     render = output.render
     try:
-        content = tuple(render(args, typed))
+        content = render(args, typed)
+        content = content if type(content) is tuple else tuple(content)
         meta = (
             None
             if output.presentation_meta is None
@@ -159,10 +181,7 @@ def success_of(
         return defect(error, f"rendering the result of `{execution.name}`")
     if isinstance(meta, ToolExecutionFailure):
         return meta
-    deferred = state.deferred
-    return ToolExecutionSuccess(
-        frozen, content, meta, tuple(deferred) if deferred else (), state.concludes_turn
-    )
+    return ToolExecutionSuccess(frozen, content, meta, state.deferred, state.concludes_turn)
 
 
 def _presentation_meta(

@@ -11,6 +11,7 @@ from toolfx.core.cancel import CancelSignal
 from toolfx.core.content import ContentBlock, ContextMessage
 from toolfx.core.json import FrozenJson
 from toolfx.core.results import ToolExecutionResult
+from toolfx.core.slot_init import slot_init
 
 __all__ = [
     "Accept",
@@ -45,6 +46,7 @@ class ExecutionToken:
 
 
 @final
+@slot_init
 @dataclass(frozen=True, slots=True, eq=False)
 class ToolExecution:
     """One pending call: immutable identity, frozen arguments, the caller's agent and tokens."""

@@ -13,6 +13,8 @@ from typing import Any
 from toolfx.core.frozen import FrozenDict, FrozenList
 from toolfx.core.json_model import (
     DEFAULT_LIMITS,
+    INT_BOUND,
+    NEGATIVE_INT_BOUND,
     FrozenJson,
     JsonError,
     JsonErrorKind,
@@ -43,11 +45,24 @@ __all__ = [
 def is_frozen_json(value: object) -> bool:
     """Whether `value` is already a frozen JSON value (a scalar, FrozenList or FrozenDict)."""
     kind = type(value)
-    if kind is FrozenDict or kind is FrozenList or kind is str or kind is int or kind is bool:
+    if kind is FrozenDict or kind is FrozenList or kind is bool:
         return True
+    if kind is str:
+        return value.isascii() or _is_utf8(value)  # type: ignore[attr-defined,arg-type]
+    if kind is int:
+        return NEGATIVE_INT_BOUND < value < INT_BOUND  # type: ignore[operator]
     if kind is float:
         return math.isfinite(value)  # type: ignore[arg-type]
     return value is None
+
+
+def _is_utf8(text: str) -> bool:
+    """Whether text can be written as UTF-8 (no lone surrogates)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def thaw_json(value: FrozenJson) -> JsonValue:

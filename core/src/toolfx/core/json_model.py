@@ -17,7 +17,9 @@ from typing_extensions import TypeAliasType
 
 __all__ = [
     "DEFAULT_LIMITS",
+    "INT_BOUND",
     "MAX_INT_DIGITS",
+    "NEGATIVE_INT_BOUND",
     "FrozenJson",
     "JsonError",
     "JsonErrorKind",
@@ -52,6 +54,12 @@ DEFAULT_LIMITS: Final = JsonLimits()
 
 MAX_INT_DIGITS: Final = 4300
 """The most decimal digits an integer may have: Python's default int-to-text limit."""
+
+INT_BOUND: Final[int] = 10**MAX_INT_DIGITS
+"""A JSON integer lies strictly between NEGATIVE_INT_BOUND and INT_BOUND."""
+
+NEGATIVE_INT_BOUND: Final[int] = -INT_BOUND
+"""-INT_BOUND, computed once: negating a 4,300-digit integer on every check is not free."""
 
 
 @final

@@ -17,15 +17,15 @@ from returns.result import Failure, Result, Success
 from toolfx.core.frozen import FrozenDict, FrozenList, frozen_dict_of, frozen_list_of
 from toolfx.core.json_model import (
     DEFAULT_LIMITS,
+    INT_BOUND,
     MAX_INT_DIGITS,
+    NEGATIVE_INT_BOUND,
     FrozenJson,
     JsonError,
     JsonErrorKind,
     JsonLimits,
     json_pointer,
 )
-
-_INT_BOUND: Final = 10**MAX_INT_DIGITS
 
 __all__ = [
     "DuplicateKeyMarker",
@@ -113,7 +113,7 @@ def _fast_dict(value: Mapping[Any, Any], room: int, tally: list[int]) -> FrozenD
             if not item.isascii():
                 _require_utf8(item)
         elif kind is int:
-            if not -_INT_BOUND < item < _INT_BOUND:
+            if not NEGATIVE_INT_BOUND < item < INT_BOUND:
                 raise Unfit
         elif kind is bool or item is None:
             pass
@@ -149,7 +149,7 @@ def _fast_list(value: Sequence[Any], room: int, tally: list[int]) -> FrozenList[
             if not item.isascii():
                 _require_utf8(item)
         elif kind is int:
-            if not -_INT_BOUND < item < _INT_BOUND:
+            if not NEGATIVE_INT_BOUND < item < INT_BOUND:
                 raise Unfit
         elif kind is bool or item is None:
             pass
@@ -196,7 +196,7 @@ def fast_snapshot(value: object, limits: JsonLimits, tally: list[int]) -> Any:
         if not _isfinite(value):  # type: ignore[arg-type]
             raise Unfit
     elif kind is int:
-        if not -_INT_BOUND < value < _INT_BOUND:
+        if not NEGATIVE_INT_BOUND < value < INT_BOUND:  # type: ignore[operator]
             raise Unfit
     elif not (kind is bool or value is None):
         raise Unfit
@@ -330,7 +330,7 @@ class _ExactWalk:
             return self.open(value, iter(value), is_object=False)  # type: ignore[call-overload]
         if kind is int:
             self.spend(1)
-            if -_INT_BOUND < value < _INT_BOUND:
+            if NEGATIVE_INT_BOUND < value < INT_BOUND:  # type: ignore[operator]
                 return value
             raise self.rejection(
                 JsonErrorKind.TOO_LARGE,

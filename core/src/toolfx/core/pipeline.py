@@ -10,8 +10,7 @@ are never caught.
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any, Final, final
 
@@ -76,7 +75,10 @@ def execute(
 ) -> Description[ToolExecutionResult]:
     """The description of one call through the whole pipeline (inert until interpreted)."""
 
-    return Description(functools.partial(run_call, catalog=catalog, call=call, sink=sink))
+    def program(runtime: Runtime) -> Coroutine[Any, Any, ToolExecutionResult]:
+        return run_call(runtime, catalog, call, sink)
+
+    return Description(program)
 
 
 async def run_call(
@@ -86,35 +88,35 @@ async def run_call(
     snapshot = snapshot_or_error(call.arguments)
     problem = snapshot if isinstance(snapshot, JsonError) else None
     arguments: FrozenJson = None if problem is not None else snapshot
-    execution = ToolExecution(
-        call_id=call.call_id,
-        root_call_id=call.root_call_id or call.call_id,
-        name=call.name,
-        arguments=arguments,
-        agent=catalog.scope,
-        token=ExecutionToken(),
-        signal=call.signal,
-        parent=call.parent,
+    execution = ToolExecution(  # positional: the fastest way to build it
+        call.call_id,
+        call.root_call_id or call.call_id,
+        call.name,
+        arguments,
+        catalog.scope,
+        ExecutionToken(),
+        call.signal,
+        call.parent,
     )
     if sink is not None:
         sink(ToolCallRecord.of(execution, call.parent_call_id))
-    registration = catalog.registration(call.name)
+    direct = call.parent is None  # Code Mode: a model-direct call reaches only native tools
+    view = catalog.view
+    registration = (view.direct if direct else view.tools).get(call.name)
+    plan = view.plan
     state = CallState()
     if problem is not None:
         result: ToolExecutionResult = failed(
             ErrorCode.INVALID_ARGS, f"The arguments for `{call.name}` are not JSON: {problem}"
         )
     elif registration is None:
-        result = _unknown_tool(catalog, call.name)
+        result = _unknown_tool(catalog, call.name, direct=direct)
     else:
-        result = await _guarded_run(runtime, catalog, registration, execution, state)
-    if call.signal.is_cancelled() and isinstance(result, ToolExecutionSuccess):
-        result = _aborted(execution, state)
+        result = await _guarded_run(runtime, plan, registration, execution, state)
     if registration is not None and registration.definition.finalize_content is not None:
         result = _finalize(runtime, registration, execution, result)
-    observers = catalog.plan.result
-    if observers:
-        _observe(runtime, observers, execution, result)
+    if plan.result:
+        _observe(runtime, plan.result, execution, result)
     if sink is not None:
         sink(ToolResultRecord.of(execution.call_id, result))
     return result
@@ -122,42 +124,43 @@ async def run_call(
 
 async def _guarded_run(
     runtime: Runtime,
-    catalog: Catalog,
+    plan: HookPlan,
     registration: Registration,
     execution: ToolExecution,
     state: CallState,
 ) -> ToolExecutionResult:
-    if execution.signal.is_cancelled():
+    signal = execution.signal
+    if signal.is_cancelled():
         return _aborted(execution, state)
-    plan = catalog.plan  # each stage with no hooks is skipped: no coroutine, no closure for it
-    try:
+    try:  # each stage with no hooks is skipped: no coroutine, no closure for it
         if plan.pre_execute:
             refusal = await _pre_execute(runtime, plan, registration, execution)
             if refusal is not None:
                 return refusal
-        elif execution.signal.is_cancelled():
-            return _aborted(execution, state)
-        state.stage = "a guard"
-        for guard in plan.guards:
-            reason = guard(execution)
-            if reason is not None:
-                return failed(ErrorCode.DENIED, f"Denied: {reason}")
-        if execution.signal.is_cancelled():
-            return _aborted(execution, state)
-        state.stage = "an execute wrapper"
+        if plan.guards:
+            state.stage = "a guard"
+            for guard in plan.guards:
+                reason = guard(execution)
+                if reason is not None:
+                    return failed(ErrorCode.DENIED, f"Denied: {reason}")
+            if signal.is_cancelled():
+                return _aborted(execution, state)
         definition = registration.definition
+        state.stage = "an execute wrapper"
         if plan.execute or definition.timeout is not None:
             result = await _around(runtime, plan, definition, execution, state)
         else:
             result = await dispatch(runtime, definition, execution, state)
-        state.stage = "the post-execute policy"
         if plan.post_execute:
-            return await _post_execute(plan, registration, execution, result, state)
-        return result
+            state.stage = "the post-execute policy"
+            result = await _post_execute(plan, registration, execution, result, state)
     except PermissionDeclined as declined:  # travels as a defect so no leaf can swallow it
         return failed(ErrorCode.DENIED, f"Denied: {declined}")
     except Exception as error:  # the one boundary for defects: the call fails, the turn goes on
         return defect(error, f"{state.stage} of `{execution.name}`")
+    if isinstance(result, ToolExecutionSuccess) and signal.is_cancelled():
+        return _aborted(execution, state)
+    return result
 
 
 async def _pre_execute(
@@ -327,8 +330,8 @@ def _aborted(execution: ToolExecution, state: CallState) -> ToolExecutionFailure
     return aborted(execution.name, execution.signal.reason, body_started=state.body_started)
 
 
-def _unknown_tool(catalog: Catalog, name: str) -> ToolExecutionFailure:
-    names = list(catalog)
+def _unknown_tool(catalog: Catalog, name: str, *, direct: bool) -> ToolExecutionFailure:
+    names = list(catalog.direct_names() if direct else catalog)
     listed = ", ".join(names[:MAX_LISTED_TOOLS]) + (" ..." if len(names) > MAX_LISTED_TOOLS else "")
     available = f" Available tools: {listed}." if names else " No tools are available."
     return failed(ErrorCode.UNKNOWN_TOOL, f"Unknown tool `{name}`.{available}")

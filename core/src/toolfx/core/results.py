@@ -8,11 +8,13 @@ from typing import Literal, final
 from toolfx.core.content import ContentBlock, ContextMessage
 from toolfx.core.failure import ToolFailure
 from toolfx.core.json import FrozenJson
+from toolfx.core.slot_init import slot_init
 
 __all__ = ["DurableResult", "ToolExecutionFailure", "ToolExecutionResult", "ToolExecutionSuccess"]
 
 
 @final
+@slot_init
 @dataclass(frozen=True, slots=True)
 class ToolExecutionSuccess:
     """A successful call: the canonical value (execution-local) and its model projection."""
@@ -30,6 +32,7 @@ class ToolExecutionSuccess:
 
 
 @final
+@slot_init
 @dataclass(frozen=True, slots=True)
 class ToolExecutionFailure:
     """A failed call: the typed failure and the content the model sees; never a value."""

@@ -17,6 +17,7 @@ from returns.result import Failure, Result, Success
 from typing_extensions import TypeForm
 
 from toolfx.core.json import FrozenJson, is_frozen_json
+from toolfx.core.json_model import INT_BOUND, NEGATIVE_INT_BOUND
 from toolfx.core.jsonschema import (
     CompiledSchema,
     ValidationFailure,
@@ -35,18 +36,22 @@ T = TypeVar("T")
 class ValueSchema(Generic[T]):
     """A type's JSON Schema with a cached validator that decodes valid JSON into the type."""
 
-    __slots__ = ("_decode", "compiled", "json_schema", "type_form")
+    __slots__ = ("_bare", "_decode", "_is_valid", "compiled", "json_schema", "type_form")
 
     type_form: Final[object]
     json_schema: Final[FrozenJson]
     compiled: Final[CompiledSchema]
     _decode: Final[Callable[[Any], Any] | None]
+    _bare: Final[type | None]
+    _is_valid: Final[Callable[[FrozenJson], bool]]
 
     def __init__(self, type_form: object, node: Node, compiled: CompiledSchema) -> None:
         self.type_form = type_form
         self.json_schema = compiled.checked.schema
         self.compiled = compiled
         self._decode = node.decode
+        self._is_valid = compiled.validator.is_valid  # the validator itself: no extra call
+        self._bare = _BARE_TYPES.get(node.schema.get("type")) if len(node.schema) == 1 else None
 
     def __repr__(self) -> str:
         return f"ValueSchema({_type_name(self.type_form)})"
@@ -64,9 +69,11 @@ class ValueSchema(Generic[T]):
 
     def decode_or_failure(self, value: object) -> tuple[FrozenJson, T] | ValidationFailure:
         """The frozen JSON and its decoded T, or every problem: a plain value for hot paths."""
+        if type(value) is self._bare and _plainly_valid(value):
+            return (value, value)  # type: ignore[return-value]
         if is_frozen_json(value):
-            frozen = cast(FrozenJson, value)
-            if not self.compiled.is_valid_frozen(frozen):
+            frozen: FrozenJson = value  # type: ignore[assignment]  # (no cast call: hot path)
+            if not self._is_valid(frozen):
                 return self.compiled.failure_for(frozen)
         else:
             validated = self.compiled.validate(value)  # snapshots first: non-JSON is an issue
@@ -75,7 +82,7 @@ class ValueSchema(Generic[T]):
             frozen = validated.unwrap()
         decode = self._decode
         if decode is None:  # identity decode: the JSON already is a T
-            return (frozen, cast(T, frozen))
+            return (frozen, frozen)  # type: ignore[return-value]
         try:
             return (frozen, decode(frozen))
         except DecodeProblem as problem:
@@ -83,7 +90,20 @@ class ValueSchema(Generic[T]):
 
     def round_trip_or_failure(self, value: T) -> tuple[FrozenJson, T] | ValidationFailure:
         """Encode a typed value, check it once and decode it back (scalars skip the encoding)."""
+        if type(value) is self._bare and _plainly_valid(value):
+            return (value, value)  # type: ignore[return-value]
         return self.decode_or_failure(value if is_frozen_json(value) else to_plain(value))
+
+
+_BARE_TYPES: Final[dict[object, type]] = {"integer": int, "string": str, "boolean": bool}
+"""Bare scalar schemas whose Python type alone decides validity (see `_plainly_valid`)."""
+
+
+def _plainly_valid(value: object) -> bool:
+    """Whether a bool, int or str is valid JSON of its kind without asking the validator."""
+    if type(value) is str:
+        return value.isascii()  # other text may hold lone surrogates: the full check decides
+    return type(value) is bool or NEGATIVE_INT_BOUND < value < INT_BOUND  # type: ignore[operator]
 
 
 _CACHE: Final[dict[object, ValueSchema[Any]]] = {}

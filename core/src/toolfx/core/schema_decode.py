@@ -124,10 +124,16 @@ def array_decoder(item: Decoder | None, *, to_tuple: bool) -> Decoder | None:
 def typed_dict_decoder(decoders: list[tuple[str, Decoder]]) -> Decoder | None:
     if not decoders:
         return None
+    int_keys = tuple(key for key, item in decoders if item is decode_int)
+    others = tuple((key, item) for key, item in decoders if item is not decode_int)
 
     def decode(value: Any) -> Any:
         changed: dict[str, Any] | None = None
-        for key, item in decoders:
+        for key in int_keys:  # inline: only an integral float (2.0) changes
+            if type(value.get(key)) is float:
+                changed = dict(value) if changed is None else changed
+                changed[key] = int(value[key])
+        for key, item in others:
             if key in value:
                 old = value[key]
                 try:
@@ -136,8 +142,7 @@ def typed_dict_decoder(decoders: list[tuple[str, Decoder]]) -> Decoder | None:
                     problem.segments.append(key)
                     raise
                 if new is not old:
-                    if changed is None:
-                        changed = dict(value)
+                    changed = dict(value) if changed is None else changed
                     changed[key] = new
         return value if changed is None else frozen_dict_of(changed)
 
