@@ -27,8 +27,15 @@ from toolfx.core import (
 )
 from toolfx.core.batch import execute_batch
 from toolfx.core.cancel import CancelSignal
+from toolfx.core.description import Description
 from toolfx.core.pipeline import ToolCall, execute
-from toolfx.interpreters import AnyioRuntime, SyncRuntime, run_anyio, run_sync
+from toolfx.interpreters import (
+    AnyioRuntime,
+    DeterministicInterpreter,
+    SyncRuntime,
+    run_anyio,
+    run_sync,
+)
 
 TEXT = '{"a": 1, "b": 2}'
 SCHEMA = {
@@ -106,10 +113,13 @@ VALIDATOR = jsonschema_rs.Draft202012Validator(SCHEMA)
 
 def run() -> list[Case]:
     """Time one call per interpreter and the 1,000-call concurrent batch against asyncio."""
-    cases: list[Case] = [("json.loads + jsonschema-rs validate + call", time_call(baseline))]
+    hand_written = time_call(baseline)
+    cases: list[Case] = [("json.loads + jsonschema-rs validate + call", hand_written)]
     arguments = json.loads(TEXT)
     sync_runtime = SyncRuntime()
     anyio_runtime = AnyioRuntime()
+    deterministic = DeterministicInterpreter(seed=1)
+    per_call: dict[str, float] = {}
     for label, location in (
         ("no listeners", plain_location()),
         ("one listener of each kind", with_listeners(plain_location())),
@@ -117,34 +127,45 @@ def run() -> list[Case]:
         catalog = location.catalog()
         call = ToolCall("c", "add", arguments, CancelSignal())
         description = execute(catalog, call)
-        cases.append(
-            (
-                f"pipeline, sync, {label}",
-                time_call(functools.partial(run_sync, description, sync_runtime)),
-            )
+        per_call[f"sync, {label}"] = time_call(
+            functools.partial(run_sync, description, sync_runtime)
         )
-        cases.append(
-            (
-                f"pipeline, anyio-asyncio (inside one loop), {label}",
-                _in_loop(catalog, call, anyio_runtime),
+        for backend in ("asyncio", "trio"):
+            per_call[f"anyio-{backend} (inside one loop), {label}"] = _in_loop(
+                description, anyio_runtime, backend
             )
+        per_call[f"deterministic (a scheduler per call), {label}"] = time_call(
+            functools.partial(deterministic.run, description)
         )
-    cases.extend(_concurrent_sleeps())
-    return cases
+    cases.extend((f"pipeline, {name}", value) for name, value in per_call.items())
+    sleeps = _concurrent_sleeps()
+    cases.extend(sleeps)
+    raw_gather, batch = sleeps[0][1], sleeps[2][1]
+    return [
+        *cases,
+        (
+            "target <= 3: sync, no listeners / hand-written (x)",
+            per_call["sync, no listeners"] / hand_written,
+        ),
+        (
+            "target < 10: anyio-asyncio overhead over hand-written (µs)",
+            per_call["anyio-asyncio (inside one loop), no listeners"] - hand_written,
+        ),
+        ("target <= 1.5: 1,000-call batch / raw asyncio.gather (x)", batch / raw_gather),
+    ]
 
 
-def _in_loop(catalog: Any, call: ToolCall, runtime: AnyioRuntime) -> float:
+def _in_loop(description: Description[Any], runtime: AnyioRuntime, backend: str) -> float:
     """Per-call cost under anyio, measured inside one running loop (no loop start-up)."""
     rounds = 2_000
 
     async def many() -> float:
-        description = execute(catalog, call)
         start = time.perf_counter()
         for _ in range(rounds):
             await description.program(runtime)
         return (time.perf_counter() - start) / rounds * 1e6
 
-    return min(asyncio.run(many()) for _ in range(3))
+    return min(anyio.run(many, backend=backend) for _ in range(3))
 
 
 def _concurrent_sleeps() -> list[Case]:
@@ -165,7 +186,7 @@ def _concurrent_sleeps() -> list[Case]:
 
     def timed(action: Callable[[], object]) -> float:
         best = float("inf")
-        for _ in range(3):
+        for _ in range(7):
             start = time.perf_counter()
             action()
             best = min(best, time.perf_counter() - start)

@@ -33,8 +33,11 @@ Case = tuple[str, float]
 MICROSECONDS: Final = "µs"
 """The unit of a case whose name names no other: microseconds per call."""
 
-UNITS: Final = ("s", "ms", "B", "KiB", "MiB")
-"""The other units a case may name as the last word of its name, in parentheses: "... (KiB)"."""
+UNITS: Final = ("s", "ms", "B", "KiB", "MiB", "x")
+"""The other units a case may name as the last word of its name, in parentheses: "... (KiB)".
+
+"x" is a ratio of two cases measured in the same run (a target's check).
+"""
 
 REPEATS: Final = 5
 """How many timed runs each case gets; the minimum is reported (the least disturbed run)."""

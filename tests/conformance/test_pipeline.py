@@ -25,6 +25,7 @@ from toolfx.core import (
     Location,
     Output,
     PermissionDeclined,
+    RejectedWithFeedback,
     ReplaceContent,
     ReplaceValue,
     SessionRecord,
@@ -275,13 +276,8 @@ def test_pre_execute_next_delegates_to_the_later_listeners(
     assert seen == ["first", "second"]
 
 
-@pytest.mark.parametrize(
-    ("reply", "allowed"),
-    [("allowed-once", True), ("rejected", False), ("cancelled", False), ("unavailable", False)],
-)
-def test_ask_runs_only_when_allowed_once(
-    world: World, interpret: Interpret, reply: ApprovalReply, allowed: bool
-) -> None:
+def ask_loudly(world: World, interpret: Interpret, reply: ApprovalReply) -> ToolExecutionResult:
+    """Call `shout` as an agent under a policy that asks, answered with `reply`."""
     register_shout(world)
     world.location.add_scope("agent")
 
@@ -290,10 +286,29 @@ def test_ask_runs_only_when_allowed_once(
 
     world.location.on_pre_execute(ask)
     world.approvals.append(reply)
-    result = run(world, interpret, scope="agent")
+    return run(world, interpret, scope="agent")
+
+
+@pytest.mark.parametrize(
+    ("reply", "allowed"),
+    [("allowed-once", True), ("rejected", False), ("cancelled", False), ("unavailable", False)],
+)
+def test_ask_runs_only_when_allowed_once(
+    world: World, interpret: Interpret, reply: ApprovalReply, allowed: bool
+) -> None:
+    result = ask_loudly(world, interpret, reply)
     assert isinstance(result, ToolExecutionSuccess) is allowed
     assert world.asked[0].reason == "shouting is loud"
     assert world.asked[0].agent == "agent"
+
+
+def test_a_rejection_with_feedback_denies_and_tells_the_model_why(
+    world: World, interpret: Interpret
+) -> None:
+    result = ask_loudly(world, interpret, RejectedWithFeedback("whisper instead"))
+    assert isinstance(result, ToolExecutionFailure)
+    assert result.error.code is ErrorCode.DENIED
+    assert result.error.message == "Denied (shouting is loud); the user said: whisper instead"
 
 
 def test_ask_without_an_agent_is_denied(world: World, interpret: Interpret) -> None:

@@ -29,7 +29,8 @@ from toolfx.core.cancel import CancelSignal
 from toolfx.core.description import Description
 from toolfx.core.pipeline import ToolCall, execute
 from toolfx.core.runtime import ApprovalReply, ApprovalRequest, Cancelled, Runtime
-from toolfx.interpreters.anyio_runtime import AnyioRuntime, _in_loop, run_anyio, run_anyio_async
+from toolfx.interpreters.anyio_runtime import AnyioRuntime, run_anyio, run_anyio_async
+from toolfx.interpreters.anyio_wake import in_loop
 
 # Timing bounds are generous on purpose: this machine is noisy. A "quick" return is one well
 # under the time the capability would have taken without the signal.
@@ -249,7 +250,7 @@ def test_a_wake_up_after_the_loop_finished_is_dropped(anyio_backend: Backend) ->
     watchers: list[Callable[[], None]] = []
 
     async def program(runtime: Runtime) -> None:
-        watchers.append(_in_loop(lambda: woken.append("woken")))
+        watchers.append(in_loop(lambda: woken.append("woken")))
 
     run_anyio(Description(program), anyio_backend)
     thread = threading.Thread(target=watchers[0])

@@ -476,8 +476,10 @@ def test_run_blocking_lets_the_function_s_exception_through() -> None:
 # approve ----------------------------------------------------------------------------------------
 
 
-def ask_three(signal: CancelSignal | None = None) -> Callable[[Runtime], Awaitable[list[str]]]:
-    async def program(runtime: Runtime) -> list[str]:
+def ask_three(
+    signal: CancelSignal | None = None,
+) -> Callable[[Runtime], Awaitable[list[ApprovalReply]]]:
+    async def program(runtime: Runtime) -> list[ApprovalReply]:
         chosen = signal or CancelSignal()
         return [
             await runtime.approve(approval_request(f"c{n}", agent="agent"), chosen)

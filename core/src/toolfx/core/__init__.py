@@ -22,6 +22,7 @@ from toolfx.core.execution import (
     ToolGuard,
 )
 from toolfx.core.failure import ErrorCode, PermissionDeclined, ToolErrorInfo, ToolFailure
+from toolfx.core.files import FileError, FileErrorKind, FileKind, FileStat, FileSystem
 from toolfx.core.json import (
     FrozenDict,
     FrozenJson,
@@ -47,6 +48,13 @@ from toolfx.core.jsonschema import (
 )
 from toolfx.core.location import Disposer, Location
 from toolfx.core.pipeline import RecordSink, ToolCall, execute
+from toolfx.core.processes import (
+    CapturedOutput,
+    ProcessError,
+    ProcessOutcome,
+    ProcessRunner,
+    ProcessSpec,
+)
 from toolfx.core.records import (
     RecordError,
     SessionRecord,
@@ -70,7 +78,13 @@ from toolfx.core.results import (
     ToolExecutionResult,
     ToolExecutionSuccess,
 )
-from toolfx.core.runtime import ApprovalReply, ApprovalRequest, Cancelled, Runtime
+from toolfx.core.runtime import (
+    ApprovalReply,
+    ApprovalRequest,
+    Cancelled,
+    RejectedWithFeedback,
+    Runtime,
+)
 from toolfx.core.schema import SchemaDerivationError, ValueSchema, schema_of
 from toolfx.core.tool import (
     Output,
@@ -92,6 +106,7 @@ __all__ = [
     "Block",
     "CancelSignal",
     "Cancelled",
+    "CapturedOutput",
     "Catalog",
     "CheckedSchema",
     "CompiledSchema",
@@ -104,6 +119,11 @@ __all__ = [
     "ErrorCode",
     "ExecutionMode",
     "ExecutionToken",
+    "FileError",
+    "FileErrorKind",
+    "FileKind",
+    "FileStat",
+    "FileSystem",
     "FrozenDict",
     "FrozenJson",
     "FrozenList",
@@ -120,6 +140,10 @@ __all__ = [
     "PostToolDecision",
     "PreToolDecision",
     "PresentationMode",
+    "ProcessError",
+    "ProcessOutcome",
+    "ProcessRunner",
+    "ProcessSpec",
     "Profile",
     "RecordError",
     "RecordSink",
@@ -127,6 +151,7 @@ __all__ = [
     "Registry",
     "RegistryError",
     "RegistryErrorKind",
+    "RejectedWithFeedback",
     "ReplaceContent",
     "ReplaceValue",
     "Runtime",

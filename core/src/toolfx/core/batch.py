@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+import functools
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, final
-
-from returns.result import Success
 
 from toolfx.core.catalog import Catalog, ExecutionMode
 from toolfx.core.content import ContextMessage
 from toolfx.core.description import Description
-from toolfx.core.json import snapshot_json
+from toolfx.core.json import JsonError
+from toolfx.core.json_snapshot import snapshot_or_error
 from toolfx.core.pipeline import RecordSink, ToolCall, run_call
 from toolfx.core.results import ToolExecutionResult, ToolExecutionSuccess
 from toolfx.core.runtime import Runtime
@@ -55,10 +55,10 @@ def schedule(catalog: Catalog, calls: Sequence[ToolCall]) -> list[list[int]]:
 
 
 def _mode(catalog: Catalog, call: ToolCall) -> ExecutionMode:
-    arguments = snapshot_json(call.arguments)
-    if not isinstance(arguments, Success):
+    arguments = snapshot_or_error(call.arguments)
+    if isinstance(arguments, JsonError):
         return "exclusive"
-    return catalog.execution_mode(call.name, arguments.unwrap())
+    return catalog.execution_mode(call.name, arguments)
 
 
 def execute_batch(
@@ -78,17 +78,11 @@ def execute_batch(
             if len(group) == 1:
                 results.append(await run_call(runtime, catalog, frozen_calls[group[0]], sink))
                 continue
-            thunks = [_thunk(runtime, catalog, frozen_calls[index], sink) for index in group]
+            thunks = [  # partials: no extra coroutine frame to resume at every wake-up
+                functools.partial(run_call, runtime, catalog, frozen_calls[index], sink)
+                for index in group
+            ]
             results.extend(await runtime.gather(thunks, limit))
         return BatchResult(tuple(results))
 
     return Description(program)
-
-
-def _thunk(
-    runtime: Runtime, catalog: Catalog, call: ToolCall, sink: RecordSink | None
-) -> Callable[[], Awaitable[ToolExecutionResult]]:
-    async def run() -> ToolExecutionResult:
-        return await run_call(runtime, catalog, call, sink)
-
-    return run

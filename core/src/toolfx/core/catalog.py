@@ -6,8 +6,6 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Literal, cast, final
 
-from returns.result import Success
-
 from toolfx.core.execution import (
     CodeDispatchLogListener,
     ExecuteWrapper,
@@ -17,6 +15,7 @@ from toolfx.core.execution import (
     ToolGuard,
 )
 from toolfx.core.json import FrozenJson
+from toolfx.core.jsonschema import ValidationFailure
 from toolfx.core.registry_model import (
     Hook,
     HookFunction,
@@ -206,11 +205,11 @@ class Catalog:
         definition = self.get(name)
         if definition is None or definition.is_concurrency_safe is None:
             return "exclusive"
-        decoded = definition.parameters.validate(arguments)
-        if not isinstance(decoded, Success):
+        decoded = definition.parameters.decode_or_failure(arguments)
+        if isinstance(decoded, ValidationFailure):
             return "exclusive"
         try:
-            verdict = definition.is_concurrency_safe(decoded.unwrap())
+            verdict = definition.is_concurrency_safe(decoded[1])
         except Exception:  # a raising classifier is exclusive, by the spec
             return "exclusive"
         return "parallel" if verdict is True else "exclusive"

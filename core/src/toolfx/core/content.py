@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, final
+from typing import ClassVar, Literal, final
 
 from toolfx.core.json import FrozenJson
 from toolfx.core.slot_init import slot_init
@@ -18,7 +18,7 @@ class TextBlock:
     """Plain text for the model."""
 
     text: str
-    type: Literal["text"] = "text"
+    type: ClassVar[Literal["text"]] = "text"
 
 
 @final
@@ -28,7 +28,7 @@ class ImageBlock:
 
     data: str
     media_type: str
-    type: Literal["image"] = "image"
+    type: ClassVar[Literal["image"]] = "image"
 
 
 ContentBlock = TextBlock | ImageBlock

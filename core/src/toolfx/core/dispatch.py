@@ -110,10 +110,11 @@ async def dispatch(
     execution: ToolExecution,
     state: CallState,
 ) -> ToolExecutionResult:
-    """Run the body once for an allowed call and turn what it did into a result."""
+    """Run the body once for an allowed call and turn what it did into a result.
+
+    The caller has checked the signal: nothing may run between that check and this call.
+    """
     signal = execution.signal
-    if signal.is_cancelled():
-        return aborted(execution.name, signal.reason, body_started=False)
     decoded = definition.parameters.decode_or_failure(execution.arguments)
     if isinstance(decoded, ValidationFailure):
         return failed(

@@ -43,7 +43,7 @@ from toolfx.core.outcomes import aborted, defect, failed
 from toolfx.core.records import SessionRecord, ToolCallRecord, ToolResultRecord
 from toolfx.core.registry_model import Registration
 from toolfx.core.results import ToolExecutionFailure, ToolExecutionResult, ToolExecutionSuccess
-from toolfx.core.runtime import ApprovalRequest, Runtime
+from toolfx.core.runtime import ApprovalRequest, RejectedWithFeedback, Runtime
 from toolfx.core.tool import ToolDefinition
 
 __all__ = ["MAX_LISTED_TOOLS", "RecordSink", "ToolCall", "execute", "run_call"]
@@ -209,6 +209,8 @@ async def _ask(
     reply = await runtime.approve(request, execution.signal)
     if reply == "allowed-once":
         return None
+    if isinstance(reply, RejectedWithFeedback):
+        return failed(ErrorCode.DENIED, f"Denied{why}; the user said: {reply.feedback}")
     return failed(ErrorCode.DENIED, f"Denied: approval needed{why}; the answer was {reply}")
 
 
@@ -223,10 +225,11 @@ async def _around(
 
     async def body(passed: ToolExecution) -> ToolExecutionResult:
         if passed.signal is caller:
-            return await dispatch(runtime, definition, execution, state)
+            return await _dispatch_unless_cancelled(runtime, definition, execution, state)
         signal = CancelSignal.fused(caller, passed.signal)  # a wrapper cannot detach the caller
         try:
-            return await dispatch(runtime, definition, execution.with_signal(signal), state)
+            fused = execution.with_signal(signal)
+            return await _dispatch_unless_cancelled(runtime, definition, fused, state)
         finally:
             signal.release()
 
@@ -236,6 +239,17 @@ async def _around(
     for wrapper in reversed(plan.execute):
         chain = _wrapped(wrapper, chain)
     return await chain(execution)
+
+
+async def _dispatch_unless_cancelled(
+    runtime: Runtime,
+    definition: ToolDefinition[Any, Any],
+    execution: ToolExecution,
+    state: CallState,
+) -> ToolExecutionResult:
+    if execution.signal.is_cancelled():  # a wrapper (or its timeout) may have waited
+        return _aborted(execution, state)
+    return await dispatch(runtime, definition, execution, state)
 
 
 def _wrapped(

@@ -13,13 +13,16 @@ from dataclasses import dataclass
 from typing import Final, Literal, Protocol, TypeVar, final
 
 from toolfx.core.cancel import CancelSignal
+from toolfx.core.files import FileSystem
 from toolfx.core.json import FrozenJson
+from toolfx.core.processes import ProcessRunner
 
 __all__ = [
     "ApprovalReply",
     "ApprovalRequest",
     "Cancelled",
     "DefectReporter",
+    "RejectedWithFeedback",
     "Runtime",
     "deadline_reason",
     "log_defect",
@@ -65,7 +68,18 @@ class ApprovalRequest:
     arguments: FrozenJson
 
 
-ApprovalReply = Literal["allowed-once", "allowed-always", "rejected", "cancelled", "unavailable"]
+@final
+@dataclass(frozen=True, slots=True)
+class RejectedWithFeedback:
+    """A rejection with a correction: the call fails with the feedback and the model goes on."""
+
+    feedback: str
+
+
+ApprovalReply = (
+    Literal["allowed-once", "allowed-always", "rejected", "cancelled", "unavailable"]
+    | RejectedWithFeedback
+)
 """The approval service's answer; the pipeline runs an `ask` only on `allowed-once`."""
 
 
@@ -104,4 +118,14 @@ class Runtime(Protocol):
 
     def report(self, error: BaseException, where: str) -> None:
         """Receive a contained defect (a raising listener or observer) with where it happened."""
+        ...
+
+    @property
+    def files(self) -> FileSystem:
+        """The file system leaves read and write through."""
+        ...
+
+    @property
+    def processes(self) -> ProcessRunner:
+        """The process runner leaves start commands through."""
         ...

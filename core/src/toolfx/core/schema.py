@@ -16,7 +16,7 @@ from typing import Any, Final, Generic, TypeVar, cast, final
 from returns.result import Failure, Result, Success
 from typing_extensions import TypeForm
 
-from toolfx.core.json import FrozenJson, is_frozen_json
+from toolfx.core.json import FrozenDict, FrozenJson, is_frozen_json
 from toolfx.core.json_model import INT_BOUND, NEGATIVE_INT_BOUND
 from toolfx.core.jsonschema import (
     CompiledSchema,
@@ -71,7 +71,7 @@ class ValueSchema(Generic[T]):
         """The frozen JSON and its decoded T, or every problem: a plain value for hot paths."""
         if type(value) is self._bare and _plainly_valid(value):
             return (value, value)  # type: ignore[return-value]
-        if is_frozen_json(value):
+        if type(value) is FrozenDict or is_frozen_json(value):  # arguments: no call for them
             frozen: FrozenJson = value  # type: ignore[assignment]  # (no cast call: hot path)
             if not self._is_valid(frozen):
                 return self.compiled.failure_for(frozen)

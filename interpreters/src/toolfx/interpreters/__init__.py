@@ -1,5 +1,6 @@
 """toolfx interpreters: runners that perform pipeline descriptions over a Runtime."""
 
+from toolfx.interpreters.anyio_processes import AnyioProcessRunner
 from toolfx.interpreters.anyio_runtime import (
     AnyioApprovals,
     AnyioRuntime,
@@ -18,10 +19,20 @@ from toolfx.interpreters.deterministic import (
     TraceEvent,
 )
 from toolfx.interpreters.foreign import ForeignAwaitError
+from toolfx.interpreters.local_files import AnyioFileSystem, LocalFileSystem
+from toolfx.interpreters.memory_files import MemoryFileSystem
+from toolfx.interpreters.scripted_processes import (
+    ProcessMatcher,
+    ScriptedProcess,
+    ScriptedProcesses,
+)
 from toolfx.interpreters.sync import SyncRuntime, run_sync
+from toolfx.interpreters.sync_processes import SyncProcessRunner
 
 __all__ = [
     "AnyioApprovals",
+    "AnyioFileSystem",
+    "AnyioProcessRunner",
     "AnyioRuntime",
     "CancelAt",
     "Deadlock",
@@ -31,7 +42,13 @@ __all__ = [
     "Fault",
     "ForeignAwaitError",
     "HangAt",
+    "LocalFileSystem",
+    "MemoryFileSystem",
+    "ProcessMatcher",
     "RaiseAt",
+    "ScriptedProcess",
+    "ScriptedProcesses",
+    "SyncProcessRunner",
     "SyncRuntime",
     "TraceEvent",
     "run_anyio",

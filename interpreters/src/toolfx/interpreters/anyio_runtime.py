@@ -11,9 +11,9 @@ raised, not wrapped in exception groups.
 
 from __future__ import annotations
 
-import threading
+import asyncio
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Final, Literal, TypeVar, final
+from typing import Literal, TypeVar, final
 
 import anyio
 import anyio.lowlevel
@@ -21,15 +21,22 @@ import anyio.to_thread
 
 from toolfx.core.cancel import CALLER_CANCELLED, CancelSignal
 from toolfx.core.description import Description
+from toolfx.core.files import FileSystem
+from toolfx.core.processes import ProcessRunner
 from toolfx.core.runtime import (
     ApprovalReply,
     ApprovalRequest,
     Cancelled,
     DefectReporter,
+    RejectedWithFeedback,
     Runtime,
     deadline_reason,
     log_defect,
 )
+from toolfx.interpreters.anyio_pool import PASSED_ON, on_asyncio, run_pool
+from toolfx.interpreters.anyio_processes import AnyioProcessRunner
+from toolfx.interpreters.anyio_wake import in_loop
+from toolfx.interpreters.local_files import AnyioFileSystem
 
 __all__ = ["AnyioApprovals", "AnyioRuntime", "run_anyio", "run_anyio_async"]
 
@@ -38,21 +45,25 @@ T = TypeVar("T")
 AnyioApprovals = Callable[[ApprovalRequest], ApprovalReply | Awaitable[ApprovalReply]]
 """An approval service: a plain function (runs on the loop, must not block) or an async one."""
 
-_PASSED_ON: Final = (Exception, KeyboardInterrupt, SystemExit)
-"""What gather and deadline hold while their task group winds down, then raise unchanged."""
-
 
 @final
 class AnyioRuntime(Runtime):
     """Capabilities on the running anyio event loop; approvals from a sync or async callback."""
 
-    __slots__ = ("_approvals", "_on_defect")
+    __slots__ = ("_approvals", "_files", "_on_defect", "_processes")
 
     def __init__(
-        self, approvals: AnyioApprovals | None = None, on_defect: DefectReporter = log_defect
+        self,
+        approvals: AnyioApprovals | None = None,
+        on_defect: DefectReporter = log_defect,
+        *,
+        files: FileSystem | None = None,
+        processes: ProcessRunner | None = None,
     ) -> None:
         self._approvals = approvals
         self._on_defect = on_defect
+        self._files: FileSystem = AnyioFileSystem() if files is None else files
+        self._processes: ProcessRunner = AnyioProcessRunner() if processes is None else processes
 
     def now(self) -> float:
         """The event loop's monotonic clock (`anyio.current_time`; only inside the loop)."""
@@ -60,13 +71,13 @@ class AnyioRuntime(Runtime):
 
     async def sleep(self, seconds: float, signal: CancelSignal | None = None) -> None:
         """Sleep on the loop; a signal set (from any thread) wakes it with `Cancelled`."""
-        if signal is None:
-            await anyio.sleep(max(seconds, 0.0))
+        if signal is None:  # asyncio's own sleep skips anyio's backend lookup (same behaviour)
+            await (asyncio.sleep if on_asyncio() else anyio.sleep)(max(seconds, 0.0))
             return
         if signal.is_cancelled():
             raise Cancelled(signal.reason or CALLER_CANCELLED)
         with anyio.CancelScope() as scope:
-            unsubscribe = signal.on_cancel(_in_loop(scope.cancel))
+            unsubscribe = signal.on_cancel(in_loop(scope.cancel))
             try:
                 await anyio.sleep(max(seconds, 0.0))
             finally:
@@ -82,35 +93,14 @@ class AnyioRuntime(Runtime):
         """Run the thunks in a task group, at most `limit` at once; results in their order.
 
         `limit` worker tasks take the thunks in order (so they start in order on every backend,
-        trio's shuffled scheduling included). The first exception cancels the others (the task
-        group's own cancellation) and is raised as it was once they have finished.
+        trio's shuffled scheduling included). The first exception cancels the others and is
+        raised as it was once they have finished (see anyio_pool.py).
         """
         if limit < 1:
             raise ValueError(f"gather needs a limit of at least 1, not {limit}")
         if not thunks:
             return []
-        pending = iter(enumerate(thunks))
-        results: dict[int, T] = {}
-        failures: list[BaseException] = []
-
-        async def worker() -> None:
-            for index, thunk in pending:  # shared: each thunk is taken by one worker, in order
-                if failures:  # a thunk swallowed the group's cancellation: start no more
-                    return
-                try:
-                    results[index] = await thunk()
-                except _PASSED_ON as error:
-                    if not failures:
-                        failures.append(error)
-                        group.cancel_scope.cancel()
-                    return
-
-        async with anyio.create_task_group() as group:
-            for _ in range(min(limit, len(thunks))):
-                group.start_soon(worker)
-        if failures:
-            raise failures[0]
-        return [results[index] for index in range(len(thunks))]
+        return await run_pool(thunks, limit)
 
     async def deadline(
         self, seconds: float, signal: CancelSignal, thunk: Callable[[], Awaitable[T]]
@@ -134,7 +124,7 @@ class AnyioRuntime(Runtime):
             group.start_soon(expire)
             try:
                 result = await thunk()
-            except _PASSED_ON as error:
+            except PASSED_ON as error:
                 failure = error
             finally:
                 group.cancel_scope.cancel()
@@ -157,11 +147,11 @@ class AnyioRuntime(Runtime):
         if self._approvals is None:
             return "unavailable"
         pending = self._approvals(request)
-        if isinstance(pending, str):
+        if isinstance(pending, str | RejectedWithFeedback):
             return pending
         reply: ApprovalReply = "cancelled"
         with anyio.CancelScope() as scope:
-            unsubscribe = signal.on_cancel(_in_loop(scope.cancel))
+            unsubscribe = signal.on_cancel(in_loop(scope.cancel))
             try:
                 reply = await pending
             finally:
@@ -172,27 +162,15 @@ class AnyioRuntime(Runtime):
         """Pass a contained defect to `on_defect` (by default: logged on the `toolfx` logger)."""
         self._on_defect(error, where)
 
+    @property
+    def files(self) -> FileSystem:
+        """The file system given, else this machine's, each operation in a worker thread."""
+        return self._files
 
-def _in_loop(wake: Callable[[], None]) -> Callable[[], None]:
-    """A signal watcher that runs `wake` (which must not raise) in the current loop's thread.
-
-    Called in the loop's thread it runs `wake` at once; called in any other thread it
-    schedules `wake` into the loop and returns without waiting, so a cancel() never blocks
-    and never deadlocks. If the loop has finished, the waiter is gone and nothing is done.
-    """
-    loop_thread = threading.get_ident()
-    token = anyio.lowlevel.current_token()
-
-    def watcher() -> None:
-        if threading.get_ident() == loop_thread:
-            wake()
-            return
-        try:
-            token.backend_class.run_sync_soon(wake, (), token.native_token)
-        except anyio.RunFinishedError:
-            return
-
-    return watcher
+    @property
+    def processes(self) -> ProcessRunner:
+        """The process runner given, else `AnyioProcessRunner` (on this loop)."""
+        return self._processes
 
 
 def run_anyio(
@@ -201,7 +179,13 @@ def run_anyio(
     runtime: Runtime | None = None,
 ) -> T:
     """Run `description` on a new event loop of `backend` (an `AnyioRuntime` unless given one)."""
-    return anyio.run(run_anyio_async, description, runtime, backend=backend)
+    outcome: list[T] = []
+
+    async def main() -> None:  # returns None: asyncio's runner takes the repr of its main
+        outcome.append(await run_anyio_async(description, runtime))  # task, result included
+
+    anyio.run(main, backend=backend)
+    return outcome[0]
 
 
 async def run_anyio_async(description: Description[T], runtime: Runtime | None = None) -> T:

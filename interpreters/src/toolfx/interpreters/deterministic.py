@@ -2,7 +2,7 @@
 
 Nothing real happens to time: a sleep is a timer on the virtual clock, and when no task can run
 the clock jumps to the next timer, so an hour-long sleep finishes at once and `now()` advances by
-exactly an hour. Tasks interleave only at capabilities (checkpoint, sleep, gather, approve);
+exactly an hour. Tasks interleave only at capabilities (checkpoint, sleep, gather, approve, files);
 which runnable task goes next is chosen by `random.Random(seed)`. Approvals come from a script
 or a callback, faults (`RaiseAt`, `HangAt`, `CancelAt`) are injected at numbered steps, and
 everything is recorded in `trace`: the same seed and description give the same trace.
@@ -17,6 +17,12 @@ Rules, as the runtime gives them to the program:
   fires while the thunk runs, it sets the signal with `deadline_reason(seconds)`. The thunk is
   always awaited. Timers due at the same virtual time fire in the order they were set.
 - `run_blocking` calls the function inline: it takes no virtual time and is no reschedule point.
+- `files` is a `MemoryFileSystem` (a fresh empty one each run, its mtimes from the virtual clock,
+  unless one is given to keep across runs); each operation is a reschedule point, then happens
+  at once and is recorded in the trace (`files`).
+- `processes` runs the scripts of the `ScriptedProcesses` table given (none by default): each
+  run takes its duration, its timeout and its kill grace in virtual time, as a sleep on the
+  signal, and is recorded in the trace (`process`); an unscripted command is a `ProcessError`.
 - `approve` is a reschedule point; the reply is `cancelled` if the signal is set by then, else
   the next scripted reply (`unavailable` once the script is exhausted, or with no approvals).
 - An exception from a task other than the main one reaches the program only through `gather`;
@@ -39,6 +45,8 @@ from typing import Final, TypeVar, final
 
 from toolfx.core.cancel import CALLER_CANCELLED, CancelSignal
 from toolfx.core.description import Description
+from toolfx.core.files import FileSystem
+from toolfx.core.processes import ProcessRunner
 from toolfx.core.runtime import (
     ApprovalReply,
     ApprovalRequest,
@@ -46,6 +54,7 @@ from toolfx.core.runtime import (
     Runtime,
     deadline_reason,
 )
+from toolfx.interpreters.deterministic_files import TracedFileSystem
 from toolfx.interpreters.deterministic_scheduler import (
     Approve,
     CancelAt,
@@ -61,6 +70,8 @@ from toolfx.interpreters.deterministic_scheduler import (
     TraceEvent,
     TraceKind,
 )
+from toolfx.interpreters.memory_files import MemoryFileSystem
+from toolfx.interpreters.scripted_processes import ScriptedProcesses
 
 __all__ = [
     "CancelAt",
@@ -92,13 +103,20 @@ UNAVAILABLE: Final[ApprovalReply] = "unavailable"
 class DeterministicRuntime(Runtime):
     """Capabilities on one run's scheduler: virtual time, seeded interleavings, scripted replies."""
 
-    __slots__ = ("_approvals", "_scheduler")
+    __slots__ = ("_approvals", "_files", "_processes", "_scheduler")
 
     def __init__(
-        self, scheduler: Scheduler, approvals: Callable[[ApprovalRequest], ApprovalReply]
+        self,
+        scheduler: Scheduler,
+        approvals: Callable[[ApprovalRequest], ApprovalReply],
+        files: FileSystem,
+        *,
+        processes: ScriptedProcesses | None = None,
     ) -> None:
         self._scheduler = scheduler
         self._approvals = approvals
+        self._files = TracedFileSystem(files, scheduler)
+        self._processes = (ScriptedProcesses() if processes is None else processes).on(scheduler)
 
     def now(self) -> float:
         """The virtual time in seconds: 0 when the run starts, moved only by timers."""
@@ -174,6 +192,16 @@ class DeterministicRuntime(Runtime):
         """Record a contained defect in the trace and in the interpreter's `reported`."""
         self._scheduler.report(error, where)
 
+    @property
+    def files(self) -> FileSystem:
+        """The run's file system: each operation a reschedule point, recorded in the trace."""
+        return self._files
+
+    @property
+    def processes(self) -> ProcessRunner:
+        """The run's process table: scripted commands on the virtual clock, in the trace."""
+        return self._processes
+
 
 async def _child(thunk: Callable[[], Awaitable[T]], index: int, results: dict[int, T]) -> None:
     results[index] = await thunk()
@@ -184,13 +212,20 @@ class DeterministicInterpreter:
     """Runs descriptions on a seeded scheduler and a virtual clock; scripted approvals, faults.
 
     Each `run` starts afresh: the clock at 0, the generator at `seed`, the approval script at its
-    first reply, the fault steps counted from 1. `trace` and `reported` describe the latest run.
+    first reply, the fault steps counted from 1, an empty file system unless `files` is given
+    (then each run sees what the runs before it wrote). `trace` and `reported` describe the
+    latest run.
     """
 
-    __slots__ = ("_approvals", "_faults", "_reported", "_seed", "_trace")
+    __slots__ = ("_approvals", "_faults", "_files", "_processes", "_reported", "_seed", "_trace")
 
     def __init__(
-        self, seed: int = 0, approvals: Approvals = None, faults: Sequence[Fault] = ()
+        self,
+        seed: int = 0,
+        approvals: Approvals = None,
+        faults: Sequence[Fault] = (),
+        files: MemoryFileSystem | None = None,
+        processes: ScriptedProcesses | None = None,
     ) -> None:
         if isinstance(approvals, str):
             raise TypeError("approvals must be a sequence of replies, not one reply")
@@ -202,6 +237,8 @@ class DeterministicInterpreter:
         self._seed = seed
         self._approvals = approvals
         self._faults = tuple(faults)
+        self._files = files
+        self._processes = ScriptedProcesses() if processes is None else processes
         self._trace: tuple[TraceEvent, ...] = ()
         self._reported: tuple[Reported, ...] = ()
 
@@ -218,7 +255,10 @@ class DeterministicInterpreter:
     def run(self, description: Description[T]) -> T:
         """Run `description` to completion; give its result or raise what it raised."""
         scheduler = Scheduler(self._seed, self._faults)
-        runtime = DeterministicRuntime(scheduler, _answers(self._approvals))
+        files = MemoryFileSystem(lambda: scheduler.now) if self._files is None else self._files
+        runtime = DeterministicRuntime(
+            scheduler, _answers(self._approvals), files, processes=self._processes
+        )
         try:
             return scheduler.run(description.program(runtime))
         finally:

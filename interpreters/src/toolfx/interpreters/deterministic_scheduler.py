@@ -49,13 +49,16 @@ TraceKind = Literal[
     "wake",
     "approve",
     "deadline",
+    "files",
+    "process",
     "report",
     "fault",
     "done",
     "failed",
     "abandoned",
 ]
-"""What a trace event records; `wait` is a task waiting for the tasks it started."""
+"""What a trace event records (`wait`: for the tasks it started; `files`: a file operation;
+`process`: a scripted process starting or ending)."""
 
 
 @final

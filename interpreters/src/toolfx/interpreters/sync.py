@@ -16,6 +16,8 @@ from typing import TypeVar, final
 
 from toolfx.core.cancel import CALLER_CANCELLED, CancelSignal
 from toolfx.core.description import Description
+from toolfx.core.files import FileSystem
+from toolfx.core.processes import ProcessRunner
 from toolfx.core.runtime import (
     ApprovalReply,
     ApprovalRequest,
@@ -26,6 +28,8 @@ from toolfx.core.runtime import (
     log_defect,
 )
 from toolfx.interpreters.foreign import ForeignAwaitError
+from toolfx.interpreters.local_files import LocalFileSystem
+from toolfx.interpreters.sync_processes import SyncProcessRunner
 
 __all__ = ["ForeignAwaitError", "SyncRuntime", "run_sync"]
 
@@ -36,15 +40,20 @@ T = TypeVar("T")
 class SyncRuntime(Runtime):
     """Capabilities that complete at once on the calling thread; approvals from a callback."""
 
-    __slots__ = ("_approvals", "_on_defect")
+    __slots__ = ("_approvals", "_files", "_on_defect", "_processes")
 
     def __init__(
         self,
         approvals: Callable[[ApprovalRequest], ApprovalReply] | None = None,
         on_defect: DefectReporter = log_defect,
+        *,
+        files: FileSystem | None = None,
+        processes: ProcessRunner | None = None,
     ) -> None:
         self._approvals = approvals
         self._on_defect = on_defect
+        self._files: FileSystem = LocalFileSystem() if files is None else files
+        self._processes: ProcessRunner = SyncProcessRunner() if processes is None else processes
 
     def now(self) -> float:
         """Monotonic time in seconds (`time.monotonic`)."""
@@ -114,6 +123,16 @@ class SyncRuntime(Runtime):
     def report(self, error: BaseException, where: str) -> None:
         """Pass a contained defect to `on_defect` (by default: logged on the `toolfx` logger)."""
         self._on_defect(error, where)
+
+    @property
+    def files(self) -> FileSystem:
+        """The file system given, else this machine's, each operation done inline."""
+        return self._files
+
+    @property
+    def processes(self) -> ProcessRunner:
+        """The process runner given, else `SyncProcessRunner` (blocks this thread)."""
+        return self._processes
 
 
 def run_sync(description: Description[T], runtime: Runtime | None = None) -> T:

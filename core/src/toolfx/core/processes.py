@@ -1,0 +1,76 @@
+"""The process-runner capability: run a command in its own process group, bounded and killable."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Protocol, final
+
+from toolfx.core.cancel import CancelSignal
+
+__all__ = ["CapturedOutput", "ProcessError", "ProcessOutcome", "ProcessRunner", "ProcessSpec"]
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class ProcessSpec:
+    """A command to run: argv, working directory, environment, limits and the kill grace."""
+
+    argv: tuple[str, ...]
+    cwd: str
+    timeout: float
+    output_limit: int
+    """Bytes kept per stream; the rest is counted, not kept."""
+    env: Mapping[str, str] | None = None
+    """The whole environment of the child; None inherits the runner's."""
+    kill_grace: float = 2.0
+    """Seconds between SIGTERM to the process group and SIGKILL."""
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class CapturedOutput:
+    """The first bytes of one stream and how many bytes the stream carried in all."""
+
+    data: bytes
+    total: int
+
+    @property
+    def lost(self) -> int:
+        """How many bytes were produced beyond the limit and not kept."""
+        return self.total - len(self.data)
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class ProcessOutcome:
+    """How a process ended: exit code or killing signal, its output, and whether it was stopped."""
+
+    exit_code: int | None
+    """The exit status; None when a signal ended the process."""
+    signal: int | None
+    """The number of the signal that ended the process, if one did."""
+    stdout: CapturedOutput
+    stderr: CapturedOutput
+    timed_out: bool
+    cancelled: bool
+    duration: float
+
+
+class ProcessError(Exception):
+    """A process could not be started: the command and the reason."""
+
+    __module__ = "toolfx.core"
+
+    def __init__(self, argv: tuple[str, ...], reason: str) -> None:
+        super().__init__(f"cannot run {argv[0] if argv else '(empty command)'!r}: {reason}")
+        self.argv = argv
+        self.reason = reason
+
+
+class ProcessRunner(Protocol):
+    """Runs commands; the process group is ended at the timeout or when the signal is set."""
+
+    async def run(self, spec: ProcessSpec, signal: CancelSignal) -> ProcessOutcome:
+        """Run `spec` to its end; SIGTERM then SIGKILL to its group on timeout or cancellation."""
+        ...

@@ -1,0 +1,154 @@
+"""The deterministic interpreter's process table: scripted commands that run on the virtual clock.
+
+A `ScriptedProcesses` table matches each command against its scripts in order: an argv tuple
+matches exactly, a string matches the command of a shell's `-c` (argv `(shell, "-c", command)`),
+a callable is asked with the argv. Running a script writes its output at once (kept up to the
+output limit and counted in full, as the real runners do), then takes `duration` virtual
+seconds. At the timeout, or when the signal is set, the group gets SIGTERM: a script that
+ignores it dies of SIGKILL `kill_grace` virtual seconds later (unless it ends first), any other
+dies of SIGTERM at once. Each run is recorded in the trace as `process` events.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from signal import SIGKILL, SIGTERM
+from typing import final
+
+from toolfx.core.cancel import CancelSignal
+from toolfx.core.processes import ProcessError, ProcessOutcome, ProcessRunner, ProcessSpec
+from toolfx.core.runtime import Cancelled
+from toolfx.interpreters.deterministic_scheduler import Scheduler, Sleep
+from toolfx.interpreters.process_common import (
+    BoundedCapture,
+    Stop,
+    ended,
+    not_started,
+    wait_limit,
+)
+
+__all__ = ["ProcessMatcher", "ScriptedProcess", "ScriptedProcesses"]
+
+ProcessMatcher = str | tuple[str, ...] | Callable[[tuple[str, ...]], bool]
+"""A shell command (`-c`), an exact argv, or a predicate on the argv."""
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class ScriptedProcess:
+    """What a scripted command does: its output, how it ends, how long it takes (virtual)."""
+
+    stdout: bytes = b""
+    stderr: bytes = b""
+    exit_code: int = 0
+    duration: float = 0.0
+    ignores_sigterm: bool = False
+    exit_signal: int | None = None
+    """The signal it dies of by itself (then `exit_code` is not used)."""
+
+    @property
+    def returncode(self) -> int:
+        """How it ends by itself, as subprocess says it: the exit code, or minus the signal."""
+        return self.exit_code if self.exit_signal is None else -self.exit_signal
+
+
+@final
+class ScriptedProcesses:
+    """A process table: scripts matched in order; `runs` keeps the specs it started, across runs."""
+
+    __slots__ = ("_runs", "_scripts")
+
+    def __init__(self, scripts: Iterable[tuple[ProcessMatcher, ScriptedProcess]] = ()) -> None:
+        self._scripts = tuple(scripts)
+        self._runs: list[ProcessSpec] = []
+
+    @property
+    def runs(self) -> tuple[ProcessSpec, ...]:
+        """The specs of the commands started so far (by any run), in order."""
+        return tuple(self._runs)
+
+    def on(self, scheduler: Scheduler) -> ProcessRunner:
+        """This table as the process runner of one run's scheduler."""
+        return _ScriptedRunner(self, scheduler)
+
+    def _find(self, argv: tuple[str, ...]) -> ScriptedProcess:
+        for matcher, script in self._scripts:
+            if _matches(matcher, argv):
+                return script
+        raise ProcessError(argv, f"no scripted process for {_shown(argv)}")
+
+    async def _run(
+        self, scheduler: Scheduler, spec: ProcessSpec, signal: CancelSignal
+    ) -> ProcessOutcome:
+        shown = _shown(spec.argv)
+        script = self._find(spec.argv)
+        if signal.is_cancelled():
+            scheduler.record("process", f"{shown}: not started, cancelled")
+            return not_started()
+        self._runs.append(spec)
+        started = scheduler.now
+        scheduler.record("process", f"{shown}: started")
+        timeout = wait_limit(spec.timeout)
+        stop: Stop | None
+        try:
+            await Sleep(min(script.duration, timeout), signal)
+        except Cancelled:
+            stop = "cancelled"
+        else:
+            stop = "timed out" if script.duration > timeout else None
+        returncode = script.returncode
+        if stop is not None:
+            remaining = script.duration - (scheduler.now - started)
+            returncode = await _terminated(script, remaining, wait_limit(spec.kill_grace))
+        outcome = ended(
+            returncode,
+            _written(script.stdout, spec.output_limit),
+            _written(script.stderr, spec.output_limit),
+            stop,
+            scheduler.now - started,
+        )
+        ending = f"exit {returncode}" if returncode >= 0 else f"signal {-returncode}"
+        scheduler.record("process", f"{shown}: {ending}{f', {stop}' if stop else ''}")
+        return outcome
+
+
+@final
+class _ScriptedRunner(ProcessRunner):
+    """A table bound to the scheduler of one run."""
+
+    __slots__ = ("_scheduler", "_table")
+
+    def __init__(self, table: ScriptedProcesses, scheduler: Scheduler) -> None:
+        self._table = table
+        self._scheduler = scheduler
+
+    async def run(self, spec: ProcessSpec, signal: CancelSignal) -> ProcessOutcome:
+        """Run the matching script on the virtual clock."""
+        return await self._table._run(self._scheduler, spec, signal)
+
+
+async def _terminated(script: ScriptedProcess, remaining: float, grace: float) -> int:
+    """The return code of a script sent SIGTERM with `remaining` seconds of its own left."""
+    if not script.ignores_sigterm:
+        return -SIGTERM
+    await Sleep(min(remaining, grace), None)
+    return script.returncode if remaining <= grace else -SIGKILL
+
+
+def _matches(matcher: ProcessMatcher, argv: tuple[str, ...]) -> bool:
+    if isinstance(matcher, str):
+        return len(argv) == 3 and argv[1] == "-c" and argv[2] == matcher
+    if isinstance(matcher, tuple):
+        return matcher == argv
+    return matcher(argv)
+
+
+def _shown(argv: tuple[str, ...]) -> str:
+    return repr(argv[2] if len(argv) == 3 and argv[1] == "-c" else argv)
+
+
+def _written(data: bytes, limit: int) -> BoundedCapture:
+    capture = BoundedCapture(limit)
+    capture.feed(data)
+    return capture

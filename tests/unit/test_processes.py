@@ -1,0 +1,374 @@
+"""The process runners: real ones under sync, anyio-asyncio and anyio-trio; the scripted one."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Literal, TypeVar
+
+import anyio
+import pytest
+
+from tests.support import cancel_later
+from toolfx.core import (
+    CancelSignal,
+    Description,
+    ProcessError,
+    ProcessOutcome,
+    ProcessSpec,
+    Runtime,
+)
+from toolfx.interpreters import (
+    AnyioProcessRunner,
+    AnyioRuntime,
+    DeterministicInterpreter,
+    ScriptedProcess,
+    ScriptedProcesses,
+    SyncProcessRunner,
+    SyncRuntime,
+    run_anyio,
+    run_sync,
+)
+
+T = TypeVar("T")
+
+Interpreter = Literal["sync", "asyncio", "trio"]
+
+GRACE = 0.3
+"""The kill grace of the real runs: short, so that the suite stays fast."""
+SLACK = 2.0
+"""Generous room for a noisy machine on top of an expected time."""
+
+
+@pytest.fixture(params=["sync", "asyncio", "trio"])
+def interpreter(request: pytest.FixtureRequest) -> Interpreter:
+    """Every real-runner test runs under the sync interpreter and under anyio on both backends."""
+    name: Interpreter = request.param
+    return name
+
+
+def bash(
+    command: str, *, timeout: float = 10.0, output_limit: int = 10_000, cwd: str = "/"
+) -> ProcessSpec:
+    return ProcessSpec(("/bin/bash", "-c", command), cwd, timeout, output_limit, kill_grace=GRACE)
+
+
+def run(
+    interpreter: Interpreter, spec: ProcessSpec, signal: CancelSignal | None = None
+) -> ProcessOutcome:
+    """Run `spec` through `runtime.processes` of the interpreter's default runtime."""
+    watched = CancelSignal() if signal is None else signal
+
+    async def program(runtime: Runtime) -> ProcessOutcome:
+        return await runtime.processes.run(spec, watched)
+
+    if interpreter == "sync":
+        return run_sync(Description(program))
+    return run_anyio(Description(program), interpreter)
+
+
+def alive(pid: int) -> bool:
+    """Whether `pid` is a live process (a zombie waiting for its reaper counts as dead)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def gone_soon(pid: int) -> bool:
+    deadline = time.monotonic() + SLACK
+    while alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return not alive(pid)
+
+
+# real runners -----------------------------------------------------------------------------------
+
+
+def test_the_exit_code_and_the_two_streams_apart(interpreter: Interpreter) -> None:
+    outcome = run(interpreter, bash("echo out; echo err >&2; exit 3"))
+    assert (outcome.exit_code, outcome.signal) == (3, None)
+    assert (outcome.stdout.data, outcome.stdout.total) == (b"out\n", 4)
+    assert (outcome.stderr.data, outcome.stderr.total) == (b"err\n", 4)
+    assert not outcome.timed_out
+    assert not outcome.cancelled
+    assert 0.0 <= outcome.duration < SLACK
+
+
+def test_a_process_killed_by_a_signal_reports_the_signal(interpreter: Interpreter) -> None:
+    outcome = run(interpreter, bash("echo before; kill -TERM $$; echo after"))
+    assert (outcome.exit_code, outcome.signal) == (None, 15)
+    assert outcome.stdout.data == b"before\n"
+    assert not outcome.timed_out
+
+
+def test_the_working_directory_and_the_environment(
+    interpreter: Interpreter, tmp_path: Path
+) -> None:
+    spec = ProcessSpec(
+        ("/bin/bash", "-c", 'pwd; echo "$ONLY"'),
+        str(tmp_path),
+        10.0,
+        1000,
+        env={"ONLY": "this", "PATH": "/usr/bin:/bin"},
+    )
+    assert run(interpreter, spec).stdout.data == f"{tmp_path}\nthis\n".encode()
+
+
+def test_a_command_that_ignores_sigterm_dies_of_sigkill_with_its_children(
+    interpreter: Interpreter,
+) -> None:
+    started = time.monotonic()
+    outcome = run(interpreter, bash("trap '' TERM; sleep 30 & echo $!; wait", timeout=0.3))
+    elapsed = time.monotonic() - started
+    assert outcome.timed_out
+    assert not outcome.cancelled
+    assert (outcome.exit_code, outcome.signal) == (None, 9)
+    assert 0.3 + GRACE - 0.05 <= elapsed < 0.3 + GRACE + SLACK
+    assert outcome.duration <= elapsed
+    assert gone_soon(int(outcome.stdout.data))  # the sleep, which ignored SIGTERM as well
+
+
+def test_a_command_that_obeys_sigterm_dies_of_it_at_the_timeout(interpreter: Interpreter) -> None:
+    started = time.monotonic()
+    outcome = run(interpreter, bash("sleep 30 & echo $!; wait", timeout=0.3))
+    assert time.monotonic() - started < 0.3 + GRACE  # no need to wait for the grace
+    assert (outcome.exit_code, outcome.signal, outcome.timed_out) == (None, 15, True)
+    assert gone_soon(int(outcome.stdout.data))
+
+
+def test_a_flood_is_bounded_and_counted_exactly_on_both_streams(interpreter: Interpreter) -> None:
+    started = time.monotonic()
+    command = "head -c 100000000 /dev/zero & head -c 3000000 /dev/zero >&2; wait"
+    outcome = run(interpreter, bash(command, output_limit=1000))
+    assert time.monotonic() - started < 10.0
+    assert outcome.exit_code == 0
+    assert (len(outcome.stdout.data), outcome.stdout.total) == (1000, 100_000_000)
+    assert outcome.stdout.lost == 100_000_000 - 1000
+    assert (len(outcome.stderr.data), outcome.stderr.total) == (1000, 3_000_000)
+
+
+def test_a_signal_set_from_another_thread_stops_the_command(interpreter: Interpreter) -> None:
+    signal = CancelSignal()
+    cancel_later(signal, 0.2, "stop")
+    started = time.monotonic()
+    outcome = run(interpreter, bash("sleep 30"), signal)
+    assert time.monotonic() - started < 0.2 + SLACK
+    assert outcome.cancelled
+    assert not outcome.timed_out
+    assert outcome.signal == 15
+
+
+def test_a_signal_set_before_the_start_runs_nothing(
+    interpreter: Interpreter, tmp_path: Path
+) -> None:
+    signal = CancelSignal()
+    signal.cancel()
+    outcome = run(interpreter, bash(f"touch {tmp_path}/ran"), signal)
+    assert (outcome.cancelled, outcome.exit_code, outcome.signal) == (True, None, None)
+    assert outcome.duration == 0.0
+    assert not (tmp_path / "ran").exists()
+
+
+def test_a_process_outside_the_group_holding_the_pipes_does_not_hang_the_run(
+    interpreter: Interpreter,
+) -> None:
+    started = time.monotonic()
+    outcome = run(interpreter, bash("setsid sleep 2 & sleep 30", timeout=0.3))
+    assert time.monotonic() - started < 0.3 + GRACE + SLACK
+    assert outcome.timed_out
+
+
+@pytest.mark.parametrize(
+    ("spec", "culprit"),
+    [
+        (ProcessSpec(("/bin/true",), "/no/such/directory", 10.0, 100), "working directory"),
+        (ProcessSpec(("/no/such/program",), "/", 10.0, 100), "program"),
+        (ProcessSpec((), "/", 10.0, 100), "empty"),
+    ],
+)
+def test_a_command_that_cannot_start_is_a_process_error(
+    interpreter: Interpreter, spec: ProcessSpec, culprit: str
+) -> None:
+    with pytest.raises(ProcessError) as raised:
+        run(interpreter, spec)
+    assert culprit in raised.value.reason
+    assert raised.value.argv == spec.argv
+
+
+@pytest.mark.parametrize("backend", ["asyncio", "trio"])
+def test_a_cancelled_anyio_run_kills_the_group_before_it_leaves(
+    backend: str, tmp_path: Path
+) -> None:
+    pid_file = tmp_path / "pid"
+
+    async def main() -> None:
+        with anyio.move_on_after(0.3):
+            command = f"trap '' TERM; sleep 30 & echo $! > {pid_file}; wait"
+            await AnyioProcessRunner().run(bash(command), CancelSignal())
+
+    anyio.run(main, backend=backend)
+    assert gone_soon(int(pid_file.read_text()))
+
+
+def test_each_runtime_has_its_runner_unless_given_one() -> None:
+    given = SyncProcessRunner()
+    assert isinstance(SyncRuntime().processes, SyncProcessRunner)
+    assert SyncRuntime(processes=given).processes is given
+    assert isinstance(AnyioRuntime().processes, AnyioProcessRunner)
+    assert AnyioRuntime(processes=given).processes is given
+
+
+# the scripted runner ----------------------------------------------------------------------------
+
+
+def perform(program: Callable[[Runtime], Awaitable[T]], interpreter: DeterministicInterpreter) -> T:
+    async def wrapper(runtime: Runtime) -> T:
+        return await program(runtime)
+
+    return interpreter.run(Description(wrapper))
+
+
+def scripted(
+    script: ScriptedProcess, spec: ProcessSpec, signal: CancelSignal | None = None
+) -> tuple[ProcessOutcome, float]:
+    """Run `spec` against a table with `script` for it; the outcome and the virtual time after."""
+    table = ScriptedProcesses([(spec.argv, script)])
+
+    async def program(runtime: Runtime) -> tuple[ProcessOutcome, float]:
+        outcome = await runtime.processes.run(spec, signal or CancelSignal())
+        return outcome, runtime.now()
+
+    return perform(program, DeterministicInterpreter(processes=table))
+
+
+def virtual(command: str, *, timeout: float = 60.0, kill_grace: float = 2.0) -> ProcessSpec:
+    return ProcessSpec(("/bin/bash", "-c", command), "/work", timeout, 100, kill_grace=kill_grace)
+
+
+def test_a_scripted_process_takes_its_duration_in_virtual_time() -> None:
+    script = ScriptedProcess(stdout=b"built\n", stderr=b"warning\n", exit_code=2, duration=30.0)
+    started = time.monotonic()
+    outcome, now = scripted(script, virtual("make"))
+    assert time.monotonic() - started < 1.0
+    assert now == 30.0
+    assert outcome.duration == 30.0
+    assert (outcome.exit_code, outcome.signal) == (2, None)
+    assert (outcome.stdout.data, outcome.stderr.data) == (b"built\n", b"warning\n")
+    assert not outcome.timed_out
+
+
+def test_a_scripted_process_that_dies_of_a_signal() -> None:
+    outcome, _ = scripted(ScriptedProcess(exit_signal=11), virtual("crash"))
+    assert (outcome.exit_code, outcome.signal) == (None, 11)
+
+
+@pytest.mark.parametrize(
+    ("ignores_sigterm", "duration", "ending", "now"),
+    [
+        (False, 100.0, (None, 15), 10.0),  # dies of SIGTERM at the timeout
+        (True, 100.0, (None, 9), 12.0),  # dies of SIGKILL a grace later
+        (True, 11.0, (0, None), 11.0),  # ends by itself within the grace
+    ],
+)
+def test_a_scripted_timeout(
+    ignores_sigterm: bool, duration: float, ending: tuple[int | None, int | None], now: float
+) -> None:
+    script = ScriptedProcess(duration=duration, ignores_sigterm=ignores_sigterm)
+    outcome, after = scripted(script, virtual("serve", timeout=10.0, kill_grace=2.0))
+    assert (outcome.exit_code, outcome.signal) == ending
+    assert outcome.timed_out
+    assert not outcome.cancelled
+    assert after == now
+    assert outcome.duration == now
+
+
+def test_a_scripted_process_is_cancelled_by_its_signal() -> None:
+    spec = virtual("serve")
+    table = ScriptedProcesses([("serve", ScriptedProcess(duration=100.0, ignores_sigterm=True))])
+
+    async def program(runtime: Runtime) -> tuple[ProcessOutcome, float]:
+        signal = CancelSignal()
+        outcome = await runtime.deadline(5.0, signal, lambda: runtime.processes.run(spec, signal))
+        return outcome, runtime.now()
+
+    outcome, now = perform(program, DeterministicInterpreter(processes=table))
+    assert (outcome.cancelled, outcome.timed_out, outcome.signal) == (True, False, 9)
+    assert now == 7.0
+    assert table.runs == (spec,)
+
+
+def test_a_scripted_process_whose_signal_is_set_does_not_start() -> None:
+    signal = CancelSignal()
+    signal.cancel()
+    table = ScriptedProcesses([("rm -rf /", ScriptedProcess())])
+
+    async def program(runtime: Runtime) -> ProcessOutcome:
+        return await runtime.processes.run(virtual("rm -rf /"), signal)
+
+    outcome = perform(program, DeterministicInterpreter(processes=table))
+    assert (outcome.cancelled, outcome.exit_code, outcome.signal) == (True, None, None)
+    assert table.runs == ()
+
+
+def test_scripted_output_is_bounded_and_counted_as_the_real_runners_do() -> None:
+    spec = ProcessSpec(("/bin/bash", "-c", "noisy"), "/", 10.0, 30)
+    outcome, _ = scripted(ScriptedProcess(stdout=b"x" * 100, stderr=b"y" * 10), spec)
+    assert (outcome.stdout.data, outcome.stdout.total, outcome.stdout.lost) == (b"x" * 30, 100, 70)
+    assert (outcome.stderr.data, outcome.stderr.total) == (b"y" * 10, 10)
+
+
+def test_scripts_match_in_order_by_command_argv_or_predicate() -> None:
+    table = ScriptedProcesses(
+        [
+            ("ls", ScriptedProcess(stdout=b"by command")),
+            (("/usr/bin/git", "status"), ScriptedProcess(stdout=b"by argv")),
+            (lambda argv: argv[0] == "/usr/bin/git", ScriptedProcess(stdout=b"by predicate")),
+            (("/usr/bin/git", "log"), ScriptedProcess(stdout=b"never reached")),
+        ]
+    )
+    argvs = [("/bin/bash", "-c", "ls"), ("/usr/bin/git", "status"), ("/usr/bin/git", "log")]
+
+    async def program(runtime: Runtime) -> list[bytes]:
+        specs = [ProcessSpec(argv, "/", 10.0, 100) for argv in argvs]
+        return [(await runtime.processes.run(s, CancelSignal())).stdout.data for s in specs]
+
+    found = perform(program, DeterministicInterpreter(processes=table))
+    assert found == [b"by command", b"by argv", b"by predicate"]
+    assert [spec.argv for spec in table.runs] == argvs
+
+
+def test_an_unscripted_command_is_a_process_error() -> None:
+    async def program(runtime: Runtime) -> ProcessOutcome:
+        return await runtime.processes.run(virtual("rm -rf /"), CancelSignal())
+
+    with pytest.raises(ProcessError, match="no scripted process for 'rm -rf /'"):
+        perform(program, DeterministicInterpreter())
+
+
+def test_the_same_seed_gives_the_same_trace_of_processes() -> None:
+    table = ScriptedProcesses(
+        [
+            ("fast", ScriptedProcess(duration=1.0)),
+            ("slow", ScriptedProcess(duration=50.0, ignores_sigterm=True)),
+        ]
+    )
+
+    async def program(runtime: Runtime) -> list[ProcessOutcome]:
+        def start(command: str) -> Callable[[], Awaitable[ProcessOutcome]]:
+            return lambda: runtime.processes.run(virtual(command, timeout=20.0), CancelSignal())
+
+        return await runtime.gather([start("slow"), start("fast"), start("fast")], limit=3)
+
+    def trace(seed: int) -> list[str]:
+        interpreter = DeterministicInterpreter(seed, processes=table)
+        perform(program, interpreter)
+        return [str(event) for event in interpreter.trace]
+
+    for seed in range(5):
+        assert trace(seed) == trace(seed)
+    processes = [line for line in trace(0) if " process " in line]
+    assert len(processes) == 6
+    assert any("'slow': signal 9, timed out" in line and "t=22" in line for line in processes)
