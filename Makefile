@@ -15,7 +15,7 @@ $(STAMP): $(PROJECTS)
 	touch $@
 
 demo: $(STAMP)
-	$(PY) examples/demo.py
+	$(VENV)/bin/toolfx demo
 
 check: $(STAMP)
 	$(PY) -m ruff check .

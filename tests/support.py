@@ -1,13 +1,19 @@
-"""Helpers the interpreter tests share: a sample approval request and a cancel from a thread."""
+"""Helpers the interpreter tests share: a sample approval request, a cancel from a thread, and
+whether a process is still alive."""
 
 from __future__ import annotations
 
 import threading
+import time
+from pathlib import Path
 
 from toolfx.core.cancel import CancelSignal
 from toolfx.core.runtime import ApprovalRequest
 
-__all__ = ["approval_request", "cancel_later"]
+__all__ = ["PROCESS_SLACK", "alive", "approval_request", "cancel_later", "gone_soon"]
+
+PROCESS_SLACK = 2.0
+"""Generous room for a noisy machine on top of an expected time."""
 
 
 def approval_request(call_id: str = "call-1", agent: str | None = None) -> ApprovalRequest:
@@ -29,3 +35,20 @@ def cancel_later(signal: CancelSignal, seconds: float, reason: str) -> threading
     timer.daemon = True
     timer.start()
     return timer
+
+
+def alive(pid: int) -> bool:
+    """Whether `pid` is a live process (a zombie waiting for its reaper counts as dead)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def gone_soon(pid: int) -> bool:
+    """Whether `pid` is dead, or dies within `PROCESS_SLACK` seconds."""
+    deadline = time.monotonic() + PROCESS_SLACK
+    while alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return not alive(pid)

@@ -47,6 +47,7 @@ from toolfx.core.presentation import (
 from toolfx.core.records import (
     RecordError,
     SessionRecord,
+    ToolApprovalRecord,
     ToolCallRecord,
     ToolResultRecord,
     call_view_from_json,
@@ -66,6 +67,7 @@ from toolfx.core.records import (
     result_view_to_json,
 )
 from toolfx.core.results import DurableResult
+from toolfx.core.runtime import ApprovalReply, RejectedWithFeedback
 
 Segments = tuple[str | int, ...]
 
@@ -142,7 +144,16 @@ result_views: st.SearchStrategy[ToolResultView] = st.one_of(
 )
 call_records = st.builds(ToolCallRecord, texts, texts, texts, frozen_json, opt_texts, opt_texts)
 result_records = st.builds(ToolResultRecord, texts, durables)
-session_records: st.SearchStrategy[SessionRecord] = call_records | result_records
+plain_replies: list[ApprovalReply] = [
+    "allowed-once",
+    "allowed-always",
+    "rejected",
+    "cancelled",
+    "unavailable",
+]
+replies = st.sampled_from(plain_replies) | st.builds(RejectedWithFeedback, texts)
+approval_records = st.builds(ToolApprovalRecord, texts, texts, tuples(texts), opt_texts, replies)
+session_records: st.SearchStrategy[SessionRecord] = call_records | approval_records | result_records
 
 
 @dataclass(frozen=True)
@@ -165,6 +176,12 @@ CODECS: Final = [
     Codec("result_view", result_view_to_json, result_view_from_json, result_views),
     Codec("call_record", ToolCallRecord.to_json, ToolCallRecord.from_json, call_records),
     Codec("result_record", ToolResultRecord.to_json, ToolResultRecord.from_json, result_records),
+    Codec(
+        "approval_record",
+        ToolApprovalRecord.to_json,
+        ToolApprovalRecord.from_json,
+        approval_records,
+    ),
     Codec("record", lambda record: record.to_json(), record_from_json, session_records),
 ]
 codecs = st.sampled_from(CODECS)
@@ -227,6 +244,14 @@ ROUND_TRIPS: Final[list[tuple[str, st.SearchStrategy[Any], Callable[[Any], list[
     ),
     ("call_record", call_records, call_record_trips),
     ("result_record", result_records, result_record_trips),
+    (
+        "approval_record",
+        approval_records,
+        lambda record: [
+            (ToolApprovalRecord.to_json, ToolApprovalRecord.from_json, record),
+            (ToolApprovalRecord.to_json, record_from_json, record),
+        ],
+    ),
 ]
 
 
@@ -253,12 +278,12 @@ def test_every_value_survives_json_text_exactly(
 
 FREE_FORM: Final = frozenset({"meta", "details", "arguments", "rawInput"})
 """Keys whose value is any JSON: nothing under them is checked beyond being JSON."""
-TAG_KEYS: Final = frozenset({"type", "card", "kind", "event", "shape", "code"})
+TAG_KEYS: Final = frozenset({"type", "card", "kind", "event", "shape", "code", "reply"})
 """Keys whose string value is one of a closed set."""
 OPTIONAL_KEYS: Final = frozenset(
     {"meta", "details", "error", "agent", "parentCallId", "kind", "rawInput", "content"}
     | {"locations", "line", "description", "cwd", "title", "output", "exitCode", "signal"}
-    | {"paths", "matches", "lang", "answer"}
+    | {"paths", "matches", "lang", "answer", "reason", "feedback"}
 )
 """Every key that is optional somewhere (dropping it may give another valid value)."""
 

@@ -10,7 +10,7 @@ from typing import Literal, TypeVar
 import anyio
 import pytest
 
-from tests.support import cancel_later
+from tests.support import PROCESS_SLACK, cancel_later, gone_soon
 from toolfx.core import (
     CancelSignal,
     Description,
@@ -37,8 +37,7 @@ Interpreter = Literal["sync", "asyncio", "trio"]
 
 GRACE = 0.3
 """The kill grace of the real runs: short, so that the suite stays fast."""
-SLACK = 2.0
-"""Generous room for a noisy machine on top of an expected time."""
+SLACK = PROCESS_SLACK
 
 
 @pytest.fixture(params=["sync", "asyncio", "trio"])
@@ -66,22 +65,6 @@ def run(
     if interpreter == "sync":
         return run_sync(Description(program))
     return run_anyio(Description(program), interpreter)
-
-
-def alive(pid: int) -> bool:
-    """Whether `pid` is a live process (a zombie waiting for its reaper counts as dead)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
-
-
-def gone_soon(pid: int) -> bool:
-    deadline = time.monotonic() + SLACK
-    while alive(pid) and time.monotonic() < deadline:
-        time.sleep(0.02)
-    return not alive(pid)
 
 
 # real runners -----------------------------------------------------------------------------------

@@ -58,6 +58,7 @@ from toolfx.core.processes import (
 from toolfx.core.records import (
     RecordError,
     SessionRecord,
+    ToolApprovalRecord,
     ToolCallRecord,
     ToolResultRecord,
     record_from_json,
@@ -160,6 +161,7 @@ __all__ = [
     "ScopeKey",
     "SessionRecord",
     "TextBlock",
+    "ToolApprovalRecord",
     "ToolCall",
     "ToolCallIdentity",
     "ToolCallRecord",

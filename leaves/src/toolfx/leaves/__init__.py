@@ -1,1 +1,51 @@
-"""toolfx leaves: the built-in tools (read, write, edit, glob, grep, bash); arriving next."""
+"""toolfx built-in leaves: read, write, edit, glob, grep and bash over a session's workspace.
+
+Each leaf is a typed tool that works only through the runtime's capabilities (files, processes,
+approvals), so the same leaf runs under every interpreter. `workspace_tools(workspace)` gives
+them all; the `toolfx.tools` entry point (`builtin_tools(root, rules)`, see provider.py) gives
+them to hosts such as the CLI from plain values.
+"""
+
+from toolfx.leaves.bash import BASH, BashArgs, BashOutput, StreamOutput, bash_tool
+from toolfx.leaves.bounded import BoundedText, bound_text, cut_text
+from toolfx.leaves.glob import GlobArgs, GlobOutput, glob_tool
+from toolfx.leaves.globs import glob_regex
+from toolfx.leaves.grep import GrepArgs, GrepMatch, GrepOutput, grep_tool
+from toolfx.leaves.permissions import Permissions
+from toolfx.leaves.rules import Action, Rule, RuleError, decide, load_rules, matches, parse_rules
+from toolfx.leaves.shell_words import command_prefixes
+from toolfx.leaves.tools import workspace_tools
+from toolfx.leaves.workspace import EXTERNAL_DIRECTORY, OutputLimits, ResolvedPath, Workspace
+
+__all__ = [
+    "BASH",
+    "EXTERNAL_DIRECTORY",
+    "Action",
+    "BashArgs",
+    "BashOutput",
+    "BoundedText",
+    "GlobArgs",
+    "GlobOutput",
+    "GrepArgs",
+    "GrepMatch",
+    "GrepOutput",
+    "OutputLimits",
+    "Permissions",
+    "ResolvedPath",
+    "Rule",
+    "RuleError",
+    "StreamOutput",
+    "Workspace",
+    "bash_tool",
+    "bound_text",
+    "command_prefixes",
+    "cut_text",
+    "decide",
+    "glob_regex",
+    "glob_tool",
+    "grep_tool",
+    "load_rules",
+    "matches",
+    "parse_rules",
+    "workspace_tools",
+]

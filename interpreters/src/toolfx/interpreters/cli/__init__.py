@@ -1,0 +1,54 @@
+"""The `toolfx` command line: `demo`, `run`, `replay` and `tools`.
+
+The tools come from the factories installed under the `toolfx.tools` entry point group; output
+is rich panels (or `--json` lines); every session can be logged as JSONL and replayed.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+
+from toolfx.interpreters.cli.args import (
+    DemoCommand,
+    ReplayCommand,
+    RunCommand,
+    ToolsCommand,
+    parse_args,
+)
+from toolfx.interpreters.cli.commands import CliError, replay, run, tools
+from toolfx.interpreters.cli.demo import demo
+from toolfx.interpreters.cli.log import LogError
+from toolfx.interpreters.cli.providers import ProviderError
+from toolfx.interpreters.cli.session import SessionError
+
+__all__ = ["main"]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command in `argv` (default: the process's arguments); the exit code.
+
+    0 when the command ran (its tool calls may have failed), 2 for a bad command line or an
+    input that cannot be used (a session, log, rules file or workspace).
+    """
+    try:
+        command = parse_args(sys.argv[1:] if argv is None else argv)
+    except SystemExit as exit_:  # argparse: --help (0) or a usage error (2)
+        return exit_.code if isinstance(exit_.code, int) else 2
+    try:
+        match command:
+            case RunCommand():
+                return run(command)
+            case DemoCommand():
+                return demo(command)
+            case ReplayCommand():
+                return replay(command)
+            case ToolsCommand():
+                return tools(command)
+    except (CliError, SessionError, LogError, ProviderError) as error:
+        print(f"toolfx: {error}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # the reader left (`toolfx demo | head`): no traceback at exit
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1

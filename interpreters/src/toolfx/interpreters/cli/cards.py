@@ -1,0 +1,194 @@
+"""Cards as rich renderables: read windows and diffs highlighted, terminal output with how it
+ended, search results listed or grouped by file. Long bodies keep their head and tail."""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Sequence
+from typing import Final, assert_never
+
+from rich.console import Group, RenderableType
+from rich.syntax import Syntax
+from rich.text import Text
+
+from toolfx.core.json import FrozenJson
+from toolfx.core.presentation import (
+    DiffCallCard,
+    DiffResultCard,
+    FileDiff,
+    GenericCallCard,
+    GenericResultCard,
+    ReadResultCard,
+    SearchResultCard,
+    TerminalCallCard,
+    TerminalResultCard,
+    ToolCallView,
+    ToolResultView,
+    WebFetchResultCard,
+    WebSearchResultCard,
+)
+
+__all__ = ["HEAD_LINES", "MIN_ELIDED", "TAIL_LINES", "call_body", "result_body"]
+
+HEAD_LINES: Final = 15
+"""How many first lines of a long body are shown."""
+TAIL_LINES: Final = 5
+"""How many last lines of a long body are shown after the elision mark."""
+MIN_ELIDED: Final = 5
+"""A body is elided only when this many lines or more would be left out."""
+
+_THEME: Final = "ansi_dark"
+
+
+def call_body(view: ToolCallView) -> RenderableType:
+    """The body of a pending call's card."""
+    parts: list[RenderableType] = [Text(view.title, style="bold")]
+    match view:
+        case GenericCallCard():
+            if view.content is not None:
+                parts.append(_plain(view.content))
+            if view.raw_input is not None:
+                parts.append(Text(_compact(view.raw_input), style="dim"))
+        case TerminalCallCard():
+            if view.description is not None:
+                parts.append(Text(view.description, style="italic"))
+            if view.cwd is not None:
+                parts.append(Text(f"in {view.cwd}", style="dim"))
+        case DiffCallCard():
+            parts.extend(_diff(diff) for diff in view.diffs)
+        case _:
+            assert_never(view)
+    return Group(*parts)
+
+
+def result_body(view: ToolResultView) -> RenderableType:
+    """The body of a completed call's card."""
+    parts: list[RenderableType] = [] if view.title is None else [Text(view.title, style="bold")]
+    match view:
+        case GenericResultCard():
+            if view.content is not None:
+                parts.append(_plain(view.content))
+        case TerminalResultCard():
+            if view.output:
+                parts.append(_plain(view.output.rstrip("\n")))
+            parts.append(_ending(view))
+        case DiffResultCard():
+            parts.extend(_diff(diff) for diff in view.diffs)
+        case SearchResultCard():
+            parts.append(_search(view))
+        case ReadResultCard():
+            parts.extend(_read(view))
+        case WebSearchResultCard():
+            if view.answer is not None:
+                parts.append(_plain(view.answer))
+            lines = [
+                f"• {s.url}" + ("" if s.title is None else f"  {s.title}") for s in view.sources
+            ]
+            parts.append(_plain("\n".join(lines) + ("\n(truncated)" if view.truncated else "")))
+        case WebFetchResultCard():
+            cut = " (truncated)" if view.truncated else ""
+            parts.append(Text(f"{view.url} → HTTP {view.status_code}{cut}"))
+        case _:
+            assert_never(view)
+    return Group(*parts)
+
+
+def _compact(value: FrozenJson) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _elided(lines: Sequence[str]) -> tuple[Sequence[str], int, Sequence[str]]:
+    """The head, how many lines are left out, and the tail of a long list of lines."""
+    if len(lines) < HEAD_LINES + TAIL_LINES + MIN_ELIDED:
+        return lines, 0, ()
+    skipped = len(lines) - HEAD_LINES - TAIL_LINES
+    return lines[:HEAD_LINES], skipped, lines[-TAIL_LINES:]
+
+
+def _skipped(count: int) -> Text:
+    return Text(f"⋮ {count} more lines", style="dim italic")
+
+
+def _plain(text: str) -> RenderableType:
+    head, skipped, tail = _elided(text.split("\n"))
+    if not skipped:
+        return Text(text)
+    return Group(Text("\n".join(head)), _skipped(skipped), Text("\n".join(tail)))
+
+
+def _highlighted(lines: Sequence[str], lexer: str, start: int | None) -> RenderableType:
+    """Lines as highlighted code (numbered from `start` unless it is None), elided when long."""
+
+    def block(chunk: Sequence[str], first: int) -> Syntax:
+        return Syntax(
+            "\n".join(chunk),
+            lexer,
+            theme=_THEME,
+            background_color="default",
+            line_numbers=start is not None,
+            start_line=first,
+        )
+
+    head, skipped, tail = _elided(lines)
+    origin = 1 if start is None else start
+    if not skipped:
+        return block(head, origin)
+    return Group(
+        block(head, origin), _skipped(skipped), block(tail, origin + len(lines) - len(tail))
+    )
+
+
+def _diff(diff: FileDiff) -> RenderableType:
+    before = [] if diff.old_text is None else diff.old_text.splitlines()
+    lines = list(
+        difflib.unified_diff(
+            before,
+            diff.new_text.splitlines(),
+            "/dev/null" if diff.old_text is None else f"a/{diff.path}",
+            f"b/{diff.path}",
+            lineterm="",
+        )
+    )
+    if not lines:
+        return Text(f"{diff.path}: no change", style="dim")
+    return _highlighted(lines, "diff", None)
+
+
+def _ending(view: TerminalResultCard) -> Text:
+    if view.signal is not None:
+        return Text(f"killed by {view.signal}", style="bold red")
+    if view.exit_code is None:
+        return Text("still running", style="yellow")
+    return Text(f"exit {view.exit_code}", style="green" if view.exit_code == 0 else "bold red")
+
+
+def _search(view: SearchResultCard) -> RenderableType:
+    lines: list[str] = []
+    if view.shape == "paths":
+        lines.extend(f"• {path}" for path in view.paths)
+    else:
+        last: str | None = None
+        for match in view.matches:
+            if match.path != last:
+                lines.append(match.path)
+                last = match.path
+            lines.append(f"  {match.line:>5}: {match.text}")
+    shown = len(view.paths) if view.shape == "paths" else len(view.matches)
+    noun = "paths" if view.shape == "paths" else "matches"
+    more = f" (showing {shown}; truncated)" if view.truncated else ""
+    return Group(_plain("\n".join(lines)), Text(f"{view.total} {noun}{more}", style="dim"))
+
+
+def _read(view: ReadResultCard) -> list[RenderableType]:
+    parts: list[RenderableType] = []
+    if view.content is not None:
+        parts.append(_plain(view.content))
+    texts = [line.text for line in view.lines]
+    if texts:
+        parts.append(_highlighted(texts, view.lang or "text", view.offset))
+    last = view.offset + len(texts) - 1
+    window = f"lines {view.offset}–{last}" if texts else f"nothing at line {view.offset}"
+    more = f"; more from line {last + 1}" if texts and last < view.total_lines else ""
+    parts.append(Text(f"{window} of {view.total_lines}{more}", style="dim"))
+    return parts

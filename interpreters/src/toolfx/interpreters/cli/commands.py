@@ -1,0 +1,153 @@
+"""The commands: `run` plays a session file, `replay` shows a log again, `tools` lists schemas.
+
+`play` is what `run` and `demo` share: open the log, show and record every record as it happens,
+run the turns, then the summary.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sys
+from collections.abc import Callable, Sequence
+from typing import TextIO
+
+from returns.result import Failure
+from rich.console import Console
+
+from toolfx.core import Catalog, JsonValue, parse_json, thaw_json
+from toolfx.interpreters.cli.approvals import Answer, Prompter, choose_answer
+from toolfx.interpreters.cli.args import OutputOptions, ReplayCommand, RunCommand, ToolsCommand
+from toolfx.interpreters.cli.log import Recorder, SessionHeader, read_log
+from toolfx.interpreters.cli.providers import export_schemas, load_catalog
+from toolfx.interpreters.cli.render import Display, JsonDisplay, PanelDisplay
+from toolfx.interpreters.cli.runner import run_session
+from toolfx.interpreters.cli.session import Turn, parse_session
+
+__all__ = [
+    "PLAIN_WIDTH",
+    "CliError",
+    "load_rules",
+    "play",
+    "read_text",
+    "replay",
+    "run",
+    "tools",
+    "workspace_root",
+]
+
+PLAIN_WIDTH = 100
+"""The console width when the output is not a terminal, so the output is the same everywhere."""
+
+
+class CliError(Exception):
+    """A command that cannot go on: a missing file, a bad workspace or rules file."""
+
+
+def read_text(path: str, what: str) -> str:
+    """The UTF-8 text of the file at `path`, or a `CliError` naming it as `what`."""
+    try:
+        with open(path, encoding="utf-8") as file:
+            return file.read()
+    except (OSError, UnicodeDecodeError) as error:
+        raise CliError(f"cannot read the {what} {path}: {error}") from None
+
+
+def _console(output: OutputOptions, *, stderr: bool = False) -> Console:
+    terminal = (sys.stderr if stderr else sys.stdout).isatty()
+    plain = not output.color or bool(os.environ.get("NO_COLOR"))
+    return Console(
+        stderr=stderr,
+        color_system=None if plain else "auto",
+        width=None if terminal else PLAIN_WIDTH,
+        highlight=False,
+        emoji=False,
+        markup=False,
+    )
+
+
+def _display(output: OutputOptions, catalog: Catalog) -> Display:
+    if output.json:
+        return JsonDisplay(sys.stdout.write)
+    return PanelDisplay(_console(output), catalog)
+
+
+def play(
+    turns: Sequence[Turn],
+    catalog: Catalog,
+    header: SessionHeader,
+    answer_for: Callable[[Display], Answer],
+    *,
+    log: str | None,
+    output: OutputOptions,
+) -> None:
+    """Run the turns, showing each record as it happens and writing the log (if any)."""
+    display = _display(output, catalog)
+    answer = answer_for(display)
+    with contextlib.ExitStack() as stack:
+        file: TextIO | None = None
+        if log is not None:
+            try:
+                file = stack.enter_context(open(log, "w", encoding="utf-8"))
+            except OSError as error:
+                raise CliError(f"cannot write the log {log}: {error}") from None
+        record = Recorder(display.show, file)
+        record(header)
+        run_session(turns, catalog, header.interpreter, answer, record)
+    display.finish()
+
+
+def workspace_root(path: str) -> str:
+    """The real, absolute path of a workspace folder, or a `CliError`."""
+    root = os.path.realpath(path)
+    if not os.path.isdir(root):
+        raise CliError(f"the workspace {path} is not a folder")
+    return root
+
+
+def load_rules(path: str | None) -> JsonValue:
+    """The rules file's JSON (None without one); the provider checks the rules themselves."""
+    if path is None:
+        return None
+    parsed = parse_json(read_text(path, "rules file"))
+    if isinstance(parsed, Failure):
+        raise CliError(f"the rules file {path} is not JSON: {parsed.failure()}")
+    return thaw_json(parsed.unwrap())
+
+
+def run(command: RunCommand) -> int:
+    """`toolfx run`: play the session; asks are answered as the options and terminal say."""
+    root = workspace_root(command.workspace)
+    turns = parse_session(read_text(command.session, "session file"))
+    catalog = load_catalog(root, load_rules(command.rules))
+    interactive = all(stream is not None and stream.isatty() for stream in (sys.stdin, sys.stdout))
+
+    def answer_for(display: Display) -> Answer:
+        prompter = Prompter(_console(command.output, stderr=True), display.paused)
+        return choose_answer(
+            yes=command.yes,
+            deny_asks=command.deny_asks,
+            prompter=prompter if interactive else None,
+        )
+
+    header = SessionHeader(root, command.interpreter)
+    play(turns, catalog, header, answer_for, log=command.log, output=command.output)
+    return 0
+
+
+def replay(command: ReplayCommand) -> int:
+    """`toolfx replay`: show a log's records again with the same tools' presenters."""
+    header, records = read_log(read_text(command.log, "log"))
+    display = _display(command.output, load_catalog(header.workspace))
+    for record in (header, *records):
+        display.show(record)
+    display.finish()
+    return 0
+
+
+def tools(command: ToolsCommand) -> int:
+    """`toolfx tools`: print the tools' schemas in the chosen form."""
+    catalog = load_catalog(workspace_root(command.workspace))
+    print(json.dumps(export_schemas(catalog, command.form), indent=2, ensure_ascii=False))
+    return 0

@@ -1,0 +1,69 @@
+"""Tool providers: the factories installed under the `toolfx.tools` entry point group, the
+catalog they make for one workspace, and its schemas in the forms models are given them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from importlib.metadata import entry_points
+from typing import Any, Final, Literal
+
+from toolfx.core import Catalog, JsonValue, Location, ToolDefinition, thaw_json
+
+__all__ = [
+    "GROUP",
+    "ProviderError",
+    "SchemaFormat",
+    "ToolProvider",
+    "export_schemas",
+    "load_catalog",
+]
+
+GROUP: Final = "toolfx.tools"
+"""The entry point group tool providers register under."""
+
+ToolProvider = Callable[[str, JsonValue], Sequence[ToolDefinition[Any, Any]]]
+"""A provider: the tools over a workspace root (absolute), under permission rules (JSON)."""
+
+SchemaFormat = Literal["json", "openai", "anthropic"]
+"""How `toolfx tools` prints the schemas: toolfx's own, OpenAI's or Anthropic's tool list."""
+
+
+class ProviderError(RuntimeError):
+    """No provider is installed, or one failed to load or to build its tools."""
+
+
+def load_catalog(root: str, rules: JsonValue = None) -> Catalog:
+    """Every installed provider's tools over `root` under `rules`, in one catalog.
+
+    Providers are taken in the order of their entry point names; one that refuses the root or
+    the rules (a ValueError) is a `ProviderError` naming it.
+    """
+    found = sorted(entry_points(group=GROUP), key=lambda point: point.name)
+    if not found:
+        raise ProviderError(f"no tool provider is installed (entry point group {GROUP!r})")
+    location = Location()
+    for point in found:
+        provider: ToolProvider = point.load()
+        try:
+            definitions = provider(root, rules)
+        except ValueError as error:
+            raise ProviderError(f"the tool provider {point.name!r} refused: {error}") from None
+        for definition in definitions:
+            location.register(definition)
+    return location.catalog()
+
+
+def export_schemas(catalog: Catalog, form: SchemaFormat) -> JsonValue:
+    """The catalog's model-facing schemas as a JSON list in the given form."""
+    out: list[JsonValue] = []
+    for schema in catalog.schemas():
+        parameters = thaw_json(schema.parameters)
+        name, description = schema.name, schema.description
+        if form == "openai":
+            function = {"name": name, "description": description, "parameters": parameters}
+            out.append({"type": "function", "function": function})
+        elif form == "anthropic":
+            out.append({"name": name, "description": description, "input_schema": parameters})
+        else:
+            out.append({"name": name, "description": description, "parameters": parameters})
+    return out

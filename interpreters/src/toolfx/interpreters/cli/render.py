@@ -1,0 +1,254 @@
+"""Showing a session: each log record as it comes, as panels (or JSON lines), then a summary.
+
+What is shown is a function of the records and the tools' presenters only, so a live run and
+the replay of its log print the same bytes (without colour). A progress bar, on a terminal only,
+follows a long turn and leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
+from typing import Any, Final, Protocol, final
+
+from returns.result import Success
+from rich.console import Console, RenderableType
+from rich.panel import Panel
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
+from rich.text import Text
+
+from toolfx.core import Catalog, ContentBlock, TextBlock, ToolDefinition
+from toolfx.core.json import JsonValue, thaw_json
+from toolfx.core.presentation import GenericCallCard, GenericResultCard
+from toolfx.core.records import ToolApprovalRecord, ToolCallRecord, ToolResultRecord
+from toolfx.core.runtime import ApprovalReply, RejectedWithFeedback
+from toolfx.interpreters.cli.cards import call_body, result_body
+from toolfx.interpreters.cli.log import LogRecord, SessionHeader, TurnRecord
+
+__all__ = ["PROGRESS_MIN_CALLS", "Display", "JsonDisplay", "PanelDisplay"]
+
+PROGRESS_MIN_CALLS: Final = 5
+"""A turn with more calls than this shows a progress bar (on a terminal)."""
+
+_REPLIES: Final = {
+    "allowed-once": "allowed once",
+    "allowed-always": "allowed always",
+    "rejected": "rejected",
+    "cancelled": "cancelled",
+    "unavailable": "no one to ask",
+}
+
+
+class Display(Protocol):
+    """Where a session's records go to be seen."""
+
+    def show(self, record: LogRecord) -> None:
+        """Show one record."""
+        ...
+
+    def finish(self) -> None:
+        """Close the session: everything has been shown."""
+        ...
+
+    def paused(self) -> AbstractContextManager[None]:
+        """A context in which nothing live (a progress bar) draws, for a prompt."""
+        ...
+
+
+def _reply_text(reply: ApprovalReply) -> str:
+    if isinstance(reply, RejectedWithFeedback):
+        return f"rejected, saying: {reply.feedback}"
+    return _REPLIES[reply]
+
+
+def _reply_kind(reply: ApprovalReply) -> str:
+    return "rejected" if isinstance(reply, RejectedWithFeedback) else _REPLIES[reply]
+
+
+def _content_text(content: Sequence[ContentBlock]) -> str:
+    return "\n".join(
+        block.text if isinstance(block, TextBlock) else f"[image {block.media_type}]"
+        for block in content
+    )
+
+
+@final
+class PanelDisplay:
+    """Records as rich panels: a pending card per call, a completed card per result."""
+
+    __slots__ = ("_calls", "_catalog", "_console", "_outcomes", "_progress", "_replies", "_task")
+
+    def __init__(self, console: Console, catalog: Catalog) -> None:
+        self._console = console
+        self._catalog = catalog
+        self._calls: dict[str, ToolCallRecord] = {}
+        self._outcomes: Counter[str] = Counter()
+        self._replies: Counter[str] = Counter()
+        self._progress: Progress | None = None
+        self._task = TaskID(0)
+
+    def show(self, record: LogRecord) -> None:
+        """Print the record: a rule for the session and each turn, a panel for each call."""
+        console = self._console
+        match record:
+            case SessionHeader():
+                console.rule(Text(f"toolfx session · {record.interpreter}", style="bold"))
+                console.print(Text(f"workspace {record.workspace}", style="dim"))
+            case TurnRecord():
+                self._stop_progress()
+                console.rule(Text(f"turn {record.turn} · {_counted(record.calls, 'call')}"))
+                if console.is_terminal and record.calls > PROGRESS_MIN_CALLS:
+                    self._progress = Progress(
+                        TextColumn(f"turn {record.turn}"),
+                        BarColumn(),
+                        MofNCompleteColumn(),
+                        console=console,
+                        transient=True,
+                    )
+                    self._task = self._progress.add_task("calls", total=record.calls)
+                    self._progress.start()
+            case ToolCallRecord():
+                self._calls[record.call_id] = record
+                console.print(self._pending(record))
+            case ToolApprovalRecord():
+                self._replies[_reply_kind(record.reply)] += 1
+                console.print(self._approval(record))
+            case ToolResultRecord():
+                error = record.result.error
+                self._outcomes["ok" if error is None else error.info.code.value] += 1
+                console.print(self._completed(record))
+                if self._progress is not None:
+                    self._progress.advance(self._task)
+                    if self._progress.finished:
+                        self._stop_progress()
+
+    def finish(self) -> None:
+        """Print the summary: calls by outcome, approvals by answer."""
+        self._stop_progress()
+        outcomes, replies = self._outcomes, self._replies
+        total, ok = sum(outcomes.values()), outcomes["ok"]
+        codes = ", ".join(f"{code} {n}" for code, n in sorted(outcomes.items()) if code != "ok")
+        calls = f"{_counted(total, 'call')}: {ok} succeeded, {total - ok} failed"
+        answers = ", ".join(f"{reply} {n}" for reply, n in sorted(replies.items()))
+        asks = f"{_counted(sum(replies.values()), 'approval')} asked"
+        self._console.rule(Text("summary", style="bold"))
+        self._console.print(Text(calls + (f" ({codes})" if codes else "")))
+        self._console.print(Text(asks + (f": {answers}" if answers else "")))
+
+    @contextmanager
+    def paused(self) -> Iterator[None]:
+        """Hide the progress bar (if any) while the caller prompts."""
+        progress = self._progress
+        if progress is None:
+            yield
+            return
+        progress.stop()
+        try:
+            yield
+        finally:
+            progress.start()
+
+    def _stop_progress(self) -> None:
+        if self._progress is not None:
+            self._progress.stop()
+            self._progress = None
+
+    def _decoded(self, call: ToolCallRecord) -> tuple[ToolDefinition[Any, Any], Any] | None:
+        definition = self._catalog.get(call.name)
+        if definition is None:
+            return None
+        args = definition.parameters.validate(call.arguments)
+        return (definition, args.unwrap()) if isinstance(args, Success) else None
+
+    def _pending(self, call: ToolCallRecord) -> RenderableType:
+        decoded = self._decoded(call)
+        view = None
+        if decoded is not None and decoded[0].present_call is not None:
+            view = decoded[0].present_call(decoded[1])
+        if view is None:
+            view = GenericCallCard(title=call.name, raw_input=call.arguments)
+        return _panel(call_body(view), call.name, call.call_id, "call", "blue")
+
+    def _completed(self, record: ToolResultRecord) -> RenderableType:
+        call = self._calls.get(record.call_id)
+        name = "?" if call is None else call.name
+        decoded = None if call is None else self._decoded(call)
+        result = record.result
+        view = None
+        if decoded is not None and decoded[0].present_result is not None:
+            view = decoded[0].present_result(decoded[1], result)
+        if view is None:
+            view = GenericResultCard(content=_content_text(result.content))
+        if result.error is None:
+            return _panel(result_body(view), name, record.call_id, "done", "green")
+        return _panel(result_body(view), name, record.call_id, result.error.info.code.value, "red")
+
+    def _approval(self, record: ToolApprovalRecord) -> RenderableType:
+        call = self._calls.get(record.call_id)
+        reply = record.reply
+        allowed = reply in ("allowed-once", "allowed-always")
+        return Text.assemble(
+            ("approval ", "bold yellow"),
+            f"{'?' if call is None else call.name} · {record.call_id}: ",
+            f"{record.permission} {', '.join(record.patterns)}",
+            "" if record.reason is None else f" ({record.reason})",
+            " → ",
+            (_reply_text(reply), "bold green" if allowed else "bold red"),
+        )
+
+
+def _counted(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def _panel(body: RenderableType, name: str, call_id: str, status: str, colour: str) -> Panel:
+    return Panel(
+        body,
+        title=Text(f"{name} · {call_id}"),
+        title_align="left",
+        subtitle=Text(status),
+        subtitle_align="right",
+        border_style=colour,
+    )
+
+
+@final
+class JsonDisplay:
+    """Records as JSON lines: one object per completed call, for machines."""
+
+    __slots__ = ("_names", "_write")
+
+    def __init__(self, write: Callable[[str], object]) -> None:
+        self._write = write
+        self._names: dict[str, str] = {}
+
+    def show(self, record: LogRecord) -> None:
+        """Print a result as one JSON object; remember the tool name of a call."""
+        if isinstance(record, ToolCallRecord):
+            self._names[record.call_id] = record.name
+        elif isinstance(record, ToolResultRecord):
+            self._write(json.dumps(_result_json(self._names.get(record.call_id), record)) + "\n")
+
+    def finish(self) -> None:
+        """Nothing follows the last result."""
+
+    @contextmanager
+    def paused(self) -> Iterator[None]:
+        """Nothing draws live here."""
+        yield
+
+
+def _result_json(name: str | None, record: ToolResultRecord) -> JsonValue:
+    result, error = record.result, record.result.error
+    return {
+        "callId": record.call_id,
+        "tool": name,
+        "isError": result.is_error,
+        "content": _content_text(result.content),
+        "error": None
+        if error is None
+        else {"code": error.info.code.value, "message": error.message},
+        "meta": thaw_json(result.meta),
+    }

@@ -1,0 +1,72 @@
+"""Running a session: each turn is one batch through the pipeline, under the chosen interpreter,
+and every record (turn marks, calls, approvals, results) goes to one sink as it happens."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import anyio.to_thread
+
+from toolfx.core import (
+    CancelSignal,
+    Catalog,
+    Description,
+    ErrorCode,
+    Runtime,
+    ToolCall,
+    execute_batch,
+)
+from toolfx.core.outcomes import failed
+from toolfx.core.records import ToolApprovalRecord, ToolCallRecord, ToolResultRecord
+from toolfx.core.runtime import ApprovalReply, ApprovalRequest
+from toolfx.interpreters.anyio_runtime import AnyioRuntime, run_anyio
+from toolfx.interpreters.cli.approvals import Answer
+from toolfx.interpreters.cli.log import Interpreter, LogRecord, TurnRecord
+from toolfx.interpreters.cli.session import SessionCall, Turn
+from toolfx.interpreters.sync import SyncRuntime, run_sync
+
+__all__ = ["run_session"]
+
+
+def run_session(
+    turns: Sequence[Turn],
+    catalog: Catalog,
+    interpreter: Interpreter,
+    answer: Answer,
+    sink: Callable[[LogRecord], None],
+) -> None:
+    """Run the turns in order; asks go to `answer` and are recorded with their replies."""
+
+    def recorded(request: ApprovalRequest, reply: ApprovalReply) -> ApprovalReply:
+        sink(ToolApprovalRecord.of(request, reply))
+        return reply
+
+    def approve(request: ApprovalRequest) -> ApprovalReply:
+        return recorded(request, answer(request))
+
+    async def approve_in_thread(request: ApprovalRequest) -> ApprovalReply:
+        return recorded(request, await anyio.to_thread.run_sync(answer, request))
+
+    async def program(runtime: Runtime) -> None:
+        for number, turn in enumerate(turns, start=1):
+            sink(TurnRecord(number, len(turn)))
+            calls: list[ToolCall] = []
+            for call in turn:
+                if call.problem is None:
+                    calls.append(ToolCall(call.call_id, call.name, call.arguments, CancelSignal()))
+                else:
+                    _refuse(call, call.problem, sink)
+            await execute_batch(catalog, calls, sink=sink).program(runtime)
+
+    description = Description(program)
+    if interpreter == "sync":
+        run_sync(description, SyncRuntime(approvals=approve))
+    else:
+        run_anyio(description, interpreter, AnyioRuntime(approvals=approve_in_thread))
+
+
+def _refuse(call: SessionCall, problem: str, sink: Callable[[LogRecord], None]) -> None:
+    """Record a call whose argument text is not JSON, and its INVALID_ARGS failure, unrun."""
+    sink(ToolCallRecord(call.call_id, call.call_id, call.name, call.arguments))
+    message = f"The arguments for `{call.name}` are not JSON: {problem}"
+    sink(ToolResultRecord.of(call.call_id, failed(ErrorCode.INVALID_ARGS, message)))

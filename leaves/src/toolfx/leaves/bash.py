@@ -1,0 +1,214 @@
+"""The `bash` leaf: one command line run by `/bin/bash -c` in the workspace (or an approved
+folder), asked for by its commands' leading words, stopped at its timeout, its output bounded
+and every byte not kept reported."""
+
+from __future__ import annotations
+
+import signal
+from dataclasses import dataclass
+from typing import Annotated, NotRequired, TypedDict
+
+from returns.result import Failure, Result, Success
+
+from toolfx.core import (
+    CapturedOutput,
+    ErrorCode,
+    FileError,
+    ProcessError,
+    ProcessSpec,
+    TextBlock,
+    ToolDefinition,
+    ToolFailure,
+    ToolRunContext,
+)
+from toolfx.core.presentation import TerminalCallCard, TerminalResultCard, ToolCallView
+from toolfx.leaves.bounded import bound_text
+from toolfx.leaves.cards import define_leaf
+from toolfx.leaves.shell_words import command_prefixes
+from toolfx.leaves.text_files import file_failure
+from toolfx.leaves.workspace import Workspace
+
+__all__ = ["BASH", "BashArgs", "BashOutput", "StreamOutput", "bash_tool"]
+
+BASH = "bash"
+"""The permission a command asks for, with its commands' leading words as the patterns."""
+
+_SHELL = "/bin/bash"
+
+
+class BashArgs(TypedDict):
+    """What to run: a command line, and optionally its timeout, folder and a description."""
+
+    command: Annotated[str, "The command line, run by /bin/bash -c"]
+    timeout: NotRequired[
+        Annotated[float, "Seconds before the command is stopped (default 120, at most 600)"]
+    ]
+    cwd: NotRequired[
+        Annotated[str, "The working folder: relative to the workspace root, or absolute"]
+    ]
+    description: NotRequired[Annotated[str, "What the command does, in a few words"]]
+
+
+@dataclass(frozen=True)
+class StreamOutput:
+    """One output stream: the text of the bytes kept, how many it carried, how many were lost."""
+
+    text: str
+    total_bytes: int
+    lost_bytes: int
+
+
+@dataclass(frozen=True)
+class BashOutput:
+    """How the command ended, its two streams, and the bounded output the model sees."""
+
+    exit_code: int | None
+    signal: str | None
+    timed_out: bool
+    cancelled: bool
+    timeout: float
+    stdout: StreamOutput
+    stderr: StreamOutput
+    output: str
+    saved_to: str | None
+
+
+def bash_tool(
+    workspace: Workspace,
+    default_timeout: float = 120.0,
+    max_timeout: float = 600.0,
+    kill_grace: float = 2.0,
+) -> ToolDefinition[BashArgs, BashOutput]:
+    """The `bash` tool over `workspace`; `kill_grace` seconds pass between SIGTERM and SIGKILL."""
+
+    async def bash(args: BashArgs, ctx: ToolRunContext) -> Result[BashOutput, ToolFailure]:
+        command = args["command"]
+        timeout = args.get("timeout", default_timeout)
+        if not command.strip():
+            return Failure(ToolFailure.of(ErrorCode.INVALID_ARGS, "the command is empty"))
+        if not timeout > 0:
+            message = f"timeout must be a positive number of seconds, not {timeout:g}"
+            return Failure(ToolFailure.of(ErrorCode.INVALID_ARGS, message))
+        timeout = min(timeout, max_timeout)
+        where = await workspace.resolve(ctx, args.get("cwd", "."))
+        if isinstance(where, ToolFailure):
+            return Failure(where)
+        try:
+            stat = await ctx.runtime.files.stat(where.path)
+        except FileError as error:
+            return Failure(file_failure(error, where.shown))
+        if stat.kind != "directory":
+            return Failure(ToolFailure(f"{where.shown} is a {stat.kind}, not a folder"))
+        prefixes = command_prefixes(command) or (command.strip(),)
+        always = _remembered(prefixes)
+        refusal = await workspace.permissions.require(ctx, BASH, prefixes, command, always)
+        if refusal is not None:
+            return Failure(refusal)
+        limit = workspace.limits.max_bytes
+        spec = ProcessSpec(
+            (_SHELL, "-c", command), where.path, timeout, limit, kill_grace=kill_grace
+        )
+        try:
+            outcome = await ctx.runtime.processes.run(spec, ctx.signal)
+        except ProcessError as error:
+            return Failure(ToolFailure(str(error)))
+        stdout, stderr = _stream(outcome.stdout), _stream(outcome.stderr)
+        bounded = await bound_text(ctx, workspace, _combined(stdout.text, stderr.text))
+        return Success(
+            BashOutput(
+                exit_code=outcome.exit_code,
+                signal=None if outcome.signal is None else _signal_name(outcome.signal),
+                timed_out=outcome.timed_out,
+                cancelled=outcome.cancelled,
+                timeout=timeout,
+                stdout=stdout,
+                stderr=stderr,
+                output=bounded.text,
+                saved_to=bounded.saved_to,
+            )
+        )
+
+    return define_leaf(
+        name="bash",
+        description=(
+            "Run a command line with /bin/bash -c in the workspace root (or `cwd`). It is "
+            "stopped after `timeout` seconds (default 120, at most 600). Output beyond 2000 "
+            "lines or 50 KB is cut and saved to a file you can read; the exit code is reported."
+        ),
+        parameters=BashArgs,
+        output=BashOutput,
+        render=_render,
+        card=_card,
+        execute=bash,
+        pending=lambda args: _pending(args, workspace),
+    )
+
+
+def _remembered(prefixes: tuple[str, ...]) -> tuple[str, ...]:
+    """The rules an `always` answer adds: each prefix, alone or followed by more words.
+
+    A prefix with a wildcard of its own (`rm *`) is not remembered: as a rule it would allow
+    far more than what the user saw.
+    """
+    plain = (prefix for prefix in prefixes if "*" not in prefix and "?" not in prefix)
+    return tuple(rule for prefix in plain for rule in (prefix, f"{prefix} *"))
+
+
+def _stream(captured: CapturedOutput) -> StreamOutput:
+    text = captured.data.decode("utf-8", errors="replace")
+    return StreamOutput(text, captured.total, captured.lost)
+
+
+def _combined(stdout: str, stderr: str) -> str:
+    if stdout and stderr and not stdout.endswith("\n"):
+        return f"{stdout}\n{stderr}"
+    return stdout + stderr
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def _shown(out: BashOutput) -> str:
+    """The output as shown: bounded, then a line per stream that lost bytes."""
+    lines = [out.output.rstrip("\n") or "(no output)"]
+    for name, stream in (("stdout", out.stdout), ("stderr", out.stderr)):
+        if stream.lost_bytes:
+            lines.append(
+                f"[{name}: {stream.lost_bytes:,} bytes not kept (of {stream.total_bytes:,})]"
+            )
+    return "\n".join(lines)
+
+
+def _ending(out: BashOutput) -> str:
+    """How the command ended, in words: its exit code or signal, and why it was stopped."""
+    if out.exit_code is not None:
+        ended = f"exit code {out.exit_code}"
+    elif out.signal is not None:
+        ended = f"killed by {out.signal}"
+    else:
+        return "cancelled before it started"
+    if out.timed_out:
+        return f"{ended} after the {out.timeout:g} s timeout"
+    return f"{ended} after it was cancelled" if out.cancelled else ended
+
+
+def _render(args: BashArgs, out: BashOutput) -> tuple[TextBlock, ...]:
+    return (TextBlock(f"{_shown(out)}\n{_ending(out)}"),)
+
+
+def _card(args: BashArgs, out: BashOutput) -> TerminalResultCard:
+    return TerminalResultCard(
+        title=args["command"], output=_shown(out), exit_code=out.exit_code, signal=out.signal
+    )
+
+
+def _pending(args: BashArgs, workspace: Workspace) -> ToolCallView:
+    return TerminalCallCard(
+        title=args["command"],
+        description=args.get("description"),
+        cwd=args.get("cwd", workspace.root),
+    )

@@ -1,0 +1,62 @@
+"""Bounded output: a text over the limits is cut, saved whole, and the model told where."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass
+from typing import final
+
+from toolfx.core import ToolRunContext
+from toolfx.leaves.workspace import OutputLimits, Workspace
+
+__all__ = ["BoundedText", "bound_text", "cut_text"]
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class BoundedText:
+    """The text the model sees, and what was cut: totals and where the whole text is."""
+
+    text: str
+    truncated: bool
+    total_lines: int
+    total_bytes: int
+    saved_to: str | None = None
+
+
+def cut_text(text: str, limits: OutputLimits) -> tuple[str, int, int]:
+    """The longest prefix of whole lines within both limits, with the totals (lines, bytes)."""
+    lines = text.splitlines(keepends=True)
+    total_bytes = len(text.encode("utf-8", "surrogatepass"))
+    if len(lines) <= limits.max_lines and total_bytes <= limits.max_bytes:
+        return text, len(lines), total_bytes
+    kept: list[str] = []
+    size = 0
+    for line in lines[: limits.max_lines]:
+        size += len(line.encode("utf-8", "surrogatepass"))
+        if size > limits.max_bytes:
+            break
+        kept.append(line)
+    return "".join(kept), len(lines), total_bytes
+
+
+async def bound_text(ctx: ToolRunContext, workspace: Workspace, text: str) -> BoundedText:
+    """`text` within the workspace's limits; when cut, the whole is saved in the state folder."""
+    shown, total_lines, total_bytes = cut_text(text, workspace.limits)
+    if shown is text:
+        return BoundedText(text, False, total_lines, total_bytes)
+    name = _UNSAFE.sub("_", ctx.call_id)[:80] or "output"
+    saved = posixpath.join(workspace.state_dir, "outputs", f"{name}.txt")
+    await ctx.runtime.files.write_bytes(saved, text.encode("utf-8", "surrogatepass"))
+    where = posixpath.relpath(saved, workspace.root)
+    shown_lines = len(shown.splitlines())
+    note = (
+        f"\n[output cut: showing {shown_lines} of {total_lines} lines "
+        f"({len(shown.encode('utf-8', 'surrogatepass'))} of {total_bytes} bytes). "
+        f"The whole output is saved at {where}: read it with `read` (offset and limit) "
+        "or search it with `grep`.]"
+    )
+    return BoundedText(shown + note, True, total_lines, total_bytes, where)

@@ -1,0 +1,143 @@
+"""The `edit` leaf: replace an exact text in a file read before, once `edit` is granted; the
+model sees a unified diff of the change. An edit that cannot apply fails before anyone is asked."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated, NotRequired, TypedDict
+
+from returns.result import Failure, Result, Success
+
+from toolfx.core import (
+    ErrorCode,
+    TextBlock,
+    ToolDefinition,
+    ToolFailure,
+    ToolRunContext,
+)
+from toolfx.core.presentation import DiffResultCard, ToolCallView
+from toolfx.leaves.bounded import cut_text
+from toolfx.leaves.cards import define_leaf
+from toolfx.leaves.diffs import (
+    ChangedLines,
+    changed_lines,
+    context_diff,
+    diff_result_card,
+    pending_diff_card,
+)
+from toolfx.leaves.file_changes import commit, counted, current_text
+from toolfx.leaves.workspace import OutputLimits, Workspace
+
+__all__ = ["EditArgs", "EditOutput", "edit_tool"]
+
+
+class EditArgs(TypedDict):
+    """What to change: a file, the exact text to replace, its replacement, and how often."""
+
+    path: Annotated[str, "The file: relative to the workspace root, or absolute"]
+    old: Annotated[str, "The exact text to replace, with enough context to occur only once"]
+    new: Annotated[str, "The text to put in its place"]
+    replace_all: NotRequired[
+        Annotated[bool, "Replace every occurrence of old (default false: it must occur once)"]
+    ]
+
+
+@dataclass(frozen=True)
+class EditOutput:
+    """The edit made: the path as shown, how many replacements, the diff and the lines changed."""
+
+    path: str
+    replacements: int
+    diff: str
+    change: ChangedLines
+
+
+def edit_tool(workspace: Workspace) -> ToolDefinition[EditArgs, EditOutput]:
+    """The `edit` tool over `workspace`."""
+
+    async def edit(args: EditArgs, ctx: ToolRunContext) -> Result[EditOutput, ToolFailure]:
+        if not args["old"]:
+            return Failure(_invalid("old is empty; to create a file, use write"))
+        if args["old"] == args["new"]:
+            return Failure(_invalid("old and new are the same; the edit would change nothing"))
+        where = await workspace.resolve(ctx, args["path"])
+        if isinstance(where, ToolFailure):
+            return Failure(where)
+        loaded = await current_text(ctx, where)
+        if isinstance(loaded, ToolFailure):
+            return Failure(loaded)
+        if loaded is None:
+            return Failure(ToolFailure(f"{where.shown} does not exist; to create it, use write"))
+        stale = workspace.changed_since_read(loaded.stat)
+        if stale is not None:
+            return Failure(ToolFailure(f"{where.shown} was not edited: {stale}"))
+        replaced = _replace(loaded.text, args, where.shown)
+        if isinstance(replaced, ToolFailure):
+            return Failure(replaced)
+        text, count = replaced
+        written = await commit(ctx, workspace, where, loaded, text, verb="edit")
+        if isinstance(written, ToolFailure):
+            return Failure(written)
+        diff = _bounded(context_diff(where.shown, loaded.text, text), workspace.limits)
+        return Success(EditOutput(where.shown, count, diff, changed_lines(loaded.text, text)))
+
+    return define_leaf(
+        name="edit",
+        description=(
+            "Replace an exact text in a file with another. Read the file first. old must occur "
+            "exactly once (add surrounding lines to make it unique) unless replace_all is set."
+        ),
+        parameters=EditArgs,
+        output=EditOutput,
+        render=_render,
+        card=_card,
+        execute=edit,
+        pending=_pending,
+    )
+
+
+def _invalid(message: str) -> ToolFailure:
+    return ToolFailure.of(ErrorCode.INVALID_ARGS, message)
+
+
+def _replace(text: str, args: EditArgs, shown: str) -> tuple[str, int] | ToolFailure:
+    old, replace_all = args["old"], args.get("replace_all", False)
+    count = text.count(old)
+    if count == 0:
+        hint = (
+            "It does match if whitespace is ignored: copy the indentation and line breaks "
+            "exactly as read."
+            if _squeezed(old) in _squeezed(text)
+            else "Read the file again to see its current text."
+        )
+        return ToolFailure(f"old was not found in {shown}. {hint}")
+    if count > 1 and not replace_all:
+        return ToolFailure(
+            f"old occurs {count} times in {shown}; add surrounding lines to make it unique, "
+            "or set replace_all to replace every occurrence"
+        )
+    return text.replace(old, args["new"], -1 if replace_all else 1), count if replace_all else 1
+
+
+def _squeezed(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _bounded(diff: str, limits: OutputLimits) -> str:
+    shown, total_lines, _ = cut_text(diff, limits)
+    if shown is diff:
+        return diff
+    return f"{shown}[diff cut at {len(shown.splitlines())} of {total_lines} lines; read the file]\n"
+
+
+def _render(args: EditArgs, out: EditOutput) -> tuple[TextBlock, ...]:
+    head = f"Edited {out.path}: {counted(out.replacements, 'replacement')}"
+    return (TextBlock(f"{head}\n{out.diff.rstrip()}"),)
+
+
+def _card(args: EditArgs, out: EditOutput) -> DiffResultCard:
+    return diff_result_card(f"Edited {out.path}", out.path, out.change)
+
+
+def _pending(args: EditArgs) -> ToolCallView:
+    return pending_diff_card(f"Edit {args['path']}", args["path"], args["old"], args["new"])

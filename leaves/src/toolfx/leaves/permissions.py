@@ -1,0 +1,74 @@
+"""A session's permissions: the rules, the answers remembered as `always`, and asking the user."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import final
+
+from toolfx.core import ErrorCode, PermissionDeclined, ToolFailure, ToolRunContext
+from toolfx.core.cell import AtomicCell
+from toolfx.core.runtime import ApprovalRequest, Cancelled, RejectedWithFeedback
+from toolfx.leaves.rules import Rule, decide
+
+__all__ = ["Permissions"]
+
+
+@final
+class Permissions:
+    """The rules every leaf of one session consults; `always` answers become allow rules."""
+
+    __slots__ = ("_rules",)
+
+    def __init__(self, rules: Sequence[Rule] = ()) -> None:
+        self._rules = AtomicCell(tuple(rules))
+
+    @property
+    def rules(self) -> tuple[Rule, ...]:
+        """The configured rules followed by the remembered ones, in order."""
+        return self._rules.get()
+
+    def remember(self, permission: str, patterns: Sequence[str]) -> None:
+        """Allow `permission` for `patterns` from now on, in this session."""
+        added = tuple(Rule(permission, pattern, "allow") for pattern in patterns)
+        self._rules.update(lambda rules: ((*rules, *added), None))
+
+    async def require(
+        self,
+        ctx: ToolRunContext,
+        permission: str,
+        patterns: Sequence[str],
+        reason: str,
+        always: Sequence[str] | None = None,
+    ) -> ToolFailure | None:
+        """Go on (None), or a corrected failure carrying the user's feedback for the model.
+
+        A deny rule, a plain rejection or nobody to ask raises `PermissionDeclined` (DENIED at
+        the pipeline's boundary); a cancelled ask raises `Cancelled`. An `always` answer
+        remembers `always` (default: the patterns) as allow rules for the session.
+        """
+        asked = tuple(patterns)
+        action = decide(self.rules, permission, asked)
+        if action == "allow":
+            return None
+        listed = ", ".join(asked)
+        if action == "deny":
+            raise PermissionDeclined(permission, f"a rule denies {listed}")
+        request = ApprovalRequest(
+            ctx.call_id, ctx.name, ctx.agent, permission, asked, reason, ctx.arguments
+        )
+        reply = await ctx.runtime.approve(request, ctx.signal)
+        if isinstance(reply, RejectedWithFeedback):
+            return ToolFailure.of(
+                ErrorCode.DENIED,
+                f"The user rejected {permission} for {listed}, saying: {reply.feedback}",
+            )
+        if reply == "allowed-once":
+            return None
+        if reply == "allowed-always":
+            self.remember(permission, asked if always is None else always)
+            return None
+        if reply == "cancelled":
+            raise Cancelled(ctx.signal.reason or "the approval was cancelled")
+        if reply == "rejected":
+            raise PermissionDeclined(permission, f"the user rejected {listed}")
+        raise PermissionDeclined(permission, f"no one could approve {listed}")

@@ -1,0 +1,59 @@
+"""What the CLI tests share: running `main` in-process, writing sessions, the installed script."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pexpect
+import pytest
+
+from toolfx.interpreters.cli import main
+
+__all__ = ["TOOLFX", "Ran", "spawn_toolfx", "toolfx", "write_session"]
+
+TOOLFX = str(Path(sys.executable).parent / "toolfx")
+"""The installed `toolfx` console script of this environment."""
+
+
+@dataclass(frozen=True)
+class Ran:
+    """One in-process run of the command line: its exit code and what it printed."""
+
+    code: int
+    out: str
+    err: str
+
+
+def toolfx(capsys: pytest.CaptureFixture[str], *argv: str) -> Ran:
+    """Run `toolfx ARGV` in-process and capture its output."""
+    capsys.readouterr()
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return Ran(code, captured.out, captured.err)
+
+
+def write_session(path: Path, *turns: Any) -> str:
+    """A session file with one JSON line per turn; its path as a string."""
+    path.write_text("".join(json.dumps(turn) + "\n" for turn in turns), encoding="utf-8")
+    return str(path)
+
+
+def spawn_toolfx(*argv: str, width: int = 200) -> tuple[pexpect.spawn, io.StringIO]:
+    """Start `toolfx ARGV` in a pseudo-terminal `width` columns wide; it and its transcript."""
+    child = pexpect.spawn(
+        TOOLFX,
+        list(argv),
+        timeout=20,
+        encoding="utf-8",
+        dimensions=(50, width),
+        env={k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")},  # the pty's
+    )
+    transcript = io.StringIO()
+    child.logfile_read = transcript
+    return child, transcript

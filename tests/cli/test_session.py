@@ -1,0 +1,107 @@
+"""Session files: toolfx, OpenAI and Anthropic turns; bad lines and bad argument text."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from toolfx.interpreters.cli.session import SessionCall, SessionError, parse_session
+
+TOOLFX_TURN = {"calls": [{"id": "c1", "name": "read", "arguments": {"path": "a.txt"}}]}
+OPENAI_TURN = {
+    "role": "assistant",
+    "content": None,
+    "tool_calls": [
+        {
+            "id": "c2",
+            "type": "function",
+            "function": {"name": "write", "arguments": '{"path": "b.txt", "content": "B"}'},
+        }
+    ],
+}
+ANTHROPIC_TURN = {
+    "role": "assistant",
+    "content": [
+        {"type": "text", "text": "Searching now."},
+        {"type": "tool_use", "id": "c3", "name": "grep", "input": {"regex": "x"}},
+        {"type": "tool_use", "id": "c4", "name": "glob", "input": {"pattern": "*.py"}},
+    ],
+}
+
+
+def lines(*turns: object) -> str:
+    return "".join(json.dumps(turn) + "\n" for turn in turns)
+
+
+def test_each_line_is_a_turn_in_any_of_the_three_forms() -> None:
+    text = lines(TOOLFX_TURN, OPENAI_TURN) + "\n   \n" + lines(ANTHROPIC_TURN)
+    assert parse_session(text) == (
+        (SessionCall("c1", "read", {"path": "a.txt"}),),
+        (SessionCall("c2", "write", {"path": "b.txt", "content": "B"}),),
+        (SessionCall("c3", "grep", {"regex": "x"}), SessionCall("c4", "glob", {"pattern": "*.py"})),
+    )
+
+
+def test_toolfx_arguments_default_to_an_empty_object() -> None:
+    assert parse_session(lines({"calls": [{"id": "c", "name": "bash"}]})) == (
+        (SessionCall("c", "bash", {}),),
+    )
+
+
+def test_a_turn_may_make_no_calls() -> None:
+    text_only = {"role": "assistant", "content": [{"type": "text", "text": "Done."}]}
+    assert parse_session(lines(text_only, {"calls": []})) == ((), ())
+
+
+def test_argument_text_that_is_not_json_is_kept_with_its_error() -> None:
+    turn = json.loads(json.dumps(OPENAI_TURN))
+    turn["tool_calls"][0]["function"]["arguments"] = '{"path": "b.txt",'
+    ((call,),) = parse_session(lines(turn))
+    assert (call.call_id, call.name, call.arguments) == ("c2", "write", '{"path": "b.txt",')
+    assert call.problem is not None
+    assert call.problem.startswith("invalid JSON: Expecting")
+
+
+def test_duplicate_keys_in_argument_text_are_refused_not_lost() -> None:
+    turn = json.loads(json.dumps(OPENAI_TURN))
+    turn["tool_calls"][0]["function"]["arguments"] = '{"path": "a", "path": "b"}'
+    ((call,),) = parse_session(lines(turn))
+    assert (
+        call.problem
+        == "the object repeats the key 'path', so one of its values would be lost at the root"
+    )
+
+
+@pytest.mark.parametrize(
+    ("line", "reason"),
+    [
+        ("{not json", "line 2: not JSON: invalid JSON: Expecting property name"),
+        ("[1, 2]", "line 2: expected a toolfx turn"),
+        ('{"role": "user", "content": []}', "line 2: expected a toolfx turn"),
+        ('{"calls": [{"id": "c"}]}', "line 2: missing required key 'name' at /calls/0"),
+        ('{"calls": [], "extra": 1}', "line 2: unexpected key 'extra' at /extra"),
+        (
+            '{"role": "assistant", "tool_calls": [{"id": "c", "function": {"name": "x"}}]}',
+            "line 2: missing required key 'arguments' at /tool_calls/0/function",
+        ),
+        (
+            '{"role": "assistant", "content": [{"type": "tool_use", "id": "c", "name": "x"}]}',
+            "line 2: missing required key 'input' at /content/0",
+        ),
+    ],
+)
+def test_a_bad_line_is_an_error_naming_its_number(line: str, reason: str) -> None:
+    with pytest.raises(SessionError) as raised:
+        parse_session(lines(TOOLFX_TURN) + line + "\n")
+    assert str(raised.value).startswith(reason)
+    assert raised.value.line == 2
+
+
+def test_the_readme_example_session_reads() -> None:
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    example = readme.split("```jsonl\n", 1)[1].split("```", 1)[0]
+    turns = parse_session(example)
+    assert [call.name for turn in turns for call in turn] == ["read", "grep", "bash"]
+    assert turns[1][0].arguments == {"regex": "TODO"}

@@ -1,0 +1,364 @@
+"""The bash leaf: its permission patterns, validation, output bounding and loss reports, timeouts
+and cancellation; scripted under the deterministic interpreter and real under asyncio and trio."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.leaves_support import (
+    ROOT,
+    Backend,
+    LeafSession,
+    card_of,
+    failure,
+    run_real,
+    text_of,
+    value_of,
+)
+from tests.support import PROCESS_SLACK, cancel_later, gone_soon
+from toolfx.core import (
+    ApprovalReply,
+    ApprovalRequest,
+    Catalog,
+    ErrorCode,
+    Location,
+    ProcessSpec,
+    RejectedWithFeedback,
+    Runtime,
+    ToolExecutionResult,
+)
+from toolfx.core.cancel import CancelSignal
+from toolfx.core.description import Description
+from toolfx.core.pipeline import ToolCall, run_call
+from toolfx.core.presentation import TerminalCallCard, TerminalResultCard
+from toolfx.interpreters import ScriptedProcess, ScriptedProcesses
+from toolfx.leaves import Permissions, Rule, Workspace, bash_tool, command_prefixes
+
+GRACE = 0.3
+"""The kill grace of the real runs: short, so that the suite stays fast."""
+
+
+OK = ScriptedProcess(stdout=b"ok\n")
+"""A command that prints ok."""
+
+
+def table(script: ScriptedProcess = OK) -> ScriptedProcesses:
+    """A process table that runs `script` for any command."""
+    return ScriptedProcesses([(lambda argv: True, script)])
+
+
+def spec(command: str, cwd: str = ROOT, timeout: float = 120.0) -> ProcessSpec:
+    """The spec the leaf starts for `command` (default limits)."""
+    return ProcessSpec(("/bin/bash", "-c", command), cwd, timeout, 50 * 1024, kill_grace=2.0)
+
+
+# permission patterns ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("command", "patterns"),
+    [
+        ("git status", ("git status",)),
+        ("ls", ("ls",)),
+        (
+            "git status --short && npm run build | tee log; ls",
+            ("git status", "npm run", "tee log", "ls"),
+        ),
+        ("make || make clean\nmake", ("make", "make clean")),
+        ("FOO=1 BAR=2 pytest -x", ("pytest -x",)),
+        ("echo 'a && b; c'", ("echo a && b; c",)),
+        ("make 2>&1 > build.log", ("make",)),
+        ("cd sub && (make; make install) &", ("cd sub", "make", "make install")),
+        ("echo $(rm -rf /tmp/x)", ("echo", "rm -rf")),
+        ('echo "`rm -rf /tmp/x`"', ("echo `rm -rf /tmp/x`", "rm -rf")),
+        ("cat <(curl example.org)", ("cat", "curl example.org")),
+        ("if test -f x; then rm x; fi", ("test -f", "rm x")),
+        ("# build it\nmake all", ("make all",)),
+        ('echo "unbalanced', ("echo unbalanced",)),
+    ],
+)
+def test_the_patterns_are_the_leading_words_of_each_command(
+    command: str, patterns: tuple[str, ...]
+) -> None:
+    assert command_prefixes(command) == patterns
+
+
+def test_bash_asks_for_each_command_with_the_line_as_the_reason() -> None:
+    processes = table()
+    session = LeafSession(replies=["allowed-once"], processes=processes)
+    command = "git status --short && npm run build | tee log"
+    result = session.call("bash", command=command)
+    assert text_of(result) == "ok\nexit code 0"
+    assert session.asks() == [("bash", ("git status", "npm run", "tee log"))]
+    assert session.asked[0].reason == command
+    assert processes.runs == (spec(command),)
+
+
+def test_a_deny_rule_after_an_allow_rule_denies() -> None:
+    rules = [Rule("bash", "git *", "allow"), Rule("bash", "git push", "deny")]
+    processes = table()
+    session = LeafSession(rules=rules, processes=processes)
+    assert text_of(session.call("bash", command="git status")) == "ok\nexit code 0"
+    for command in ("git push --force", "git status && git push"):
+        denied = failure(session.call("bash", command=command))
+        assert denied.error.code == ErrorCode.DENIED
+        assert "git push" in denied.error.message
+    assert session.asked == []
+    assert [run.argv[2] for run in processes.runs] == ["git status"]
+
+
+def test_an_always_answer_is_remembered_for_the_leading_words() -> None:
+    replies: list[ApprovalReply] = ["allowed-always", "allowed-always"]
+
+    def answer(request: ApprovalRequest) -> ApprovalReply:
+        return replies.pop(0) if replies else "rejected"
+
+    session = LeafSession(replies=answer, processes=table())
+    session.call("bash", command="npm run build")
+    session.call("bash", command="npm run test -- --watch")
+    session.call("bash", command="ls")
+    session.call("bash", command="ls -la src")
+    assert session.asks() == [("bash", ("npm run",)), ("bash", ("ls",))]
+    assert session.workspace.permissions.rules == (
+        Rule("bash", "npm run", "allow"),
+        Rule("bash", "npm run *", "allow"),
+        Rule("bash", "ls", "allow"),
+        Rule("bash", "ls *", "allow"),
+    )
+    assert failure(session.call("bash", command="rm -rf x")).error.code == ErrorCode.DENIED
+
+
+def test_an_always_answer_for_a_command_with_a_wildcard_is_not_remembered() -> None:
+    session = LeafSession(replies=["allowed-always"], processes=table())
+    assert text_of(session.call("bash", command="rm *.tmp && ls")) == "ok\nexit code 0"
+    assert session.workspace.permissions.rules == (
+        Rule("bash", "ls", "allow"),
+        Rule("bash", "ls *", "allow"),
+    )
+    assert failure(session.call("bash", command="rm -rf /")).error.code == ErrorCode.DENIED
+    assert session.asks() == [("bash", ("rm *.tmp", "ls")), ("bash", ("rm -rf",))]
+
+
+def test_a_rejection_runs_nothing_and_feedback_reaches_the_model() -> None:
+    processes = table()
+    rejected = LeafSession(replies=["rejected"], processes=processes)
+    assert failure(rejected.call("bash", command="rm -rf x")).error.code == ErrorCode.DENIED
+    corrected = LeafSession(replies=[RejectedWithFeedback("use trash")], processes=processes)
+    told = failure(corrected.call("bash", command="rm -rf x"))
+    assert told.error.code == ErrorCode.DENIED
+    assert "use trash" in text_of(told)
+    assert processes.runs == ()
+
+
+# validation and the working folder --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("arguments", "complaint"),
+    [
+        ({"command": "  "}, "the command is empty"),
+        ({"command": "ls", "timeout": 0}, "timeout must be a positive number of seconds, not 0"),
+        ({"command": "ls", "timeout": -5}, "not -5"),
+    ],
+)
+def test_invalid_arguments_ask_nothing(arguments: dict[str, object], complaint: str) -> None:
+    session = LeafSession(processes=table())
+    result = failure(session.call("bash", **arguments))
+    assert result.error.code == ErrorCode.INVALID_ARGS
+    assert complaint in result.error.message
+    assert session.asked == []
+
+
+def test_the_timeout_defaults_and_is_clamped() -> None:
+    processes = table()
+    session = LeafSession(rules=[Rule("bash", "*", "allow")], processes=processes)
+    session.call("bash", command="a", timeout=5)
+    session.call("bash", command="b", timeout=10_000)
+    session.call("bash", command="c")
+    assert [run.timeout for run in processes.runs] == [5.0, 600.0, 120.0]
+
+
+def test_the_working_folder_resolves_and_outside_asks_first() -> None:
+    processes = table()
+    files = {f"{ROOT}/src/a.py": "", "/elsewhere/b": ""}
+    session = LeafSession(files, replies=["allowed-once"] * 3, processes=processes)
+    session.call("bash", command="ls", cwd="src")
+    session.call("bash", command="ls", cwd="/elsewhere")
+    assert [run.cwd for run in processes.runs] == [f"{ROOT}/src", "/elsewhere"]
+    assert session.asks() == [
+        ("bash", ("ls",)),
+        ("external_directory", ("/elsewhere",)),
+        ("bash", ("ls",)),
+    ]
+    not_a_folder = failure(session.call("bash", command="ls", cwd="src/a.py"))
+    assert not_a_folder.error.message == "src/a.py is a file, not a folder"
+    missing = failure(session.call("bash", command="ls", cwd="gone"))
+    assert missing.error.message == "gone does not exist"
+
+
+def test_a_command_that_cannot_start_is_a_failure() -> None:
+    session = LeafSession(rules=[Rule("bash", "*", "allow")])  # no script matches
+    result = failure(session.call("bash", command="make"))
+    assert result.error.code == ErrorCode.TOOL_ERROR
+    assert "no scripted process for 'make'" in result.error.message
+
+
+# results ----------------------------------------------------------------------------------------
+
+
+def test_a_failing_command_is_a_success_that_reports_its_exit_code() -> None:
+    script = ScriptedProcess(stdout=b"partial", stderr=b"boom\n", exit_code=2)
+    session = LeafSession(rules=[Rule("bash", "*", "allow")], processes=table(script))
+    result = session.call("bash", command="make", description="Build")
+    assert text_of(result) == "partial\nboom\nexit code 2"
+    value = value_of(result)
+    assert (value["exit_code"], value["signal"], value["timed_out"]) == (2, None, False)
+    assert value["stdout"] == {"text": "partial", "total_bytes": 7, "lost_bytes": 0}
+    assert card_of(result) == TerminalResultCard(
+        title="make", output="partial\nboom", exit_code=2, signal=None
+    )
+
+
+def test_bash_is_exclusive_and_shows_a_terminal_card_while_pending() -> None:
+    catalog = LeafSession().catalog
+    assert catalog.execution_mode("bash", {"command": "ls"}) == "exclusive"
+    bash = catalog.get("bash")
+    assert bash is not None
+    assert bash.present_call is not None
+    pending = bash.present_call({"command": "ls -la", "description": "List files"})
+    assert pending == TerminalCallCard(title="ls -la", description="List files", cwd=ROOT)
+
+
+def test_long_output_is_cut_saved_and_the_bytes_not_kept_are_counted() -> None:
+    lines = b"".join(b"line %d\n" % number for number in range(1, 9001))
+    script = ScriptedProcess(stdout=lines, stderr=b"e" * 60_000)
+    session = LeafSession(rules=[Rule("bash", "*", "allow")], processes=table(script))
+    result = session.call("bash", command="noisy")
+    text = text_of(result)
+    assert text.startswith("line 1\nline 2\n")
+    assert "line 2000\n\n[output cut: showing 2000 of " in text
+    assert "The whole output is saved at .toolfx/outputs/call-1.txt" in text
+    kept = len(lines[: 50 * 1024])
+    assert f"[stdout: {len(lines) - kept:,} bytes not kept (of {len(lines):,})]" in text
+    assert "[stderr: 8,800 bytes not kept (of 60,000)]" in text
+    assert text.endswith("exit code 0")
+    saved = session.fs.snapshot()[f"{ROOT}/.toolfx/outputs/call-1.txt"]
+    assert saved == lines[:kept] + b"\n" + b"e" * (50 * 1024)  # the cut line ended
+    assert value_of(result)["saved_to"] == ".toolfx/outputs/call-1.txt"
+
+
+def test_a_command_ignoring_sigterm_is_killed_a_grace_after_its_timeout() -> None:
+    script = ScriptedProcess(stdout=b"waiting\n", duration=1000.0, ignores_sigterm=True)
+    session = LeafSession(rules=[Rule("bash", "*", "allow")], processes=table(script))
+    result = session.call("bash", command="serve", timeout=10)
+    assert text_of(result) == "waiting\nkilled by SIGKILL after the 10 s timeout"
+    assert card_of(result) == TerminalResultCard(
+        title="serve", output="waiting", exit_code=None, signal="SIGKILL"
+    )
+
+
+def test_cancelling_the_call_stops_the_command() -> None:
+    script = ScriptedProcess(duration=1000.0, ignores_sigterm=True)
+    session = LeafSession(rules=[Rule("bash", "*", "allow")], processes=table(script))
+    call = session.next_call("bash", {"command": "serve"})
+
+    async def program(runtime: Runtime) -> tuple[ToolExecutionResult, float]:
+        result = await runtime.deadline(
+            5.0, call.signal, lambda: run_call(runtime, session.catalog, call)
+        )
+        return result, runtime.now()
+
+    result, now = session.interpreter.run(Description(program))
+    assert failure(result).error.code == ErrorCode.ABORTED
+    assert now == 5.0 + 2.0  # SIGTERM at 5 s, SIGKILL a grace later
+
+
+# real commands ----------------------------------------------------------------------------------
+
+
+@pytest.fixture(params=["asyncio", "trio"])
+def backend(request: pytest.FixtureRequest) -> Backend:
+    """Every real command runs under anyio on both backends."""
+    name: Backend = request.param
+    return name
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> str:
+    """A real workspace folder (its real path, symlinks resolved)."""
+    return os.path.realpath(tmp_path)
+
+
+def real_bash(root: str) -> Catalog:
+    """A catalog with a bash leaf over `root` that may run anything, with a short kill grace."""
+    location = Location()
+    workspace = Workspace(root, Permissions([Rule("bash", "*", "allow")]))
+    location.register(bash_tool(workspace, kill_grace=GRACE))
+    return location.catalog()
+
+
+def run_bash(
+    root: str, backend: Backend, call_id: str, signal: CancelSignal | None = None, **args: object
+) -> ToolExecutionResult:
+    call = ToolCall(call_id, "bash", args, signal or CancelSignal())
+    return run_real(real_bash(root), call, backend)
+
+
+def test_a_100_mb_flood_is_bounded_and_its_loss_reported_exactly(
+    root: str, backend: Backend
+) -> None:
+    started = time.monotonic()
+    result = run_bash(root, backend, "flood", command="yes | head -c 100000000")
+    assert time.monotonic() - started < 20.0
+    text = text_of(result)
+    assert "[stdout: 99,948,800 bytes not kept (of 100,000,000)]" in text
+    assert text.endswith("exit code 0")
+    assert len(text.encode()) < 50 * 1024 + 1024
+    assert "The whole output is saved at .toolfx/outputs/flood.txt" in text
+    saved = Path(root, ".toolfx", "outputs", "flood.txt").read_bytes()
+    assert saved == b"y\n" * 25_600
+
+
+def test_bounded_real_output_is_saved_under_the_state_folder(root: str, backend: Backend) -> None:
+    result = run_bash(root, backend, "seq", command="seq 1 5000")
+    text = text_of(result)
+    assert text.startswith("1\n2\n")
+    assert "\n2000\n\n[output cut: showing 2000 of 5000 lines" in text
+    assert "saved at .toolfx/outputs/seq.txt" in text
+    expected = "".join(f"{number}\n" for number in range(1, 5001))
+    assert Path(root, ".toolfx", "outputs", "seq.txt").read_text() == expected
+
+
+def test_a_real_command_ignoring_sigterm_is_gone_after_timeout_and_grace(
+    root: str, backend: Backend
+) -> None:
+    started = time.monotonic()
+    command = "trap '' TERM; sleep 60 & echo $!; wait"
+    result = run_bash(root, backend, "stubborn", command=command, timeout=1)
+    elapsed = time.monotonic() - started
+    assert text_of(result).endswith("killed by SIGKILL after the 1 s timeout")
+    assert 1.0 + GRACE - 0.05 <= elapsed < 1.0 + GRACE + PROCESS_SLACK
+    assert gone_soon(int(value_of(result)["stdout"]["text"]))  # the sleep ignored SIGTERM too
+
+
+def test_a_real_command_is_cancelled_by_the_calls_signal(root: str, backend: Backend) -> None:
+    signal = CancelSignal()
+    cancel_later(signal, 0.3, "the user pressed stop")
+    started = time.monotonic()
+    result = run_bash(root, backend, "cancelled", signal, command="sleep 30")
+    assert time.monotonic() - started < 0.3 + PROCESS_SLACK
+    stopped = failure(result)
+    assert stopped.error.code == ErrorCode.ABORTED
+    assert "the user pressed stop" in stopped.error.message
+
+
+def test_a_real_command_runs_in_its_folder_and_reports_its_exit(
+    root: str, backend: Backend
+) -> None:
+    Path(root, "sub").mkdir()
+    result = run_bash(root, backend, "pwd", command="pwd; echo oops >&2; exit 3", cwd="sub")
+    assert text_of(result) == f"{root}/sub\noops\nexit code 3"

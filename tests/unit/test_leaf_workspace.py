@@ -1,0 +1,226 @@
+"""The leaves' shared ground: asking permission, resolving paths, and bounding output."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TypedDict
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from returns.result import Failure, Result, Success
+
+from toolfx.core import (
+    ApprovalReply,
+    Location,
+    Output,
+    RejectedWithFeedback,
+    ToolExecutionFailure,
+    ToolExecutionResult,
+    ToolExecutionSuccess,
+    ToolFailure,
+    ToolRunContext,
+    define_tool,
+)
+from toolfx.core.cancel import CancelSignal
+from toolfx.core.pipeline import ToolCall, execute
+from toolfx.interpreters import DeterministicInterpreter, MemoryFileSystem
+from toolfx.leaves import OutputLimits, Permissions, Rule, Workspace, bound_text, cut_text
+
+
+class Args(TypedDict):
+    text: str
+
+
+Body = Callable[[Workspace, Args, ToolRunContext], Awaitable[Result[str, ToolFailure]]]
+
+
+def call(
+    body: Body,
+    workspace: Workspace,
+    replies: Sequence[ApprovalReply] = (),
+    files: MemoryFileSystem | None = None,
+    text: str = "x",
+) -> ToolExecutionResult:
+    """Run `body` as the tool `probe` under the deterministic interpreter."""
+
+    async def execute_body(args: Args, ctx: ToolRunContext) -> Result[str, ToolFailure]:
+        return await body(workspace, args, ctx)
+
+    location = Location()
+    location.register(
+        define_tool(
+            name="probe", description="d", parameters=Args, output=Output(str), execute=execute_body
+        )
+    )
+    interpreter = DeterministicInterpreter(seed=3, approvals=list(replies), files=files)
+    description = execute(
+        location.catalog(), ToolCall("call/1", "probe", {"text": text}, CancelSignal())
+    )
+    result: ToolExecutionResult = interpreter.run(description)
+    return result
+
+
+async def ask_bash(
+    workspace: Workspace, args: Args, ctx: ToolRunContext
+) -> Result[str, ToolFailure]:
+    failure = await workspace.permissions.require(
+        ctx, "bash", ["git status"], "run git", always=["git *"]
+    )
+    return Success("ran") if failure is None else Failure(failure)
+
+
+def message(result: ToolExecutionResult) -> str:
+    assert isinstance(result, ToolExecutionFailure), result
+    return f"{result.error.code}: {result.error.message}"
+
+
+def test_an_allow_rule_needs_no_ask_and_a_deny_rule_is_denied() -> None:
+    allowed = Workspace("/ws", Permissions([Rule("bash", "git *", "allow")]))
+    assert isinstance(call(ask_bash, allowed), ToolExecutionSuccess)
+    denied = Workspace(
+        "/ws", Permissions([Rule("bash", "*", "allow"), Rule("bash", "git *", "deny")])
+    )
+    assert message(call(ask_bash, denied)) == (
+        "DENIED: Denied: permission 'bash' declined: a rule denies git status"
+    )
+
+
+@pytest.mark.parametrize(
+    ("reply", "outcome"),
+    [
+        ("allowed-once", "ran"),
+        ("rejected", "DENIED: Denied: permission 'bash' declined: the user rejected git status"),
+        (
+            "unavailable",
+            "DENIED: Denied: permission 'bash' declined: no one could approve git status",
+        ),
+        ("cancelled", "ABORTED: "),
+        (
+            RejectedWithFeedback("use git log"),
+            "DENIED: The user rejected bash for git status, saying: use git log",
+        ),
+    ],
+)
+def test_each_reply_to_an_ask(reply: ApprovalReply, outcome: str) -> None:
+    result = call(ask_bash, Workspace("/ws"), [reply])
+    shown = result.value if isinstance(result, ToolExecutionSuccess) else message(result)
+    assert isinstance(shown, str)
+    assert shown.startswith(outcome)
+
+
+def test_always_is_remembered_for_the_session_as_an_allow_rule() -> None:
+    workspace = Workspace("/ws")
+    assert isinstance(call(ask_bash, workspace, ["allowed-always"]), ToolExecutionSuccess)
+    assert workspace.permissions.rules == (Rule("bash", "git *", "allow"),)
+    assert isinstance(call(ask_bash, workspace, []), ToolExecutionSuccess)  # no ask this time
+
+
+async def resolve(
+    workspace: Workspace, args: Args, ctx: ToolRunContext
+) -> Result[str, ToolFailure]:
+    where = await workspace.resolve(ctx, args["text"])
+    if isinstance(where, ToolFailure):
+        return Failure(where)
+    return Success(f"{where.path} {where.relative}")
+
+
+def tree() -> MemoryFileSystem:
+    files = MemoryFileSystem.from_files({"/ws/a.txt": "a", "/etc/passwd": "root"})
+    files.add_symlink("/ws/link", "/etc")
+    files.add_symlink("/ws/inner", "/ws")
+    return files
+
+
+@pytest.mark.parametrize(
+    ("path", "resolved"),
+    [
+        ("a.txt", "/ws/a.txt a.txt"),
+        ("/ws/a.txt", "/ws/a.txt a.txt"),
+        ("inner/a.txt", "/ws/a.txt a.txt"),
+        ("sub/../a.txt", "/ws/a.txt a.txt"),
+        (".", "/ws ."),
+    ],
+)
+def test_paths_inside_the_workspace_resolve_without_asking(path: str, resolved: str) -> None:
+    result = call(resolve, Workspace("/ws"), files=tree(), text=path)
+    assert isinstance(result, ToolExecutionSuccess)
+    assert result.value == resolved
+
+
+@pytest.mark.parametrize(
+    "path", ["../etc/passwd", "/etc/passwd", "link/passwd", "link/../ws/../etc"]
+)
+def test_paths_outside_ask_external_directory_first(path: str) -> None:
+    refused = call(resolve, Workspace("/ws"), ["rejected"], files=tree(), text=path)
+    assert "permission 'external_directory' declined" in message(refused)
+    allowed = call(resolve, Workspace("/ws"), ["allowed-once"], files=tree(), text=path)
+    assert isinstance(allowed, ToolExecutionSuccess)
+    assert isinstance(allowed.value, str)
+    assert allowed.value.startswith("/etc")
+    assert allowed.value.endswith(" None")
+
+
+def test_always_for_an_outside_path_covers_its_folder() -> None:
+    workspace = Workspace("/ws")
+    call(resolve, workspace, ["allowed-always"], files=tree(), text="/etc/passwd")
+    assert workspace.permissions.rules == (Rule("external_directory", "/etc/*", "allow"),)
+
+
+def test_a_relative_root_is_refused() -> None:
+    with pytest.raises(ValueError, match="absolute path"):
+        Workspace("ws")
+
+
+@given(
+    st.lists(
+        st.text(
+            st.characters(
+                codec="utf-8", exclude_characters="\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+            ),
+            max_size=12,
+        ),
+        max_size=30,
+    )
+)
+def test_cut_text_keeps_whole_lines_within_both_limits(lines: list[str]) -> None:
+    limits = OutputLimits(max_lines=7, max_bytes=40)
+    text = "".join(line + "\n" for line in lines)
+    shown, total_lines, total_bytes = cut_text(text, limits)
+    assert text.startswith(shown)
+    assert (total_lines, total_bytes) == (len(lines), len(text.encode()))
+    assert len(shown.splitlines()) <= limits.max_lines
+    assert len(shown.encode()) <= limits.max_bytes or shown is text
+    if shown is text:
+        assert len(lines) <= limits.max_lines
+        assert len(text.encode()) <= limits.max_bytes
+    else:
+        assert shown == "".join(line + "\n" for line in lines[: len(shown.splitlines())])
+
+
+async def big(workspace: Workspace, args: Args, ctx: ToolRunContext) -> Result[str, ToolFailure]:
+    bounded = await bound_text(ctx, workspace, args["text"])
+    return Success(bounded.text)
+
+
+def test_a_bounded_output_is_saved_whole_and_the_model_told_where() -> None:
+    files = MemoryFileSystem()
+    text = "".join(f"line {n}\n" for n in range(3000))
+    result = call(big, Workspace("/ws"), files=files, text=text)
+    assert isinstance(result, ToolExecutionSuccess)
+    assert isinstance(result.value, str)
+    assert result.value.splitlines()[1999] == "line 1999"
+    assert result.value.endswith(
+        "[output cut: showing 2000 of 3000 lines (18890 of 28890 bytes). The whole output is saved "
+        "at .toolfx/outputs/call_1.txt: read it with `read` (offset and limit) or search it with "
+        "`grep`.]"
+    )
+    assert files.snapshot()["/ws/.toolfx/outputs/call_1.txt"] == text.encode()
+
+
+def test_a_small_output_is_left_alone() -> None:
+    files = MemoryFileSystem()
+    result = call(big, Workspace("/ws"), files=files, text="short")
+    assert isinstance(result, ToolExecutionSuccess)
+    assert result.value == "short"
+    assert files.snapshot() == {}

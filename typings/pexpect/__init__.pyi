@@ -1,0 +1,23 @@
+# The part of pexpect 4.9 the CLI tests use (pexpect ships no types).
+from collections.abc import Mapping, Sequence
+from typing import TextIO
+
+class ExceptionPexpect(Exception): ...
+class EOF(ExceptionPexpect): ...
+
+class spawn:
+    exitstatus: int | None
+    logfile_read: TextIO | None
+    def __init__(
+        self,
+        command: str,
+        args: Sequence[str] = ...,
+        timeout: float | None = ...,
+        *,
+        env: Mapping[str, str] | None = ...,
+        encoding: str | None = ...,
+        dimensions: tuple[int, int] | None = ...,
+    ) -> None: ...
+    def expect(self, pattern: str | type[EOF], timeout: float | None = ...) -> int: ...
+    def sendline(self, s: str = ...) -> int: ...
+    def close(self, force: bool = ...) -> None: ...
