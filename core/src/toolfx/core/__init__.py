@@ -55,6 +55,14 @@ from toolfx.core.processes import (
     ProcessRunner,
     ProcessSpec,
 )
+from toolfx.core.providers import (
+    OpenAILimits,
+    ProviderTools,
+    ToolNote,
+    to_anthropic,
+    to_gemini,
+    to_openai,
+)
 from toolfx.core.records import (
     RecordError,
     SessionRecord,
@@ -136,6 +144,7 @@ __all__ = [
     "JsonSchemaError",
     "JsonValue",
     "Location",
+    "OpenAILimits",
     "Output",
     "PermissionDeclined",
     "PostToolDecision",
@@ -146,6 +155,7 @@ __all__ = [
     "ProcessRunner",
     "ProcessSpec",
     "Profile",
+    "ProviderTools",
     "RecordError",
     "RecordSink",
     "Registration",
@@ -174,6 +184,7 @@ __all__ = [
     "ToolExecutionSuccess",
     "ToolFailure",
     "ToolGuard",
+    "ToolNote",
     "ToolOptions",
     "ToolResultRecord",
     "ToolRunContext",
@@ -195,4 +206,7 @@ __all__ = [
     "snapshot_json",
     "text",
     "thaw_json",
+    "to_anthropic",
+    "to_gemini",
+    "to_openai",
 ]

@@ -1,0 +1,107 @@
+"""Properties of the provider exports over random derived tool arguments (TypedDicts and frozen
+dataclasses of random derivable types, from test_schema_properties).
+
+OpenAI: a derived schema is made strict unless it holds a value of any JSON or an open map (and
+the notes say which); a strict schema closes every object with every property required, and
+accepts every value of the type once the properties it leaves out are sent as null. Gemini: the
+declaration always passes google-genai's own types, which refuse unknown keys, and gives back
+every key it was given.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final, cast
+
+from google.genai.types import FunctionDeclaration
+from hypothesis import given
+from hypothesis import strategies as st
+from returns.result import Success
+
+from tests.properties.test_schema_properties import (
+    derivable_types,
+    frozen_dataclasses,
+    typed_dicts,
+    values_for,
+)
+from toolfx.core import (
+    ToolSchema,
+    compile_json_schema,
+    schema_of,
+    thaw_json,
+    to_gemini,
+    to_openai,
+)
+
+argument_types: Final = typed_dicts(derivable_types(2)) | frozen_dataclasses(derivable_types(2))
+
+NOT_STRICT_WHEN_DERIVED: Final = frozenset(
+    {
+        "an open object: it declares no properties, so any key goes",
+        "no type, enum, const, anyOf, oneOf or $ref: any JSON value goes",
+    }
+)
+"""Why a derived schema may not be strict: a dict[str, JsonValue] map, or a JsonValue."""
+
+
+def with_nulls(value: Any, schema: Any) -> Any:
+    """The value with every property its (original) schema leaves out sent as null."""
+    if "oneOf" in schema:
+        branches = [b for b in schema["oneOf"] if _valid(b, value)]
+        assert len(branches) == 1, (schema, value)
+        return with_nulls(value, branches[0])
+    if isinstance(value, dict) and "properties" in schema:
+        return {
+            key: with_nulls(value[key], sub) if key in value else None
+            for key, sub in schema["properties"].items()
+        }
+    if isinstance(value, list):
+        return [with_nulls(item, schema["items"]) for item in value]
+    return value
+
+
+def _valid(schema: Any, value: Any) -> bool:
+    return isinstance(compile_json_schema(schema, "portable").unwrap().validate(value), Success)
+
+
+def assert_closed(node: Any) -> None:
+    """Every object schema in a strict schema is closed and requires all its properties."""
+    if isinstance(node, list):
+        for item in node:
+            assert_closed(item)
+    if not isinstance(node, dict):
+        return
+    declared = node.get("type")
+    if declared == "object" or (isinstance(declared, list) and "object" in declared):
+        assert node["additionalProperties"] is False, node
+        assert node["required"] == list(node.get("properties", {})), node
+    for item in node.values():
+        assert_closed(item)
+
+
+@given(st.data())
+def test_strict_schemas_accept_every_value_with_nulls_for_what_it_leaves_out(
+    data: st.DataObject,
+) -> None:
+    tp = data.draw(argument_types)
+    value = data.draw(values_for(tp))
+    schema = schema_of(tp)
+    exported = to_openai([ToolSchema("t", "", schema.json_schema)])
+    function = cast("dict[str, Any]", exported.tools[0]["function"])
+    if not function["strict"]:
+        assert exported.notes
+        assert {note.reason for note in exported.notes} <= NOT_STRICT_WHEN_DERIVED
+        return
+    assert exported.notes == ()
+    strict = function["parameters"]
+    assert_closed(strict)
+    original = thaw_json(schema.encode(value).unwrap())
+    sent = with_nulls(original, thaw_json(schema.json_schema))
+    checked = compile_json_schema(strict, "full").unwrap().validate(sent)
+    assert isinstance(checked, Success), (strict, sent, checked)
+
+
+@given(argument_types)
+def test_gemini_declarations_pass_the_sdk_types(tp: Any) -> None:
+    (tool,) = to_gemini([ToolSchema("t", "a tool", schema_of(tp).json_schema)]).tools
+    declaration = FunctionDeclaration.model_validate(tool)
+    assert declaration.model_dump(mode="json", by_alias=True, exclude_unset=True) == tool

@@ -1,0 +1,456 @@
+"""Provider tool lists: golden files for OpenAI (strict and not), Anthropic and Gemini, each
+tool checked by the provider's own SDK types offline, and the rules behind each export.
+
+Regenerate the goldens with TOOLFX_UPDATE_GOLDENS=1 (then read the diff).
+"""
+
+from __future__ import annotations
+
+import copy
+import enum
+import json
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any, Final, Literal, NotRequired, TypedDict, cast
+
+import pydantic
+import pytest
+from anthropic.types import ToolParam
+from google.genai.types import FunctionDeclaration
+from openai.lib._pydantic import _ensure_strict_json_schema
+from openai.types.chat import ChatCompletionFunctionToolParam
+from returns.result import Success
+
+from toolfx.core import (
+    JsonValue,
+    OpenAILimits,
+    Output,
+    ProviderTools,
+    Registry,
+    ToolNote,
+    ToolOptions,
+    ToolSchema,
+    check_json_schema,
+    compile_json_schema,
+    define_tool,
+    snapshot_json,
+    thaw_json,
+    to_anthropic,
+    to_gemini,
+    to_openai,
+)
+
+GOLDENS: Final = Path(__file__).parent / "goldens" / "providers"
+UPDATE: Final = os.environ.get("TOOLFX_UPDATE_GOLDENS") == "1"
+
+
+# --- the tools: derived from types ----------------------------------------------------------------
+
+
+class Unit(enum.Enum):
+    """Temperature units."""
+
+    CELSIUS = "celsius"
+    FAHRENHEIT = "fahrenheit"
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where to look."""
+
+    city: Annotated[str, "a city name"]
+    country: str | None = None
+
+
+class ForecastArgs(TypedDict):
+    """Arguments of the forecast tool."""
+
+    place: Place
+    days: Annotated[int, "how many days ahead"]
+    unit: NotRequired[Unit]
+    detail: NotRequired[Literal["brief", "full"]]
+    hours: NotRequired[list[int]]
+    label: NotRequired[str | int]
+
+
+class Move(TypedDict):
+    kind: Literal["move"]
+    to: str
+
+
+@dataclass(frozen=True)
+class Copy:
+    kind: Literal["copy"]
+    to: str
+    overwrite: bool = False
+
+
+class FileArgs(TypedDict):
+    """Move or copy one file."""
+
+    path: str
+    action: Move | Copy
+
+
+class AnnotateArgs(TypedDict):
+    """Attach free-form labels."""
+
+    target: str
+    labels: dict[str, JsonValue]
+    extra: NotRequired[JsonValue]
+
+
+class NoArgs(TypedDict):
+    """No arguments."""
+
+
+def _tool(name: str, description: str, parameters: Any, *, codemode: bool = True) -> Any:
+    return define_tool(
+        name=name,
+        description=description,
+        parameters=parameters,
+        output=Output(str),
+        execute=lambda args, ctx: "",
+        options=ToolOptions(codemode=codemode),
+    )
+
+
+DERIVED: Final = (
+    _tool("forecast", "The weather ahead.", ForecastArgs),
+    _tool("file_op", "Move or copy a file.", FileArgs),
+    _tool("annotate", "Label a target.", AnnotateArgs),
+    _tool("ping", "Check the service is up.", NoArgs),
+)
+
+
+def catalog_of(*definitions: Any) -> Any:
+    """The global catalog of a registry holding these tools."""
+    registry = Registry()
+    for definition in definitions:
+        registry, _ = registry.register(definition)
+    return registry.catalog()
+
+
+# --- the tools: raw schemas (as an MCP server would send them) ------------------------------------
+
+TREE: Final[dict[str, Any]] = {
+    "type": "object",
+    "properties": {"root": {"$ref": "#/$defs/node", "description": "the tree's root"}},
+    "required": ["root"],
+    "additionalProperties": False,
+    "$defs": {
+        "node": {
+            "type": "object",
+            "properties": {
+                "name": {"type": "string"},
+                "children": {"type": "array", "items": {"$ref": "#/$defs/node"}},
+            },
+            "required": ["name"],
+            "additionalProperties": False,
+        }
+    },
+}
+LOOKUP: Final[dict[str, Any]] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "properties": {
+        "email": {"type": "string", "format": "email", "pattern": "^[^@]+@example\\.com$"},
+        "id": {"type": "string", "format": "uuid"},
+        "since": {"type": "string", "format": "date-time"},
+        "limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 10},
+        "fields": {
+            "type": "array",
+            "items": {"type": "string", "enum": ["name", "email", "role"]},
+            "minItems": 1,
+            "maxItems": 3,
+        },
+        "version": {"const": 2},
+    },
+    "required": ["email"],
+}
+LEGACY: Final[dict[str, Any]] = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string", "minLength": 1},
+        "tags": {"type": "object", "additionalProperties": {"type": "string"}},
+        "amount": {"oneOf": [{"type": "number"}, {"type": "integer"}]},
+        "code": {"allOf": [{"type": "string"}, {"maxLength": 5}]},
+    },
+    "required": ["name"],
+}
+RAW: Final = (
+    ToolSchema("tree", "Walk a tree.", snapshot_json(TREE).unwrap()),
+    ToolSchema("lookup", "Find a user.", snapshot_json(LOOKUP).unwrap()),
+    ToolSchema("legacy", "An old tool.", snapshot_json(LEGACY).unwrap()),
+)
+
+
+def all_schemas() -> tuple[ToolSchema, ...]:
+    """The derived tools (as a catalog shows them) and then the raw ones."""
+    return (*catalog_of(*DERIVED).native_schemas(), *RAW)
+
+
+# --- goldens --------------------------------------------------------------------------------------
+
+EXPORTS: Final[dict[str, Callable[[tuple[ToolSchema, ...]], ProviderTools]]] = {
+    "openai_strict": to_openai,
+    "openai_loose": lambda schemas: to_openai(schemas, strict=False),
+    "anthropic": to_anthropic,
+    "gemini": to_gemini,
+}
+
+
+def as_golden(exported: ProviderTools) -> str:
+    """The text a golden file holds: the tools, then the notes."""
+    notes = [{"tool": n.tool, "path": n.path, "reason": n.reason} for n in exported.notes]
+    document = {"tools": list(exported.tools), "notes": notes}
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def test_raw_schemas_are_valid_for_the_full_profile() -> None:
+    for schema in (TREE, LOOKUP, LEGACY):
+        assert isinstance(check_json_schema(schema, "full"), Success)
+
+
+@pytest.mark.parametrize("name", sorted(EXPORTS))
+def test_export_matches_its_golden(name: str) -> None:
+    text = as_golden(EXPORTS[name](all_schemas()))
+    golden = GOLDENS / f"{name}.json"
+    if UPDATE:
+        golden.parent.mkdir(parents=True, exist_ok=True)
+        golden.write_text(text, encoding="utf-8")
+    assert text == golden.read_text(encoding="utf-8")
+
+
+def functions(exported: ProviderTools) -> list[dict[str, Any]]:
+    """The `function` member of each OpenAI tool."""
+    return [cast("dict[str, Any]", tool["function"]) for tool in exported.tools]
+
+
+# --- the providers' own types, offline ------------------------------------------------------------
+
+OPENAI_TOOL: Final = pydantic.TypeAdapter(ChatCompletionFunctionToolParam)
+ANTHROPIC_TOOL: Final = pydantic.TypeAdapter(ToolParam)
+
+
+@pytest.mark.parametrize("strict", [True, False])
+def test_openai_tools_pass_the_openai_types(strict: bool) -> None:
+    for tool in to_openai(all_schemas(), strict=strict).tools:
+        OPENAI_TOOL.validate_python(tool, strict=True)
+
+
+def test_strict_schemas_are_what_the_openai_sdk_would_send() -> None:
+    """The SDK's strict rewrite (the step of `to_strict_json_schema` after pydantic has made the
+    schema; the public function takes only pydantic types) leaves each strict schema as it is."""
+    strict = [f for f in functions(to_openai(all_schemas())) if f["strict"]]
+    assert [f["name"] for f in strict] == ["file_op", "forecast", "ping", "tree", "lookup"]
+    for function in strict:
+        parameters = copy.deepcopy(function["parameters"])
+        rewritten = _ensure_strict_json_schema(parameters, path=(), root=parameters)
+        assert rewritten == function["parameters"], function["name"]
+
+
+def test_anthropic_tools_pass_the_anthropic_types() -> None:
+    for tool in to_anthropic(all_schemas()).tools:
+        ANTHROPIC_TOOL.validate_python(tool, strict=True)
+
+
+def test_gemini_declarations_round_trip_through_the_sdk() -> None:
+    """google-genai's FunctionDeclaration forbids unknown keys, and gives back every one kept."""
+    for tool in to_gemini(all_schemas()).tools:
+        declaration = FunctionDeclaration.model_validate(tool)
+        assert declaration.model_dump(mode="json", by_alias=True, exclude_unset=True) == tool
+
+
+# --- the rules ------------------------------------------------------------------------------------
+
+
+def strict_function(schema: dict[str, Any], **limits: int) -> tuple[dict[str, Any], list[str]]:
+    """The OpenAI function for one raw schema, and its notes as "path: reason"."""
+    exported = to_openai(
+        [ToolSchema("t", "", snapshot_json(schema).unwrap())], limits=OpenAILimits(**limits)
+    )
+    return functions(exported)[0], [f"{n.path}: {n.reason}" for n in exported.notes]
+
+
+def test_optional_properties_become_required_and_nullable() -> None:
+    function, notes = strict_function(
+        {
+            "type": "object",
+            "properties": {
+                "a": {"type": "string"},
+                "b": {"type": "integer", "enum": [1, 2]},
+                "c": {"const": "x", "description": "pinned"},
+                "d": {"type": ["string", "null"]},
+                "e": {"anyOf": [{"type": "string"}, {"type": "boolean"}]},
+            },
+            "required": ["a"],
+        }
+    )
+    assert notes == []
+    assert function["strict"] is True
+    assert function["parameters"] == {
+        "type": "object",
+        "properties": {
+            "a": {"type": "string"},
+            "b": {"type": ["integer", "null"], "enum": [1, 2, None]},
+            "c": {"anyOf": [{"const": "x"}, {"type": "null"}], "description": "pinned"},
+            "d": {"type": ["string", "null"]},
+            "e": {"anyOf": [{"type": "string"}, {"type": "boolean"}, {"type": "null"}]},
+        },
+        "required": ["a", "b", "c", "d", "e"],
+        "additionalProperties": False,
+    }
+
+
+def test_strict_schemas_accept_the_original_values_with_nulls_for_what_is_left_out() -> None:
+    exported = to_openai(catalog_of(DERIVED[0]))
+    strict = functions(exported)[0]["parameters"]
+    validator = compile_json_schema(strict, "full").unwrap()
+    full = {"place": {"city": "Oslo", "country": None}, "days": 2, "unit": "celsius"}
+    nulls = {"detail": None, "hours": None, "label": None}
+    assert isinstance(validator.validate({**full, **nulls}), Success)
+    assert not isinstance(validator.validate(full), Success)  # strict: every key is sent
+
+
+NOT_STRICT: Final[tuple[tuple[dict[str, Any], str], ...]] = (
+    (
+        {"type": "array", "items": {"type": "string"}},
+        ': the root must be an object schema ("type": "object") for strict mode',
+    ),
+    (
+        {
+            "type": "object",
+            "properties": {"a": {"$ref": "#/$defs/n", "minimum": 3}},
+            "$defs": {"n": {"type": "integer"}},
+        },
+        "/properties/a/$ref: $ref with constraints beside it (minimum)",
+    ),
+    (
+        {"type": "object", "properties": {"a": {"type": "array"}}},
+        "/properties/a: an array without items accepts any JSON items",
+    ),
+    (
+        {"type": "object", "properties": {"a": True}},
+        "/properties/a: the schema boolean true has no strict form",
+    ),
+    (
+        {"type": "object", "properties": {"a": {"type": "string", "format": "uri"}}},
+        "/properties/a/format: format 'uri' is not one strict mode supports",
+    ),
+    (
+        {"type": "object", "properties": {"a": {"not": {"type": "null"}}}},
+        "/properties/a/not: keyword 'not' is not supported by strict mode",
+    ),
+)
+
+
+@pytest.mark.parametrize(("schema", "note"), NOT_STRICT)
+def test_a_schema_strict_mode_cannot_take_keeps_its_schema_with_a_note(
+    schema: dict[str, Any], note: str
+) -> None:
+    function, notes = strict_function(schema)
+    assert function["strict"] is False
+    assert function["parameters"] == schema
+    assert note in notes
+
+
+def test_schemas_past_the_limits_are_not_strict() -> None:
+    nested: dict[str, Any] = {"type": "object", "properties": {"x": {"type": "string"}}}
+    for _ in range(3):
+        nested = {"type": "object", "properties": {"n": nested, "y": {"type": "string"}}}
+    assert strict_function(nested)[0]["strict"] is True
+    _, notes = strict_function(nested, nesting=3, properties=6)
+    assert notes == [
+        ": 7 object properties (strict mode allows 6)",
+        "/properties/n/properties/n/properties/n: objects nested 4 deep (at most 3)",
+    ]
+    _, notes = strict_function(LOOKUP, enum_values=2)
+    assert notes == [": 3 enum values (strict mode allows 2)"]
+
+
+def test_strict_false_sends_every_schema_as_it_is() -> None:
+    schemas = all_schemas()
+    exported = to_openai(schemas, strict=False)
+    assert exported.notes == ()
+    for schema, tool in zip(schemas, exported.tools, strict=True):
+        assert tool == {
+            "type": "function",
+            "function": {
+                "name": schema.name,
+                "description": schema.description,
+                "parameters": thaw_json(schema.parameters),
+                "strict": False,
+            },
+        }
+
+
+def test_a_catalog_exports_its_native_tools_only() -> None:
+    registry = Registry()
+    registry = registry.add_scope("agent")
+    registry, _ = registry.present_as("agent", "code")
+    registry, _ = registry.register(_tool("direct", "Outside Code Mode.", NoArgs, codemode=False))
+    registry, _ = registry.register(_tool("coded", "Inside Code Mode.", NoArgs))
+    for export in (to_openai, to_anthropic, to_gemini):
+        exported = export(registry.catalog("agent"))
+        assert len(exported.tools) == 1
+        assert "direct" in json.dumps(exported.tools)
+        assert export(registry.catalog()).tools != exported.tools  # native: both tools
+
+
+def test_exported_tools_are_plain_dicts_detached_from_the_catalog() -> None:
+    catalog = catalog_of(*DERIVED)
+    for export in (to_openai, to_anthropic, to_gemini):
+        exported = export(catalog)
+        json.dumps(exported.tools)
+        assert all(type(tool) is dict for tool in exported.tools)
+        exported.tools[0].clear()
+        assert export(catalog).tools[0]  # the catalog's schemas are untouched
+
+
+def test_plain_dict_schemas_are_accepted_and_non_json_refused() -> None:
+    plain = ToolSchema("plain", "", {"type": "object", "properties": {}})
+    assert to_anthropic([plain]).tools[0]["input_schema"] == {"type": "object", "properties": {}}
+    broken = ToolSchema("broken", "", {"type": "object", "default": float("nan")})
+    with pytest.raises(ValueError, match="tool 'broken': parameters are not JSON"):
+        to_openai([broken])
+
+
+def test_gemini_omits_the_parameters_of_a_tool_without_any() -> None:
+    (declaration,) = to_gemini(catalog_of(DERIVED[3])).tools
+    assert declaration == {"name": "ping", "description": "Check the service is up."}
+
+
+def test_a_note_reads_as_tool_path_and_reason() -> None:
+    note = ToolNote("t", "", "why")
+    assert str(note) == "t: (root): why"
+    assert str(ToolNote("t", "/a", "why")) == "t: /a: why"
+
+
+def test_gemini_rewrites_nulls_unions_and_pinned_values() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "a": {"type": ["string", "integer", "null"]},
+            "b": {"const": "only"},
+            "c": {"enum": ["x", None]},
+            "d": {"enum": [1, "one"]},
+            "e": {"oneOf": [{"type": "boolean"}, {"type": "null"}], "description": "flag"},
+        },
+    }
+    exported = to_gemini([ToolSchema("t", "", snapshot_json(schema).unwrap())])
+    assert exported.tools[0]["parameters"] == {
+        "type": "OBJECT",
+        "properties": {
+            "a": {"nullable": True, "anyOf": [{"type": "STRING"}, {"type": "INTEGER"}]},
+            "b": {"type": "STRING", "enum": ["only"]},
+            "c": {"type": "STRING", "nullable": True, "enum": ["x"]},
+            "d": {},
+            "e": {"type": "BOOLEAN", "description": "flag", "nullable": True},
+        },
+    }
+    assert [f"{n.path}: {n.reason}" for n in exported.notes] == [
+        "/properties/d/enum: enum not all strings (Gemini pins only strings): dropped"
+    ]
