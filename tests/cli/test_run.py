@@ -143,16 +143,20 @@ def test_a_malformed_session_line_is_named(
 BUILTIN = {"read", "write", "edit", "glob", "grep", "bash"}
 
 
-def test_tools_prints_the_schemas_in_three_forms(capsys: pytest.CaptureFixture[str]) -> None:
+def test_tools_prints_the_schemas_in_every_form(capsys: pytest.CaptureFixture[str]) -> None:
     plain = json.loads(toolfx(capsys, "tools").out)
     assert {tool["name"] for tool in plain} >= BUILTIN
     read = next(tool for tool in plain if tool["name"] == "read")
     assert read["parameters"]["properties"]["path"]["type"] == "string"
     openai = json.loads(toolfx(capsys, "tools", "--format", "openai").out)
-    assert openai[0] == {"type": "function", "function": plain[0]}
+    assert [tool["function"]["name"] for tool in openai] == [tool["name"] for tool in plain]
+    assert all(tool["function"]["strict"] for tool in openai)  # the leaves' schemas all can be
     anthropic = json.loads(toolfx(capsys, "tools", "--format", "anthropic").out)
     assert anthropic[0] == {
         "name": plain[0]["name"],
         "description": plain[0]["description"],
         "input_schema": plain[0]["parameters"],
     }
+    gemini = toolfx(capsys, "tools", "--format", "gemini")
+    assert [tool["name"] for tool in json.loads(gemini.out)] == [tool["name"] for tool in plain]
+    assert "additionalProperties" in gemini.err  # each dropped keyword is noted on stderr

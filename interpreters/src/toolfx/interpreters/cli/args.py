@@ -106,7 +106,9 @@ def _parser() -> argparse.ArgumentParser:
         command.add_argument("--no-color", action="store_true", help="print without colour")
 
     tools = commands.add_parser("tools", help="print the installed tools' schemas")
-    tools.add_argument("--format", choices=("json", "openai", "anthropic"), default="json")
+    tools.add_argument(
+        "--format", choices=("json", "openai", "anthropic", "gemini"), default="json"
+    )
     tools.add_argument("--workspace", default=".", metavar="DIR", help="the workspace root")
     return parser
 

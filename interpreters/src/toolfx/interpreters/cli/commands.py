@@ -149,5 +149,8 @@ def replay(command: ReplayCommand) -> int:
 def tools(command: ToolsCommand) -> int:
     """`toolfx tools`: print the tools' schemas in the chosen form."""
     catalog = load_catalog(workspace_root(command.workspace))
-    print(json.dumps(export_schemas(catalog, command.form), indent=2, ensure_ascii=False))
+    exported, notes = export_schemas(catalog, command.form)
+    print(json.dumps(exported, indent=2, ensure_ascii=False))
+    for note in notes:  # what the provider's form could not keep, for the person reading
+        print(f"note: {note}", file=sys.stderr)
     return 0

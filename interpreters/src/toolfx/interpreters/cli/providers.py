@@ -7,7 +7,18 @@ from collections.abc import Callable, Sequence
 from importlib.metadata import entry_points
 from typing import Any, Final, Literal
 
-from toolfx.core import Catalog, JsonValue, Location, ToolDefinition, thaw_json
+from toolfx.core import (
+    Catalog,
+    JsonValue,
+    Location,
+    ProviderTools,
+    ToolDefinition,
+    ToolNote,
+    thaw_json,
+    to_anthropic,
+    to_gemini,
+    to_openai,
+)
 
 __all__ = [
     "GROUP",
@@ -24,8 +35,8 @@ GROUP: Final = "toolfx.tools"
 ToolProvider = Callable[[str, JsonValue], Sequence[ToolDefinition[Any, Any]]]
 """A provider: the tools over a workspace root (absolute), under permission rules (JSON)."""
 
-SchemaFormat = Literal["json", "openai", "anthropic"]
-"""How `toolfx tools` prints the schemas: toolfx's own, OpenAI's or Anthropic's tool list."""
+SchemaFormat = Literal["json", "openai", "anthropic", "gemini"]
+"""How `toolfx tools` prints the schemas: toolfx's own, or a provider's tool list."""
 
 
 class ProviderError(RuntimeError):
@@ -53,17 +64,20 @@ def load_catalog(root: str, rules: JsonValue = None) -> Catalog:
     return location.catalog()
 
 
-def export_schemas(catalog: Catalog, form: SchemaFormat) -> JsonValue:
-    """The catalog's model-facing schemas as a JSON list in the given form."""
-    out: list[JsonValue] = []
-    for schema in catalog.schemas():
-        parameters = thaw_json(schema.parameters)
-        name, description = schema.name, schema.description
-        if form == "openai":
-            function = {"name": name, "description": description, "parameters": parameters}
-            out.append({"type": "function", "function": function})
-        elif form == "anthropic":
-            out.append({"name": name, "description": description, "input_schema": parameters})
-        else:
-            out.append({"name": name, "description": description, "parameters": parameters})
-    return out
+def export_schemas(catalog: Catalog, form: SchemaFormat) -> tuple[JsonValue, tuple[ToolNote, ...]]:
+    """The catalog's native tool list in the given form, and the notes on what was changed."""
+    if form == "json":
+        plain: list[JsonValue] = [
+            {"name": s.name, "description": s.description, "parameters": thaw_json(s.parameters)}
+            for s in catalog.native_schemas()
+        ]
+        return plain, ()
+    exported = _EXPORTS[form](catalog)
+    return list(exported.tools), exported.notes
+
+
+_EXPORTS: Final[dict[str, Callable[[Catalog], ProviderTools]]] = {
+    "openai": to_openai,
+    "anthropic": to_anthropic,
+    "gemini": to_gemini,
+}
