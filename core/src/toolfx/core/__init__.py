@@ -94,7 +94,7 @@ from toolfx.core.runtime import (
     RejectedWithFeedback,
     Runtime,
 )
-from toolfx.core.schema import SchemaDerivationError, ValueSchema, schema_of
+from toolfx.core.schema import SchemaDerivationError, ValueSchema, raw_schema, schema_of
 from toolfx.core.tool import (
     Output,
     ToolDefinition,
@@ -200,6 +200,7 @@ __all__ = [
     "execute",
     "execute_batch",
     "parse_json",
+    "raw_schema",
     "record_from_json",
     "render_json",
     "schema_of",

@@ -47,12 +47,20 @@ ChangeListener = Callable[[], None]
 
 @final
 class Disposer:
-    """Undoes exactly one registration; calling it again does nothing."""
+    """Undoes exactly one registration (or one `register_all`); calling it again does nothing."""
 
-    __slots__ = ("_dispose",)
+    __slots__ = ("_dispose", "_handles", "_owner")
 
-    def __init__(self, dispose: Callable[[], object]) -> None:
+    def __init__(
+        self,
+        dispose: Callable[[], object],
+        *,
+        owner: object = None,
+        handles: tuple[Handle, ...] = (),
+    ) -> None:
         self._dispose = dispose
+        self._owner = owner  # the Location's cell, so `register_all(replacing=...)` can check it
+        self._handles = handles
 
     def __call__(self) -> None:
         self._dispose()
@@ -123,6 +131,34 @@ class Location:
         """Register a tool globally or in a scope (see `Registry.register`)."""
         return self._hold(lambda r: r.register(definition, scope, shadow=shadow), visible=True)
 
+    def register_all(
+        self,
+        definitions: Iterable[ToolDefinition[Any, Any]],
+        scope: ScopeKey | None = GLOBAL,
+        *,
+        replacing: Disposer | None = None,
+    ) -> Disposer:
+        """Register several tools in one change: all of them, or none if one is refused.
+
+        `replacing` (a disposer of this Location's `register` or `register_all`) is undone in
+        the same change, so a catalog shows the old tools or the new ones, never a mix, and
+        change listeners hear once. The returned disposer removes every tool registered here.
+        """
+        tools = tuple(definitions)
+        if replacing is not None and replacing._owner is not self._cell:
+            raise ValueError("`replacing` must be a disposer given by this Location")
+        replaced = () if replacing is None else replacing._handles
+
+        def change(registry: Registry) -> tuple[Registry, tuple[Handle, ...]]:
+            registry = _without_handles(registry, replaced)
+            handles: list[Handle] = []
+            for definition in tools:
+                registry, handle = registry.register(definition, scope)
+                handles.append(handle)
+            return registry, tuple(handles)
+
+        return self._hold_all(change, visible=True)
+
     def restrict(
         self,
         scope: ScopeKey,
@@ -183,17 +219,29 @@ class Location:
     def _hold(
         self, change: Callable[[Registry], tuple[Registry, Handle]], *, visible: bool
     ) -> Disposer:
-        def apply(registry: Registry) -> tuple[Registry, bool]:
+        def one(registry: Registry) -> tuple[Registry, tuple[Handle, ...]]:
             new, handle = change(registry)
-            handles.append(handle)
+            return new, (handle,)
+
+        return self._hold_all(one, visible=visible)
+
+    def _hold_all(
+        self, change: Callable[[Registry], tuple[Registry, tuple[Handle, ...]]], *, visible: bool
+    ) -> Disposer:
+        def apply(registry: Registry) -> tuple[Registry, bool]:
+            new, handles = change(registry)
+            attempts.append(handles)
             return new, visible
 
-        handles: list[Handle] = []
+        attempts: list[tuple[Handle, ...]] = []
         self._change(apply)
-        handle = handles[-1]  # the attempt that won (a contended change runs again)
-        return Disposer(
-            lambda: self._change(lambda r: (r.dispose(handle), r.affects_tools(handle)))
-        )
+        handles = attempts[-1]  # the attempt that won (a contended change runs again)
+
+        def dispose(registry: Registry) -> tuple[Registry, bool]:
+            seen = any(registry.affects_tools(handle) for handle in handles)
+            return _without_handles(registry, handles), seen
+
+        return Disposer(lambda: self._change(dispose), owner=self._cell, handles=handles)
 
     def _change(self, change: Callable[[Registry], tuple[Registry, bool]]) -> None:
         old, new, visible = self._cell.update(change)
@@ -206,3 +254,9 @@ class Location:
                 listener()
             except Exception as error:  # contained: one listener cannot break the others
                 self._on_defect(error, f"change listener {listener!r}")
+
+
+def _without_handles(registry: Registry, handles: tuple[Handle, ...]) -> Registry:
+    for handle in handles:
+        registry = registry.dispose(handle)
+    return registry

@@ -6,6 +6,10 @@ Supported: str, int, float, bool, None, Literal, Enum, NewType, list[T], tuple[T
 Sequence[T], TypedDict (Required/NotRequired; closed), frozen dataclasses, unions (oneOf, which
 must be unambiguous), `Annotated[T, "description"]`, `JsonValue` and `dict[str, JsonValue]`.
 Anything else fails when the schema is derived, with a `SchemaDerivationError` naming the field.
+
+`raw_schema(schema)` is the other door, for schemas that arrive as JSON (MCP, plugins): it checks
+the schema against a profile, reporting every problem at once, and gives a `ValueSchema` of
+frozen JSON whose decoding is the identity.
 """
 
 from __future__ import annotations
@@ -20,13 +24,15 @@ from toolfx.core.json import FrozenDict, FrozenJson, is_frozen_json
 from toolfx.core.json_model import INT_BOUND, NEGATIVE_INT_BOUND
 from toolfx.core.jsonschema import (
     CompiledSchema,
+    JsonSchemaError,
+    Profile,
     ValidationFailure,
     compile_json_schema,
 )
 from toolfx.core.schema_decode import DecodeProblem, Node, to_plain
 from toolfx.core.schema_derive import SchemaDerivationError, derive
 
-__all__ = ["SchemaDerivationError", "ValueSchema", "schema_of"]
+__all__ = ["SchemaDerivationError", "ValueSchema", "raw_schema", "schema_of"]
 
 
 T = TypeVar("T")
@@ -129,6 +135,32 @@ def _build(type_form: object) -> ValueSchema[Any]:
             f"the derived schema is outside the portable subset: {compiled.failure()}",
         )
     return ValueSchema(type_form, node, compiled.unwrap())
+
+
+@final
+class _RawForm:
+    """The type form of a raw schema: frozen JSON, named by its profile in messages."""
+
+    __slots__ = ("profile",)
+
+    def __init__(self, profile: Profile) -> None:
+        self.profile = profile
+
+    def __repr__(self) -> str:
+        return f"raw JSON Schema ({self.profile} profile)"
+
+
+def raw_schema(
+    schema: object, profile: Profile = "full"
+) -> Result[ValueSchema[FrozenJson], JsonSchemaError]:
+    """Check a raw JSON Schema against `profile` and give it as a schema of frozen JSON values."""
+    return compile_json_schema(schema, profile).map(_raw_value_schema)
+
+
+def _raw_value_schema(compiled: CompiledSchema) -> ValueSchema[FrozenJson]:
+    root = compiled.checked.schema
+    node = Node(root if isinstance(root, dict) else {})  # a boolean root: nothing to shortcut
+    return ValueSchema(_RawForm(compiled.checked.profile), node, compiled)
 
 
 def _type_name(type_form: object) -> str:
