@@ -103,6 +103,24 @@ def test_argument_text_that_is_not_json_fails_that_call_only(
     assert records[1] == ToolCallRecord("b1", "b1", "read", "{")
 
 
+def test_openai_strict_nulls_for_omitted_arguments_are_dropped(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, workspace: Path
+) -> None:
+    (workspace / "a.txt").write_text("one\n", encoding="utf-8")
+    strict = '{"path": "a.txt", "offset": null, "limit": null}'  # as strict mode sends it
+    call = {"id": "s1", "type": "function", "function": {"name": "read", "arguments": strict}}
+    anthropic = {"type": "tool_use", "id": "s2", "name": "read", "input": {"path": None}}
+    session = write_session(
+        tmp_path / "s.jsonl",
+        {"role": "assistant", "tool_calls": [call]},
+        {"role": "assistant", "content": [anthropic]},
+    )
+    ran = toolfx(capsys, "run", session, "--workspace", str(workspace), "--json")
+    results = [json.loads(line) for line in ran.out.splitlines()]
+    assert [(r["callId"], r["isError"]) for r in results] == [("s1", False), ("s2", True)]
+    assert results[1]["error"]["code"] == "INVALID_ARGS"  # only OpenAI calls are read so
+
+
 @pytest.mark.parametrize(
     ("make_args", "message"),
     [

@@ -39,7 +39,7 @@ def test_each_line_is_a_turn_in_any_of_the_three_forms() -> None:
     text = lines(TOOLFX_TURN, OPENAI_TURN) + "\n   \n" + lines(ANTHROPIC_TURN)
     assert parse_session(text) == (
         (SessionCall("c1", "read", {"path": "a.txt"}),),
-        (SessionCall("c2", "write", {"path": "b.txt", "content": "B"}),),
+        (SessionCall("c2", "write", {"path": "b.txt", "content": "B"}, strict_nulls=True),),
         (SessionCall("c3", "grep", {"regex": "x"}), SessionCall("c4", "glob", {"pattern": "*.py"})),
     )
 

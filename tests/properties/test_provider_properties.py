@@ -3,7 +3,9 @@ dataclasses of random derivable types, from test_schema_properties).
 
 OpenAI: a derived schema is made strict unless it holds a value of any JSON or an open map (and
 the notes say which); a strict schema closes every object with every property required, and
-accepts every value of the type once the properties it leaves out are sent as null. Gemini: the
+accepts every value of the type once the properties it leaves out are sent as null, and
+`undo_strict_nulls` turns such a call into one the tool's own schema accepts (a null for an
+optional property that accepts null stays: strict mode cannot tell the two apart). Gemini: the
 declaration always passes google-genai's own types, which refuse unknown keys, and gives back
 every key it was given.
 """
@@ -30,6 +32,7 @@ from toolfx.core import (
     thaw_json,
     to_gemini,
     to_openai,
+    undo_strict_nulls,
 )
 
 argument_types: Final = typed_dicts(derivable_types(2)) | frozen_dataclasses(derivable_types(2))
@@ -98,6 +101,8 @@ def test_strict_schemas_accept_every_value_with_nulls_for_what_it_leaves_out(
     sent = with_nulls(original, thaw_json(schema.json_schema))
     checked = compile_json_schema(strict, "full").unwrap().validate(sent)
     assert isinstance(checked, Success), (strict, sent, checked)
+    received = undo_strict_nulls(schema.json_schema, sent)  # what the tool's own schema sees
+    assert _valid(schema.json_schema, received), (schema.json_schema, sent, received)
 
 
 @given(argument_types)

@@ -35,11 +35,13 @@ from toolfx.core import (
     check_json_schema,
     compile_json_schema,
     define_tool,
+    schema_of,
     snapshot_json,
     thaw_json,
     to_anthropic,
     to_gemini,
     to_openai,
+    undo_strict_nulls,
 )
 
 GOLDENS: Final = Path(__file__).parent / "goldens" / "providers"
@@ -454,3 +456,33 @@ def test_gemini_rewrites_nulls_unions_and_pinned_values() -> None:
     assert [f"{n.path}: {n.reason}" for n in exported.notes] == [
         "/properties/d/enum: enum not all strings (Gemini pins only strings): dropped"
     ]
+
+
+class Depth(TypedDict):
+    depth: NotRequired[int]
+
+
+class Optionals(TypedDict):
+    path: str
+    limit: NotRequired[int]
+    note: NotRequired[str | None]
+    inner: NotRequired[Depth]
+    many: NotRequired[list[Depth]]
+
+
+def test_undo_strict_nulls_drops_the_nulls_strict_mode_sends_for_omitted_properties() -> None:
+    schema = schema_of(Optionals).json_schema
+    sent: JsonValue = {
+        "path": "a",
+        "limit": None,
+        "note": None,
+        "inner": {"depth": None},
+        "many": [{"depth": None}, {"depth": 2}],
+    }
+    assert undo_strict_nulls(schema, sent) == {
+        "path": "a",
+        "note": None,  # the property accepts null: strict mode cannot tell, so it stays
+        "inner": {},
+        "many": [{}, {"depth": 2}],
+    }
+    assert undo_strict_nulls(schema, {"path": None}) == {"path": None}  # required: left to fail

@@ -63,6 +63,7 @@ from toolfx.core.providers import (
     to_gemini,
     to_openai,
 )
+from toolfx.core.providers_nulls import undo_strict_nulls
 from toolfx.core.records import (
     RecordError,
     SessionRecord,
@@ -210,4 +211,5 @@ __all__ = [
     "to_anthropic",
     "to_gemini",
     "to_openai",
+    "undo_strict_nulls",
 ]

@@ -12,9 +12,11 @@ from toolfx.core import (
     Catalog,
     Description,
     ErrorCode,
+    FrozenJson,
     Runtime,
     ToolCall,
     execute_batch,
+    undo_strict_nulls,
 )
 from toolfx.core.outcomes import failed
 from toolfx.core.records import ToolApprovalRecord, ToolCallRecord, ToolResultRecord
@@ -53,7 +55,8 @@ def run_session(
             calls: list[ToolCall] = []
             for call in turn:
                 if call.problem is None:
-                    calls.append(ToolCall(call.call_id, call.name, call.arguments, CancelSignal()))
+                    arguments = _as_the_tool_wants(catalog, call)
+                    calls.append(ToolCall(call.call_id, call.name, arguments, CancelSignal()))
                 else:
                     _refuse(call, call.problem, sink)
             await execute_batch(catalog, calls, sink=sink).program(runtime)
@@ -63,6 +66,14 @@ def run_session(
         run_sync(description, SyncRuntime(approvals=approve))
     else:
         run_anyio(description, interpreter, AnyioRuntime(approvals=approve_in_thread))
+
+
+def _as_the_tool_wants(catalog: Catalog, call: SessionCall) -> FrozenJson:
+    """The call's arguments, without the nulls OpenAI strict mode sends for omitted ones."""
+    definition = catalog.get(call.name)
+    if not call.strict_nulls or definition is None:
+        return call.arguments
+    return undo_strict_nulls(definition.parameters.json_schema, call.arguments)
 
 
 def _refuse(call: SessionCall, problem: str, sink: Callable[[LogRecord], None]) -> None:

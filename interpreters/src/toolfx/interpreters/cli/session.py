@@ -34,6 +34,8 @@ class SessionCall:
     name: str
     arguments: FrozenJson
     problem: str | None = None
+    strict_nulls: bool = False
+    """An OpenAI call: omitted optional properties may arrive as null (strict mode)."""
 
 
 Turn = tuple[SessionCall, ...]
@@ -95,7 +97,7 @@ def _openai_call(value: object) -> SessionCall:
     parsed = parse_json(text)
     if isinstance(parsed, Failure):
         return SessionCall(call_id, name, text, str(parsed.failure()))
-    return SessionCall(call_id, name, parsed.unwrap())
+    return SessionCall(call_id, name, parsed.unwrap(), strict_nulls=True)
 
 
 def _anthropic_block(value: object) -> SessionCall | None:
