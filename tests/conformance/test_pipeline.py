@@ -120,10 +120,10 @@ def shout(args: Args, ctx: ToolRunContext) -> str:
     return args["text"].upper()
 
 
-def register_shout(world: World, **extra: Any) -> None:
+def register_shout(world: World, name: str = "shout", **extra: Any) -> None:
     world.location.register(
         define_tool(
-            name="shout",
+            name=name,
             description="Upper-case a text",
             parameters=Args,
             output=Output(str),
@@ -766,16 +766,7 @@ def test_code_mode_hides_code_tools_from_model_direct_calls(
     world: World, interpret: Interpret
 ) -> None:
     register_shout(world)
-    world.location.register(
-        define_tool(
-            name="native",
-            description="Stays on the provider's tool list",
-            parameters=Args,
-            output=Output(str),
-            execute=shout,
-            options=ToolOptions(codemode=False),
-        )
-    )
+    register_shout(world, "native", options=ToolOptions(codemode=False))  # on the native list
     world.location.add_scope("coder")
     world.location.present_as("coder", "code")
     direct = run(world, interpret, scope="coder")
