@@ -178,3 +178,17 @@ def test_tools_prints_the_schemas_in_every_form(capsys: pytest.CaptureFixture[st
     gemini = toolfx(capsys, "tools", "--format", "gemini")
     assert [tool["name"] for tool in json.loads(gemini.out)] == [tool["name"] for tool in plain]
     assert "additionalProperties" in gemini.err  # each dropped keyword is noted on stderr
+
+
+def test_mcp_serve_refuses_a_missing_workspace_or_bad_rules(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, workspace: Path
+) -> None:
+    missing = toolfx(capsys, "mcp", "serve", "--workspace", str(tmp_path / "nowhere"))
+    assert (missing.code, missing.out) == (2, "")
+    assert "is not a folder" in missing.err
+    rules = tmp_path / "rules.json"
+    rules.write_text('[{"permission": "bash", "action": "sometimes"}]')
+    bad = toolfx(capsys, "mcp", "serve", "--workspace", str(workspace), "--rules", str(rules))
+    assert (bad.code, bad.out) == (2, "")
+    assert "action must be one of allow, deny, ask" in bad.err
+    assert toolfx(capsys, "mcp").code == 2  # `serve` is the only MCP command, and it is needed

@@ -1,4 +1,4 @@
-"""The `toolfx` command line: `demo`, `run`, `replay` and `tools`.
+"""The `toolfx` command line: `demo`, `run`, `replay`, `tools` and `mcp serve`.
 
 The tools come from the factories installed under the `toolfx.tools` entry point group; output
 is rich panels (or `--json` lines); every session can be logged as JSONL and replayed.
@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from toolfx.interpreters.cli.args import (
     DemoCommand,
+    McpServeCommand,
     ReplayCommand,
     RunCommand,
     ToolsCommand,
@@ -46,6 +47,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return replay(command)
             case ToolsCommand():
                 return tools(command)
+            case McpServeCommand():
+                # The MCP SDK takes a while to import: only this command loads it.
+                from toolfx.interpreters.cli.mcp_serve import mcp_serve  # noqa: PLC0415
+
+                return mcp_serve(command)
     except (CliError, SessionError, LogError, ProviderError) as error:
         print(f"toolfx: {error}", file=sys.stderr)
         return 2

@@ -14,7 +14,7 @@ from rich.text import Text
 
 from toolfx.core.runtime import ApprovalReply, ApprovalRequest, RejectedWithFeedback
 
-__all__ = ["CHOICES", "Answer", "Prompter", "choose_answer", "fixed"]
+__all__ = ["CHOICES", "Answer", "Prompter", "ask_lines", "choose_answer", "fixed"]
 
 Answer = Callable[[ApprovalRequest], ApprovalReply]
 """Answers one ask; it may block (a prompt), so async interpreters call it in a thread."""
@@ -25,6 +25,17 @@ CHOICES: Final[dict[str, ApprovalReply]] = {
     "r": "rejected",
 }
 """The prompt's keys; `f` (reject with feedback) asks for the feedback next."""
+
+
+def ask_lines(request: ApprovalRequest) -> list[str]:
+    """What an ask tells the person answering it: which call asks for what, on what, and why."""
+    lines = [
+        f"{request.tool} · {request.call_id} asks for {request.permission}",
+        f"on: {', '.join(request.patterns)}",
+    ]
+    if request.reason is not None:
+        lines.append(f"why: {request.reason}")
+    return lines
 
 
 def fixed(reply: ApprovalReply) -> Answer:
@@ -45,14 +56,9 @@ class Prompter:
     def __call__(self, request: ApprovalRequest) -> ApprovalReply:
         """The user's answer; end of input rejects."""
         console = self._console
-        lines = [
-            f"{request.tool} · {request.call_id} asks for {request.permission}",
-            f"on: {', '.join(request.patterns)}",
-        ]
-        if request.reason is not None:
-            lines.append(f"why: {request.reason}")
         with self._pause():
-            console.print(Panel(Text("\n".join(lines)), title="approval", border_style="yellow"))
+            text = Text("\n".join(ask_lines(request)))
+            console.print(Panel(text, title="approval", border_style="yellow"))
             try:
                 key = Prompt.ask(
                     Text("Allow? [o]nce, [a]lways, [r]eject, reject with [f]eedback"),

@@ -1,4 +1,4 @@
-"""The command line: `toolfx demo | run | replay | tools`, parsed into a frozen value each."""
+"""The command line: `toolfx demo | run | replay | tools | mcp serve`, parsed into frozen values."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from toolfx.interpreters.cli.providers import SchemaFormat
 __all__ = [
     "Command",
     "DemoCommand",
+    "McpServeCommand",
     "OutputOptions",
     "ReplayCommand",
     "RunCommand",
@@ -73,13 +74,22 @@ class ToolsCommand:
     workspace: str = "."
 
 
-Command = RunCommand | DemoCommand | ReplayCommand | ToolsCommand
+@final
+@dataclass(frozen=True, slots=True)
+class McpServeCommand:
+    """`toolfx mcp serve`: the installed tools over a workspace, as an MCP server on stdio."""
+
+    workspace: str = "."
+    rules: str | None = None
+
+
+Command = RunCommand | DemoCommand | ReplayCommand | ToolsCommand | McpServeCommand
 """A parsed command line."""
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="toolfx", description="Run, replay and list toolfx tool calls."
+        prog="toolfx", description="Run, replay, list and serve toolfx tool calls."
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -109,7 +119,13 @@ def _parser() -> argparse.ArgumentParser:
     tools.add_argument(
         "--format", choices=("json", "openai", "anthropic", "gemini"), default="json"
     )
-    tools.add_argument("--workspace", default=".", metavar="DIR", help="the workspace root")
+
+    mcp = commands.add_parser("mcp", help="serve the tools over MCP")
+    mcp_commands = mcp.add_subparsers(dest="mcp_command", required=True, metavar="COMMAND")
+    serve = mcp_commands.add_parser("serve", help="an MCP server on stdin and stdout")
+    serve.add_argument("--rules", metavar="FILE", help="permission rules (a JSON list)")
+    for command in (tools, serve):
+        command.add_argument("--workspace", default=".", metavar="DIR", help="the workspace root")
     return parser
 
 
@@ -118,6 +134,8 @@ def parse_args(argv: Sequence[str]) -> Command:
     args = _parser().parse_args(argv)
     if args.command == "tools":
         return ToolsCommand(args.format, args.workspace)
+    if args.command == "mcp":
+        return McpServeCommand(args.workspace, args.rules)
     output = OutputOptions(json=args.json, color=not args.no_color)
     if args.command == "replay":
         return ReplayCommand(args.log, output)

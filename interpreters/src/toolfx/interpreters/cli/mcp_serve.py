@@ -1,0 +1,68 @@
+"""`toolfx mcp serve`: the installed tools over a workspace, as an MCP server on stdin and stdout.
+
+The tools come from the `toolfx.tools` providers like every command's (`load_catalog`), under the
+rules file if one is given; `tools/list` gives their native schemas and `tools/call` runs them
+through the pipeline (mcp_calls.py). While it serves, stdout carries only the protocol (the SDK
+points the process's fd 1 at stderr); logs go to stderr.
+"""
+
+from __future__ import annotations
+
+import logging
+from importlib.metadata import version
+from typing import Any, cast
+
+import anyio
+import anyio.abc
+import mcp_types as types
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import Server
+from mcp.server.stdio import stdio_server
+
+from toolfx.core import Catalog, ToolSchema, thaw_json
+from toolfx.interpreters.cli.args import McpServeCommand
+from toolfx.interpreters.cli.commands import load_rules, workspace_root
+from toolfx.interpreters.cli.mcp_calls import McpCalls
+from toolfx.interpreters.cli.providers import load_catalog
+
+__all__ = ["mcp_serve", "mcp_server", "mcp_tool", "serve"]
+
+
+def mcp_tool(schema: ToolSchema) -> types.Tool:
+    """A native tool schema as an MCP tool: its name, description and parameters' schema."""
+    parameters = cast("dict[str, Any]", thaw_json(schema.parameters))  # an object: ToolDefinition
+    return types.Tool(name=schema.name, description=schema.description, input_schema=parameters)
+
+
+def mcp_serve(command: McpServeCommand) -> int:
+    """`toolfx mcp serve`: serve the catalog over stdio until the client closes the connection."""
+    catalog = load_catalog(workspace_root(command.workspace), load_rules(command.rules))
+    logging.basicConfig(format="toolfx mcp serve: %(levelname)s %(name)s: %(message)s")  # stderr
+    anyio.run(serve, catalog)
+    return 0
+
+
+def mcp_server(catalog: Catalog, group: anyio.abc.TaskGroup) -> Server[Any]:
+    """The MCP server of `catalog`: its tools listed, each call run in `group`."""
+    tools = types.ListToolsResult(tools=[mcp_tool(s) for s in catalog.native_schemas()])
+
+    async def list_tools(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return tools
+
+    return Server(
+        "toolfx",
+        version=version("toolfx-interpreters"),
+        on_list_tools=list_tools,
+        on_call_tool=McpCalls(catalog, group).call_tool,
+    )
+
+
+async def serve(catalog: Catalog) -> None:
+    """Serve `catalog` to one client over this process's stdin and stdout."""
+    async with anyio.create_task_group() as group:
+        server = mcp_server(catalog, group)
+        async with stdio_server() as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+        group.cancel_scope.cancel()  # the client has gone: stop what still runs or waits
