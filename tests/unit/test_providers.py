@@ -486,3 +486,23 @@ def test_undo_strict_nulls_drops_the_nulls_strict_mode_sends_for_omitted_propert
         "many": [{}, {"depth": 2}],
     }
     assert undo_strict_nulls(schema, {"path": None}) == {"path": None}  # required: left to fail
+
+
+def test_undo_strict_nulls_picks_a_union_branch_by_its_tag() -> None:
+    branch_a = {
+        "type": "object",
+        "properties": {"a": {"type": "string"}, "kind": {"const": ""}},
+        "required": ["kind"],
+    }
+    branch_b = {
+        "type": "object",
+        "properties": {"b": {"type": "string"}, "kind": {"enum": ["0", 0]}},
+        "required": ["kind"],
+    }
+    schema = snapshot_json(
+        {"type": "object", "properties": {"x": {"oneOf": [branch_a, branch_b, {"type": "string"}]}}}
+    ).unwrap()
+    assert undo_strict_nulls(schema, {"x": {"a": None, "kind": ""}}) == {"x": {"kind": ""}}
+    assert undo_strict_nulls(schema, {"x": {"b": None, "kind": 0}}) == {"x": {"kind": 0}}
+    untagged = {"x": {"b": None, "kind": False}}  # no branch's tag: left for validation to refuse
+    assert undo_strict_nulls(schema, untagged) == untagged

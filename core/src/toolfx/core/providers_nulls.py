@@ -73,9 +73,18 @@ def _tags_match(node: object, root: FrozenJson, value: Mapping[str, FrozenJson])
     properties = node["properties"]
     for key in _names(node.get("required")):
         prop = _resolved(properties.get(key), root)
-        if isinstance(prop, Mapping) and "const" in prop and value.get(key) != prop["const"]:
+        if not isinstance(prop, Mapping) or key not in value:
+            continue
+        pinned = [prop["const"]] if "const" in prop else prop.get("enum")
+        if isinstance(pinned, Sequence) and not _among(value[key], pinned):
             return False
     return True
+
+
+def _among(value: FrozenJson, pinned: Sequence[object]) -> bool:
+    """Whether a tag value is one of the pinned ones (as JSON compares: 1 is not true)."""
+    kind = json_kind(value)
+    return any(json_kind(p) == kind and p == value for p in pinned)
 
 
 def _resolved(node: object, root: FrozenJson) -> object:
