@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Sequence
 from typing import Any, Final, final
@@ -26,12 +27,14 @@ __all__ = ["CallState", "RunContext", "dispatch", "success_of"]
 class CallState:
     """What the pipeline learns while one call runs: whether the body started, its extras."""
 
-    # Class-level defaults: a call that changes nothing costs no stores (the hot path).
-    body_started: bool = False
-    args: object = None  # the decoded arguments, once the body is about to run
-    stage: str = "the pre-execute policy"
-    deferred: tuple[ContextMessage, ...] = ()
-    concludes_turn: bool = False
+    __slots__ = ("args", "body_started", "concludes_turn", "deferred", "stage")
+
+    def __init__(self) -> None:  # slots: one object per call, not an object and its dict
+        self.body_started = False
+        self.args: object = None  # the decoded arguments, once the body is about to run
+        self.stage = "the pre-execute policy"
+        self.deferred: tuple[ContextMessage, ...] = ()
+        self.concludes_turn = False
 
 
 @final
@@ -129,7 +132,7 @@ async def dispatch(
     body = definition.execute
     try:  # the body runs in this coroutine: no extra layer for a plain or an async body
         if definition.blocking and not inspect.iscoroutinefunction(body):
-            returned = await runtime.run_blocking(lambda: body(args, context))
+            returned = await runtime.run_blocking(functools.partial(body, args, context))
         else:
             returned = body(args, context)
             if type(returned) not in _PLAIN_VALUES and inspect.isawaitable(returned):

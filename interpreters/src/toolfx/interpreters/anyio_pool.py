@@ -9,8 +9,9 @@ and is then raised as it was, not wrapped in an exception group.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
-from typing import Final, Generic, TypeVar, final
+import inspect
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from typing import Any, Final, Generic, TypeVar, final
 
 import anyio
 
@@ -47,9 +48,12 @@ class _Pool(Generic[T]):
 
 async def run_pool(thunks: Sequence[Callable[[], Awaitable[T]]], limit: int) -> list[T]:
     """Run the thunks with at most `limit` at once; results in their order."""
-    pool = _Pool(thunks)
     workers = min(limit, len(thunks))
-    if on_asyncio():
+    asyncio_loop = on_asyncio()
+    if asyncio_loop and workers == len(thunks):
+        return await _all_at_once(thunks)
+    pool = _Pool(thunks)
+    if asyncio_loop:
         async with asyncio.TaskGroup() as native:
             tasks = [native.create_task(pool.worker()) for _ in range(workers)]
             pool.stop = lambda: _cancel_others(tasks)
@@ -61,6 +65,29 @@ async def run_pool(thunks: Sequence[Callable[[], Awaitable[T]]], limit: int) -> 
     if pool.failures:
         raise pool.failures[0]
     return [pool.results[index] for index in range(len(thunks))]
+
+
+async def _all_at_once(thunks: Sequence[Callable[[], Awaitable[T]]]) -> list[T]:
+    """Every thunk its own native task (no worker in between); the first failure as it was."""
+    failure: BaseException | None = None
+    try:
+        async with asyncio.TaskGroup() as native:
+            tasks = [native.create_task(_coroutine(thunk())) for thunk in thunks]
+    except BaseExceptionGroup as group:  # the failures in finishing order; the others cancelled
+        failure = group.exceptions[0]
+    if failure is not None:
+        raise failure
+    return [task.result() for task in tasks]
+
+
+def _coroutine(awaitable: Awaitable[T]) -> Coroutine[Any, Any, T]:
+    if inspect.iscoroutine(awaitable):
+        return awaitable
+    return _await(awaitable)
+
+
+async def _await(awaitable: Awaitable[T]) -> T:
+    return await awaitable
 
 
 def on_asyncio() -> bool:

@@ -12,8 +12,8 @@ raised, not wrapped in exception groups.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
-from typing import Literal, TypeVar, final
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from typing import Any, Literal, TypeVar, final
 
 import anyio
 import anyio.lowlevel
@@ -69,21 +69,18 @@ class AnyioRuntime(Runtime):
         """The event loop's monotonic clock (`anyio.current_time`; only inside the loop)."""
         return anyio.current_time()
 
-    async def sleep(self, seconds: float, signal: CancelSignal | None = None) -> None:
-        """Sleep on the loop; a signal set (from any thread) wakes it with `Cancelled`."""
-        if signal is None:  # asyncio's own sleep skips anyio's backend lookup (same behaviour)
-            await (asyncio.sleep if on_asyncio() else anyio.sleep)(max(seconds, 0.0))
-            return
-        if signal.is_cancelled():
-            raise Cancelled(signal.reason or CALLER_CANCELLED)
-        with anyio.CancelScope() as scope:
-            unsubscribe = signal.on_cancel(in_loop(scope.cancel))
-            try:
-                await anyio.sleep(max(seconds, 0.0))
-            finally:
-                unsubscribe()
-        if scope.cancelled_caught:
-            raise Cancelled(signal.reason or CALLER_CANCELLED)
+    def sleep(
+        self, seconds: float, signal: CancelSignal | None = None
+    ) -> Coroutine[Any, Any, None]:
+        """Sleep on the loop; a signal set (from any thread) wakes it with `Cancelled`.
+
+        Without a signal it is the backend's own sleep coroutine (asyncio's directly: no anyio
+        lookup and no extra frame kept alive while a thousand calls sleep).
+        """
+        delay = max(seconds, 0.0)
+        if signal is None:
+            return asyncio.sleep(delay) if on_asyncio() else anyio.sleep(delay)
+        return _watched_sleep(delay, signal)
 
     async def checkpoint(self) -> None:
         """Let other tasks run, and take the backend's cancellation if it is pending."""
@@ -171,6 +168,19 @@ class AnyioRuntime(Runtime):
     def processes(self) -> ProcessRunner:
         """The process runner given, else `AnyioProcessRunner` (on this loop)."""
         return self._processes
+
+
+async def _watched_sleep(delay: float, signal: CancelSignal) -> None:
+    if signal.is_cancelled():
+        raise Cancelled(signal.reason or CALLER_CANCELLED)
+    with anyio.CancelScope() as scope:
+        unsubscribe = signal.on_cancel(in_loop(scope.cancel))
+        try:
+            await anyio.sleep(delay)
+        finally:
+            unsubscribe()
+    if scope.cancelled_caught:
+        raise Cancelled(signal.reason or CALLER_CANCELLED)
 
 
 def run_anyio(
