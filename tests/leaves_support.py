@@ -133,6 +133,10 @@ class LeafSession:
         """Each ask so far: its permission and patterns."""
         return [(request.permission, request.patterns) for request in self.asked]
 
+    def text(self, path: str) -> str:
+        """The content of the file at `path` now."""
+        return self.fs.snapshot()[path].decode()
+
 
 def run_real(
     catalog: Catalog,

@@ -5,7 +5,7 @@ tests check that nothing outside the workspace is read or written without an app
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -13,76 +13,22 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tests.leaves_support import Answer, LeafSession, catalog_of, run_real, text_of
 from toolfx.core import (
     ApprovalReply,
     ApprovalRequest,
     DurableResult,
     ErrorCode,
-    Location,
     RejectedWithFeedback,
-    TextBlock,
     ToolExecutionFailure,
     ToolExecutionResult,
     ToolExecutionSuccess,
 )
 from toolfx.core.cancel import CancelSignal
-from toolfx.core.pipeline import ToolCall, execute
+from toolfx.core.pipeline import ToolCall
 from toolfx.core.presentation import DiffCallCard, DiffResultCard, FileDiff, FileLocation
-from toolfx.interpreters import AnyioRuntime, DeterministicInterpreter, MemoryFileSystem, run_anyio
-from toolfx.leaves import OutputLimits, Permissions, Rule, Workspace, workspace_tools
+from toolfx.leaves import OutputLimits, Rule, Workspace, workspace_tools
 from toolfx.leaves.diffs import changed_lines, context_diff
-
-Answer = Callable[[ApprovalRequest], ApprovalReply]
-
-
-class Session:
-    """A workspace at /ws over an in-memory file system, its leaves registered, asks recorded."""
-
-    def __init__(
-        self,
-        files: dict[str, str | bytes] | None = None,
-        replies: Sequence[ApprovalReply] | Answer = (),
-        rules: Sequence[Rule] = (),
-        limits: OutputLimits | None = None,
-    ) -> None:
-        self.fs = MemoryFileSystem.from_files({"/ws/.keep": "", **(files or {})})
-        self.asked: list[ApprovalRequest] = []
-        self._reply = replies if callable(replies) else _scripted(replies)
-        self.workspace = Workspace("/ws", Permissions(rules), limits=limits)
-        self.location = Location()
-        for tool in workspace_tools(self.workspace):
-            self.location.register(tool)
-        self.interpreter = DeterministicInterpreter(seed=7, approvals=self._answer, files=self.fs)
-        self._calls = 0
-
-    def _answer(self, request: ApprovalRequest) -> ApprovalReply:
-        self.asked.append(request)
-        return self._reply(request)
-
-    def call(self, name: str, **arguments: Any) -> ToolExecutionResult:
-        """Run one call of `name` through the pipeline."""
-        self._calls += 1
-        call = ToolCall(f"call-{self._calls}", name, arguments, CancelSignal())
-        result: ToolExecutionResult = self.interpreter.run(execute(self.location.catalog(), call))
-        return result
-
-    def text(self, path: str) -> str:
-        """The content of the file at `path` now."""
-        return self.fs.snapshot()[path].decode()
-
-    def permissions_asked(self) -> list[tuple[str, tuple[str, ...]]]:
-        """Each ask so far: its permission and patterns."""
-        return [(request.permission, request.patterns) for request in self.asked]
-
-
-def _scripted(replies: Sequence[ApprovalReply]) -> Answer:
-    script = list(replies)
-    return lambda request: script.pop(0) if script else "unavailable"
-
-
-def text_of(result: ToolExecutionResult) -> str:
-    """What the model reads of a result."""
-    return "\n".join(block.text for block in result.content if isinstance(block, TextBlock))
 
 
 def succeeded(result: ToolExecutionResult) -> ToolExecutionSuccess:
@@ -120,7 +66,7 @@ FIVE = "".join(f"line {n}\n" for n in range(1, 6))
 
 
 def test_read_numbers_the_lines_and_remembers_the_file_as_read() -> None:
-    session = Session({"/ws/notes.txt": "alpha\nbeta\n"}, rules=[Rule("edit", "*", "allow")])
+    session = LeafSession({"/ws/notes.txt": "alpha\nbeta\n"}, rules=[Rule("edit", "*", "allow")])
     result = session.call("read", path="notes.txt")
     assert text_of(result) == "     1\talpha\n     2\tbeta"
     assert session.asked == []
@@ -128,7 +74,7 @@ def test_read_numbers_the_lines_and_remembers_the_file_as_read() -> None:
 
 
 def test_read_a_window_tells_where_to_read_on() -> None:
-    session = Session({"/ws/five.txt": FIVE})
+    session = LeafSession({"/ws/five.txt": FIVE})
     result = session.call("read", path="five.txt", offset=2, limit=2)
     assert text_of(result) == (
         "     2\tline 2\n     3\tline 3\n\n"
@@ -148,7 +94,7 @@ def test_read_a_window_tells_where_to_read_on() -> None:
 
 
 def test_read_cuts_a_long_line() -> None:
-    session = Session(
+    session = LeafSession(
         {"/ws/wide.txt": "x" * 30 + "\nshort\n"}, limits=OutputLimits(max_line_chars=10)
     )
     assert text_of(session.call("read", path="wide.txt")) == (
@@ -157,7 +103,7 @@ def test_read_cuts_a_long_line() -> None:
 
 
 def test_read_stops_at_2000_lines() -> None:
-    session = Session({"/ws/long.txt": "".join(f"{n}\n" for n in range(1, 2501))})
+    session = LeafSession({"/ws/long.txt": "".join(f"{n}\n" for n in range(1, 2501))})
     value = succeeded(session.call("read", path="long.txt")).value
     assert isinstance(value, dict)
     assert len(value["lines"]) == 2000
@@ -166,7 +112,7 @@ def test_read_stops_at_2000_lines() -> None:
 
 
 def test_read_stops_at_50_kb() -> None:
-    session = Session({"/ws/big.txt": ("y" * 99 + "\n") * 1000})
+    session = LeafSession({"/ws/big.txt": ("y" * 99 + "\n") * 1000})
     result = session.call("read", path="big.txt")
     value = succeeded(result).value
     assert isinstance(value, dict)
@@ -191,11 +137,11 @@ def test_read_stops_at_50_kb() -> None:
 def test_read_fails_on_what_is_not_a_text_file(
     files: dict[str, str | bytes], path: str, message: str
 ) -> None:
-    assert failed(Session(files).call("read", path=path)) == message
+    assert failed(LeafSession(files).call("read", path=path)) == message
 
 
 def test_read_card_is_the_result_meta() -> None:
-    result = Session({"/ws/src/app.py": "print(1)\n"}).call("read", path="src/app.py")
+    result = LeafSession({"/ws/src/app.py": "print(1)\n"}).call("read", path="src/app.py")
     assert meta(result) == {
         "card": "read",
         "title": "Read src/app.py",
@@ -211,7 +157,7 @@ def test_read_card_is_the_result_meta() -> None:
 
 
 def test_write_creates_a_file_and_its_folders() -> None:
-    session = Session(replies=["allowed-once"])
+    session = LeafSession(replies=["allowed-once"])
     result = session.call("write", path="docs/new.md", content="# Title\nbody\n")
     assert text_of(result) == "Created docs/new.md (2 lines)"
     assert session.text("/ws/docs/new.md") == "# Title\nbody\n"
@@ -233,15 +179,15 @@ def test_write_creates_a_file_and_its_folders() -> None:
 
 
 def test_write_asks_edit_for_the_path_relative_to_the_root() -> None:
-    session = Session({"/ws/a.txt": "old\n"}, replies=["allowed-once"])
+    session = LeafSession({"/ws/a.txt": "old\n"}, replies=["allowed-once"])
     succeeded(session.call("write", path="/ws/./a.txt", content="new\n"))
-    assert session.permissions_asked() == [("edit", ("a.txt",))]
+    assert session.asks() == [("edit", ("a.txt",))]
     assert session.asked[0].reason == "write a.txt"
     assert session.asked[0].tool == "write"
 
 
 def test_write_over_a_file_shows_the_changed_lines() -> None:
-    session = Session({"/ws/five.txt": FIVE}, replies=["allowed-once"])
+    session = LeafSession({"/ws/five.txt": FIVE}, replies=["allowed-once"])
     new = FIVE.replace("line 5", "LINE FIVE")
     result = session.call("write", path="five.txt", content=new)
     assert text_of(result) == "Wrote 5 lines to five.txt"
@@ -266,7 +212,7 @@ def test_write_pending_card_shows_the_new_content() -> None:
 
 def test_write_rules_allow_without_asking_and_deny() -> None:
     rules = [Rule("edit", "*", "allow"), Rule("edit", "*.lock", "deny")]
-    session = Session({"/ws/uv.lock": "pinned"}, rules=rules)
+    session = LeafSession({"/ws/uv.lock": "pinned"}, rules=rules)
     succeeded(session.call("write", path="a.txt", content="a"))
     assert failed(session.call("write", path="uv.lock", content="x"), ErrorCode.DENIED) == (
         "Denied: permission 'edit' declined: a rule denies uv.lock"
@@ -276,22 +222,22 @@ def test_write_rules_allow_without_asking_and_deny() -> None:
 
 
 def test_write_always_is_remembered_so_the_second_write_does_not_ask() -> None:
-    session = Session(replies=["allowed-always"])
+    session = LeafSession(replies=["allowed-always"])
     succeeded(session.call("write", path="a.txt", content="1"))
     succeeded(session.call("write", path="a.txt", content="2"))
-    assert session.permissions_asked() == [("edit", ("a.txt",))]
+    assert session.asks() == [("edit", ("a.txt",))]
     assert session.text("/ws/a.txt") == "2"
 
 
 def test_write_rejected_with_feedback_is_a_failure_the_model_reads() -> None:
-    session = Session({"/ws/a.txt": "keep"}, replies=[RejectedWithFeedback("use tabs")])
+    session = LeafSession({"/ws/a.txt": "keep"}, replies=[RejectedWithFeedback("use tabs")])
     message = failed(session.call("write", path="a.txt", content="x"), ErrorCode.DENIED)
     assert message == "The user rejected edit for a.txt, saying: use tabs"
     assert session.text("/ws/a.txt") == "keep"
 
 
 def test_write_plainly_rejected_is_denied() -> None:
-    session = Session({"/ws/a.txt": "keep"}, replies=["rejected"])
+    session = LeafSession({"/ws/a.txt": "keep"}, replies=["rejected"])
     message = failed(session.call("write", path="a.txt", content="x"), ErrorCode.DENIED)
     assert message == "Denied: permission 'edit' declined: the user rejected a.txt"
     assert session.text("/ws/a.txt") == "keep"
@@ -334,7 +280,7 @@ def test_write_plainly_rejected_is_denied() -> None:
 def test_write_refuses_before_asking(
     files: dict[str, str | bytes], path: str, content: str, message: str, code: ErrorCode
 ) -> None:
-    session = Session(files, replies=["allowed-once"])
+    session = LeafSession(files, replies=["allowed-once"])
     before = session.fs.snapshot()
     assert failed(session.call("write", path=path, content=content), code) == message
     assert session.asked == []
@@ -342,13 +288,13 @@ def test_write_refuses_before_asking(
 
 
 def test_write_refuses_when_the_file_changes_while_the_user_is_asked() -> None:
-    session: Session
+    session: LeafSession
 
     def change_then_allow(request: ApprovalRequest) -> ApprovalReply:
         session.fs.add_file("/ws/a.txt", "theirs, written meanwhile")
         return "allowed-once"
 
-    session = Session({"/ws/a.txt": "first"}, replies=change_then_allow)
+    session = LeafSession({"/ws/a.txt": "first"}, replies=change_then_allow)
     assert failed(session.call("write", path="a.txt", content="mine")) == (
         "a.txt changed on disk while the write waited; nothing was written. "
         "Read it again, then retry."
@@ -359,9 +305,11 @@ def test_write_refuses_when_the_file_changes_while_the_user_is_asked() -> None:
 # edit --------------------------------------------------------------------------------------------
 
 
-def edited(files: dict[str, str | bytes], **arguments: Any) -> tuple[Session, ToolExecutionResult]:
+def edited(
+    files: dict[str, str | bytes], **arguments: Any
+) -> tuple[LeafSession, ToolExecutionResult]:
     """Read the file, then edit it with `arguments` (the edit allowed once)."""
-    session = Session(files, replies=["allowed-once"])
+    session = LeafSession(files, replies=["allowed-once"])
     succeeded(session.call("read", path=arguments["path"]))
     return session, session.call("edit", **arguments)
 
@@ -374,7 +322,7 @@ def test_edit_replaces_the_one_occurrence_and_shows_the_diff() -> None:
         "--- a/five.txt\n+++ b/five.txt\n@@ -1,5 +1,5 @@\n"
         " line 1\n line 2\n-line 3\n+THREE\n line 4\n line 5"
     )
-    assert session.permissions_asked() == [("edit", ("five.txt",))]
+    assert session.asks() == [("edit", ("five.txt",))]
     assert session.asked[0].reason == "edit five.txt"
     assert meta(result) == {
         "card": "diff",
@@ -453,14 +401,14 @@ def test_edit_arguments_that_change_nothing_are_invalid(old: str, new: str, mess
 
 
 def test_edit_of_a_missing_file_suggests_write() -> None:
-    session = Session(replies=["allowed-once"])
+    session = LeafSession(replies=["allowed-once"])
     result = session.call("edit", path="nope.txt", old="a", new="b")
     assert failed(result) == "nope.txt does not exist; to create it, use write"
     assert session.asked == []
 
 
 def test_edit_refuses_a_file_never_read() -> None:
-    session = Session({"/ws/a.txt": "a"}, replies=["allowed-once"])
+    session = LeafSession({"/ws/a.txt": "a"}, replies=["allowed-once"])
     assert failed(session.call("edit", path="a.txt", old="a", new="b")) == (
         "a.txt was not edited: it has not been read in this session; read it first"
     )
@@ -469,7 +417,7 @@ def test_edit_refuses_a_file_never_read() -> None:
 
 
 def test_edit_refuses_a_file_changed_on_disk_after_the_read() -> None:
-    session = Session({"/ws/a.txt": "a"}, replies=["allowed-once"])
+    session = LeafSession({"/ws/a.txt": "a"}, replies=["allowed-once"])
     succeeded(session.call("read", path="a.txt"))
     session.fs.add_file("/ws/a.txt", "a, changed by someone else")
     assert failed(session.call("edit", path="a.txt", old="a", new="b")) == (
@@ -482,13 +430,13 @@ def test_edit_refuses_a_file_changed_on_disk_after_the_read() -> None:
 
 
 def test_edit_refuses_when_the_file_changes_while_the_user_is_asked() -> None:
-    session: Session
+    session: LeafSession
 
     def change_then_allow(request: ApprovalRequest) -> ApprovalReply:
         session.fs.add_file("/ws/a.txt", "one two, theirs")
         return "allowed-once"
 
-    session = Session({"/ws/a.txt": "one two"}, replies=change_then_allow)
+    session = LeafSession({"/ws/a.txt": "one two"}, replies=change_then_allow)
     succeeded(session.call("read", path="a.txt"))
     assert failed(session.call("edit", path="a.txt", old="two", new="2")) == (
         "a.txt changed on disk while the edit waited; nothing was written. "
@@ -498,7 +446,7 @@ def test_edit_refuses_when_the_file_changes_while_the_user_is_asked() -> None:
 
 
 def test_a_written_file_may_be_edited_without_a_read() -> None:
-    session = Session(rules=[Rule("edit", "*", "allow")])
+    session = LeafSession(rules=[Rule("edit", "*", "allow")])
     succeeded(session.call("write", path="a.txt", content="hello world\n"))
     succeeded(session.call("edit", path="a.txt", old="world", new="there"))
     succeeded(session.call("edit", path="a.txt", old="hello", new="hi"))  # so may an edited one
@@ -507,7 +455,7 @@ def test_a_written_file_may_be_edited_without_a_read() -> None:
 
 def test_edit_cuts_a_long_diff() -> None:
     text = "".join(f"x {n}\n" for n in range(100))
-    session = Session(
+    session = LeafSession(
         {"/ws/a.txt": text}, rules=[Rule("edit", "*", "allow")], limits=OutputLimits(max_lines=20)
     )
     succeeded(session.call("read", path="a.txt"))
@@ -536,10 +484,10 @@ CALLS = {
 }
 
 
-def escape(how: str, replies: Sequence[ApprovalReply] | Answer = ()) -> tuple[Session, str]:
+def escape(how: str, replies: Sequence[ApprovalReply] | Answer = ()) -> tuple[LeafSession, str]:
     """A session with a secret outside the workspace and the links `how` needs; the path."""
     path, links = ESCAPES[how]
-    session = Session({"/ws/sub/a.txt": "inside", SECRET: "secret"}, replies=replies)
+    session = LeafSession({"/ws/sub/a.txt": "inside", SECRET: "secret"}, replies=replies)
     for link, target in links.items():
         session.fs.add_symlink(link, target)
     return session, path
@@ -555,7 +503,7 @@ def test_no_escape_without_approval(how: str, tool: str, reply: ApprovalReply) -
     message = failed(result, ErrorCode.DENIED)
     assert message.startswith("Denied: permission 'external_directory' declined:")
     assert "secret" not in text_of(result).replace("/secrets", "")
-    assert session.permissions_asked() == [("external_directory", (SECRET,))]
+    assert session.asks() == [("external_directory", (SECRET,))]
     assert session.fs.snapshot() == before
 
 
@@ -578,7 +526,7 @@ def test_an_approved_escape_proceeds_asking_edit_for_the_absolute_path(how: str)
     assert session.text(SECRET) == "edited"
     succeeded(session.call("write", path=path, content="written"))
     assert session.text(SECRET) == "written"
-    assert session.permissions_asked() == [
+    assert session.asks() == [
         ("external_directory", (SECRET,)),
         ("external_directory", (SECRET,)),
         ("edit", (SECRET,)),
@@ -596,18 +544,18 @@ def test_an_approved_escape_proceeds_asking_edit_for_the_absolute_path(how: str)
     ],
 )
 def test_no_new_file_outside_through_a_link(links: dict[str, str], path: str) -> None:
-    session = Session({SECRET: "secret"}, replies=["rejected"])
+    session = LeafSession({SECRET: "secret"}, replies=["rejected"])
     for link, target in links.items():
         session.fs.add_symlink(link, target)
     before = session.fs.snapshot()
     failed(session.call("write", path=path, content="x"), ErrorCode.DENIED)
-    assert session.permissions_asked() == [("external_directory", ("/secrets/new.txt",))]
+    assert session.asks() == [("external_directory", ("/secrets/new.txt",))]
     assert session.fs.snapshot() == before
 
 
 def test_a_deny_rule_after_an_allow_rule_wins() -> None:
     rules = [Rule("edit", "*", "allow"), Rule("edit", "secret.txt", "deny")]
-    session = Session({"/ws/secret.txt": "secret"}, rules=rules)
+    session = LeafSession({"/ws/secret.txt": "secret"}, rules=rules)
     assert failed(session.call("write", path="secret.txt", content="x"), ErrorCode.DENIED) == (
         "Denied: permission 'edit' declined: a rule denies secret.txt"
     )
@@ -619,9 +567,9 @@ def test_a_deny_rule_after_an_allow_rule_wins() -> None:
 
 
 def test_dot_dot_that_stays_inside_asks_only_edit() -> None:
-    session = Session({"/ws/a.txt": "a"}, replies=["allowed-once"])
+    session = LeafSession({"/ws/a.txt": "a"}, replies=["allowed-once"])
     succeeded(session.call("write", path="sub/../a.txt", content="b"))
-    assert session.permissions_asked() == [("edit", ("a.txt",))]
+    assert session.asks() == [("edit", ("a.txt",))]
     assert session.text("/ws/a.txt") == "b"
 
 
@@ -647,7 +595,7 @@ def test_edit_with_replace_all_is_str_replace(text: str, old: str, new: str) -> 
 
 @given(st.text(st.characters(codec="utf-8", exclude_characters="\x00"), max_size=300))
 def test_write_then_read_round_trips(content: str) -> None:
-    session = Session(rules=[Rule("edit", "*", "allow")])
+    session = LeafSession(rules=[Rule("edit", "*", "allow")])
     succeeded(session.call("write", path="f.txt", content=content))
     assert session.fs.snapshot()["/ws/f.txt"] == content.encode()
     value = succeeded(session.call("read", path="f.txt")).value
@@ -680,9 +628,7 @@ class Folder:
 
     def __init__(self, root: str, backend: Literal["asyncio", "trio"], answer: Answer) -> None:
         self.workspace = Workspace(root)
-        self.location = Location()
-        for tool in workspace_tools(self.workspace):
-            self.location.register(tool)
+        self.catalog = catalog_of(self.workspace)
         self.backend = backend
         self.asked: list[str] = []
         self._answer = answer
@@ -694,11 +640,7 @@ class Folder:
     def call(self, name: str, **arguments: Any) -> ToolExecutionResult:
         """Run one call of `name` through the pipeline on a real file system."""
         call = ToolCall(f"call-{len(self.asked)}", name, arguments, CancelSignal())
-        runtime = AnyioRuntime(approvals=self._approve)
-        result: ToolExecutionResult = run_anyio(
-            execute(self.location.catalog(), call), self.backend, runtime
-        )
-        return result
+        return run_real(self.catalog, call, self.backend, self._approve)
 
 
 def only_edits(request: ApprovalRequest) -> ApprovalReply:
