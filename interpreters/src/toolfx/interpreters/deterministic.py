@@ -54,22 +54,12 @@ from toolfx.core.runtime import (
     Runtime,
     deadline_reason,
 )
+from toolfx.interpreters.deterministic_errors import Deadlock, DeterministicForeignAwaitError
+from toolfx.interpreters.deterministic_faults import CancelAt, Fault, HangAt, RaiseAt
 from toolfx.interpreters.deterministic_files import TracedFileSystem
-from toolfx.interpreters.deterministic_scheduler import (
-    Approve,
-    CancelAt,
-    Checkpoint,
-    Deadlock,
-    DeterministicForeignAwaitError,
-    Fault,
-    HangAt,
-    Join,
-    RaiseAt,
-    Scheduler,
-    Sleep,
-    TraceEvent,
-    TraceKind,
-)
+from toolfx.interpreters.deterministic_scheduler import Scheduler
+from toolfx.interpreters.deterministic_trace import TraceEvent, TraceKind
+from toolfx.interpreters.deterministic_traps import Approve, Checkpoint, Join, Sleep
 from toolfx.interpreters.memory_files import MemoryFileSystem
 from toolfx.interpreters.scripted_processes import ScriptedProcesses
 

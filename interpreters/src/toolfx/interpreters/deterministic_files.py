@@ -6,7 +6,8 @@ from collections.abc import Awaitable, Callable
 from typing import TypeVar, final
 
 from toolfx.core.files import FileError, FileStat, FileSystem
-from toolfx.interpreters.deterministic_scheduler import Checkpoint, Scheduler
+from toolfx.interpreters.deterministic_scheduler import Scheduler
+from toolfx.interpreters.deterministic_traps import Checkpoint
 
 __all__ = ["TracedFileSystem"]
 

@@ -10,258 +10,24 @@ next timer (it never sleeps, and uses no thread). Which runnable task runs next 
 
 from __future__ import annotations
 
-import heapq
 import itertools
-import math
 import random
-from collections.abc import Callable, Coroutine, Generator, Sequence
-from dataclasses import dataclass
-from typing import Any, Literal, TypeVar, assert_never, cast, final
+from collections.abc import Callable, Coroutine, Sequence
+from typing import Any, TypeVar, assert_never, cast, final
 
 from toolfx.core.cancel import CALLER_CANCELLED, CancelSignal
 from toolfx.core.runtime import Cancelled
-from toolfx.interpreters.foreign import ForeignAwaitError, truncated
+from toolfx.interpreters.deterministic_clock import VirtualClock, delay
+from toolfx.interpreters.deterministic_errors import Deadlock, DeterministicForeignAwaitError
+from toolfx.interpreters.deterministic_faults import CancelAt, Fault, HangAt, RaiseAt
+from toolfx.interpreters.deterministic_tasks import Task, Wait
+from toolfx.interpreters.deterministic_trace import TraceEvent, TraceKind
+from toolfx.interpreters.deterministic_traps import Approve, Checkpoint, Join, Sleep
+from toolfx.interpreters.foreign import truncated
 
-__all__ = [
-    "Approve",
-    "CancelAt",
-    "Checkpoint",
-    "Deadlock",
-    "DeterministicForeignAwaitError",
-    "Fault",
-    "HangAt",
-    "Join",
-    "RaiseAt",
-    "Scheduler",
-    "Sleep",
-    "TraceEvent",
-    "TraceKind",
-    "Trap",
-]
+__all__ = ["Scheduler"]
 
 T = TypeVar("T")
-
-TraceKind = Literal[
-    "spawn",
-    "checkpoint",
-    "sleep",
-    "wait",
-    "wake",
-    "approve",
-    "deadline",
-    "files",
-    "process",
-    "report",
-    "fault",
-    "done",
-    "failed",
-    "abandoned",
-]
-"""What a trace event records (`wait`: for the tasks it started; `files`: a file operation;
-`process`: a scripted process starting or ending)."""
-
-
-@final
-@dataclass(frozen=True, slots=True)
-class TraceEvent:
-    """One thing that happened: the latest step, the virtual time, the task (None: no task)."""
-
-    step: int
-    time: float
-    task: int | None
-    kind: TraceKind
-    detail: str = ""
-
-    def __str__(self) -> str:
-        who = "scheduler" if self.task is None else f"task {self.task}"
-        return f"#{self.step} t={self.time:g} {who}: {self.kind} {self.detail}".rstrip()
-
-
-@final
-@dataclass(frozen=True, slots=True)
-class RaiseAt:
-    """At scheduler step `step`, throw `error` into the task picked to run (not resuming it)."""
-
-    step: int
-    error: Exception
-
-
-@final
-@dataclass(frozen=True, slots=True)
-class HangAt:
-    """At `step`, the picked task is not resumed: what it waited for is taken never to happen.
-
-    Only a cancellation still reaches it: if it was in a sleep or an approval that watches a
-    signal, setting that signal wakes it (as it would interrupt a wedged I/O wait). Otherwise it
-    never runs again, and if the program needs it, `run` raises `Deadlock`.
-    """
-
-    step: int
-
-
-@final
-@dataclass(frozen=True, slots=True)
-class CancelAt:
-    """At `step`, before the scheduler picks a task, set `signal` with `reason`."""
-
-    step: int
-    signal: CancelSignal
-    reason: str = CALLER_CANCELLED
-
-
-Fault = RaiseAt | HangAt | CancelAt
-"""A fault the scheduler injects at one step (steps count task resumptions, from 1)."""
-
-
-class Deadlock(RuntimeError):
-    """Nothing can run and no timer is pending, yet the program has not finished."""
-
-    def __init__(
-        self, time: float, step: int, blocked: Sequence[tuple[int, str]], hung: Sequence[int]
-    ) -> None:
-        hung_part = ", ".join(f"task {task}" for task in hung) or "none"
-        waits = "; ".join(f"task {task} {what}" for task, what in blocked)
-        super().__init__(
-            f"deadlock in the deterministic interpreter at virtual time {time:g}s (after step"
-            f" {step}): nothing can run and no timer is pending. Hung tasks: {hung_part}."
-            f" Blocked: {waits}"
-        )
-        self.time = time
-        self.step = step
-        self.blocked = tuple(blocked)
-        self.hung = tuple(hung)
-
-
-class DeterministicForeignAwaitError(ForeignAwaitError):
-    """A defect: a program run by `DeterministicInterpreter` yielded something that is no trap."""
-
-
-# Traps: the only objects a task may yield to the scheduler. ------------------------------------
-
-
-@final
-@dataclass(frozen=True, slots=True)
-class Checkpoint:
-    """Trap: a reschedule point; the task stays runnable and the seed picks who runs next."""
-
-    def __await__(self) -> Generator[Trap, object, None]:
-        yield self
-
-
-@final
-@dataclass(frozen=True, slots=True)
-class Sleep:
-    """Trap: park for `seconds` of virtual time; raise `Cancelled` when `signal` is set first."""
-
-    seconds: float
-    signal: CancelSignal | None
-
-    def __await__(self) -> Generator[Trap, object, None]:
-        yield self
-
-
-@final
-@dataclass(frozen=True, slots=True)
-class Join:
-    """Trap: park until one of `tasks` has finished; resume with the id of the first to finish."""
-
-    tasks: tuple[int, ...]
-
-    def __await__(self) -> Generator[Trap, object, int]:
-        finished = yield self
-        if not isinstance(finished, int):
-            raise TypeError(f"a Join trap was resumed with {finished!r}, not a task id")
-        return finished
-
-
-@final
-@dataclass(frozen=True, slots=True)
-class Approve:
-    """Trap: a reschedule point while the approval service answers; `signal` reaches it if hung."""
-
-    summary: str
-    signal: CancelSignal
-
-    def __await__(self) -> Generator[Trap, object, None]:
-        yield self
-
-
-Trap = Checkpoint | Sleep | Join | Approve
-"""Every request a task can make of the scheduler."""
-
-
-# The scheduler's own state. ---------------------------------------------------------------------
-
-
-@final
-class _Timer:
-    """An action at a virtual time; cancelled timers stay in the heap and are skipped."""
-
-    __slots__ = ("action", "cancelled")
-
-    def __init__(self, action: Callable[[], object]) -> None:
-        self.action = action
-        self.cancelled = False
-
-    def cancel(self) -> None:
-        self.cancelled = True
-
-
-@final
-class _Wait:
-    """One suspension of a parked task: what it waits for and the wake-ups to undo on waking."""
-
-    __slots__ = ("joining", "timer", "unsubscribe", "what")
-
-    def __init__(self, what: str, joining: tuple[int, ...] = ()) -> None:
-        self.what = what
-        self.joining = joining
-        self.timer: _Timer | None = None
-        self.unsubscribe: Callable[[], None] | None = None
-
-    def dispose(self) -> None:
-        if self.timer is not None:
-            self.timer.cancel()
-        if self.unsubscribe is not None:
-            self.unsubscribe()
-
-
-@final
-class _Task:
-    """A coroutine the scheduler drives, with what it will be resumed with next."""
-
-    __slots__ = (
-        "coroutine",
-        "error",
-        "finished",
-        "finished_order",
-        "hung_at",
-        "id",
-        "name",
-        "next_error",
-        "next_value",
-        "parent",
-        "result",
-        "trap",
-        "wait",
-    )
-
-    def __init__(
-        self, task_id: int, name: str, coroutine: Coroutine[Any, Any, Any], parent: int | None
-    ) -> None:
-        self.id = task_id
-        self.name = name
-        self.coroutine = coroutine
-        self.parent = parent
-        self.next_value: object = None
-        self.next_error: BaseException | None = None
-        self.trap: Trap | None = None
-        self.wait: _Wait | None = None
-        self.hung_at: int | None = None
-        self.finished = False
-        self.finished_order = 0
-        self.result: Any = None
-        self.error: BaseException | None = None
 
 
 @final
@@ -270,32 +36,28 @@ class Scheduler:
 
     __slots__ = (
         "_cancels",
+        "_clock",
         "_current",
         "_finishes",
         "_ids",
-        "_now",
         "_random",
         "_reported",
         "_runnable",
-        "_sequence",
         "_step",
         "_stops",
         "_tasks",
-        "_timers",
         "_trace",
     )
 
     def __init__(self, seed: int, faults: Sequence[Fault] = ()) -> None:
         self._random = random.Random(seed)
-        self._tasks: dict[int, _Task] = {}
-        self._runnable: list[_Task] = []
-        self._timers: list[tuple[float, int, _Timer]] = []
-        self._sequence = itertools.count()
+        self._tasks: dict[int, Task] = {}
+        self._runnable: list[Task] = []
+        self._clock = VirtualClock()
         self._finishes = itertools.count(1)
         self._ids = itertools.count()
-        self._now = 0.0
         self._step = 0
-        self._current: _Task | None = None
+        self._current: Task | None = None
         self._trace: list[TraceEvent] = []
         self._reported: list[tuple[BaseException, str]] = []
         self._cancels: dict[int, list[CancelAt]] = {}
@@ -309,7 +71,7 @@ class Scheduler:
     @property
     def now(self) -> float:
         """The virtual time in seconds (0 when the run starts)."""
-        return self._now
+        return self._clock.now
 
     @property
     def trace(self) -> tuple[TraceEvent, ...]:
@@ -329,7 +91,7 @@ class Scheduler:
     def record(self, kind: TraceKind, detail: str = "", task: int | None = None) -> None:
         """Append a trace event for `task` (by default the running one)."""
         who = self.current if task is None else task
-        self._trace.append(TraceEvent(self._step, self._now, who, kind, detail))
+        self._trace.append(TraceEvent(self._step, self._clock.now, who, kind, detail))
 
     def report(self, error: BaseException, where: str) -> None:
         """Keep a contained defect and record it in the trace."""
@@ -349,7 +111,7 @@ class Scheduler:
 
     def call_later(self, seconds: float, action: Callable[[], object]) -> Callable[[], None]:
         """Run `action` after `seconds` of virtual time (never if infinite); returns a canceller."""
-        return self._timer_at(self._now + _delay(seconds), action).cancel
+        return self._clock.timer_at(self._clock.now + delay(seconds), action).cancel
 
     def reap(self, task_id: int) -> BaseException | None:
         """Forget a finished task and give the exception it failed with, if any."""
@@ -377,9 +139,9 @@ class Scheduler:
     # The loop. -----------------------------------------------------------------------------------
 
     def _step_once(self) -> None:
-        self._fire_due_timers()
+        self._clock.fire_due_timers()
         if not self._runnable:
-            if not self._advance_clock():
+            if not self._clock.advance():
                 raise self._deadlock()
             return
         self._step += 1
@@ -400,7 +162,7 @@ class Scheduler:
                 pass
         self._resume(task, value, error)
 
-    def _resume(self, task: _Task, value: object, error: BaseException | None) -> None:
+    def _resume(self, task: Task, value: object, error: BaseException | None) -> None:
         self._current = task
         try:
             trap = task.coroutine.send(value) if error is None else task.coroutine.throw(error)
@@ -416,7 +178,7 @@ class Scheduler:
         finally:
             self._current = None
 
-    def _handle(self, task: _Task, trap: object) -> None:
+    def _handle(self, task: Task, trap: object) -> None:
         if not isinstance(trap, Checkpoint | Approve | Sleep | Join):
             raise DeterministicForeignAwaitError(
                 "the deterministic interpreter (DeterministicInterpreter.run)",
@@ -433,11 +195,11 @@ class Scheduler:
                 self._make_runnable(task, None, None)
             case Sleep(seconds=seconds, signal=signal):
                 self.record("sleep", f"{seconds:g}s")
-                until = self._now + _delay(seconds)
+                until = self._clock.now + delay(seconds)
                 wait = self._park(task, f"sleeping until t={until:g}s", signal, raises=True)
                 if task.wait is wait:  # not woken already by a signal set before the trap
                     wake = lambda: self._wake(task, wait, None, None, "timer")  # noqa: E731
-                    wait.timer = self._timer_at(until, wake)
+                    wait.timer = self._clock.timer_at(until, wake)
             case Join(tasks=joined):
                 self.record("wait", "for " + ", ".join(f"task {t}" for t in joined))
                 done = [self._tasks[t] for t in joined if self._tasks[t].finished]
@@ -445,20 +207,20 @@ class Scheduler:
                     first = min(done, key=lambda child: child.finished_order)
                     self._make_runnable(task, first.id, None)
                 else:
-                    wait = _Wait("waiting for " + ", ".join(f"task {t}" for t in joined), joined)
+                    wait = Wait("waiting for " + ", ".join(f"task {t}" for t in joined), joined)
                     task.wait = wait
             case _:
                 assert_never(trap)
 
     # Waking and parking. -------------------------------------------------------------------------
 
-    def _make_runnable(self, task: _Task, value: object, error: BaseException | None) -> None:
+    def _make_runnable(self, task: Task, value: object, error: BaseException | None) -> None:
         task.next_value, task.next_error = value, error
         self._runnable.append(task)
 
-    def _park(self, task: _Task, what: str, signal: CancelSignal | None, *, raises: bool) -> _Wait:
+    def _park(self, task: Task, what: str, signal: CancelSignal | None, *, raises: bool) -> Wait:
         """Park `task`; if `signal` is set, wake it (with `Cancelled` when `raises`)."""
-        wait = _Wait(what)
+        wait = Wait(what)
         task.wait = wait
         if signal is not None:
 
@@ -471,7 +233,7 @@ class Scheduler:
         return wait
 
     def _wake(
-        self, task: _Task, wait: _Wait, value: object, error: BaseException | None, why: str
+        self, task: Task, wait: Wait, value: object, error: BaseException | None, why: str
     ) -> None:
         if task.wait is not wait:  # a stale wake-up: the task already left that suspension
             return
@@ -480,7 +242,7 @@ class Scheduler:
         self.record("wake", why, task=task.id)
         self._make_runnable(task, value, error)
 
-    def _hang(self, task: _Task) -> None:
+    def _hang(self, task: Task) -> None:
         task.hung_at = self._step
         self.record("fault", "HangAt: never resumed", task=task.id)
         trap = task.trap
@@ -490,7 +252,7 @@ class Scheduler:
             what += f", until {signal!r} is set"
         self._park(task, what, signal, raises=isinstance(trap, Sleep))
 
-    def _finish(self, task: _Task, result: object, error: BaseException | None) -> None:
+    def _finish(self, task: Task, result: object, error: BaseException | None) -> None:
         task.finished = True
         task.finished_order = next(self._finishes)
         task.result, task.error = result, error
@@ -503,38 +265,10 @@ class Scheduler:
         if parent is not None and wait is not None and task.id in wait.joining:
             self._wake(parent, wait, task.id, None, f"task {task.id} finished")
 
-    # Time. ---------------------------------------------------------------------------------------
-
-    def _timer_at(self, when: float, action: Callable[[], object]) -> _Timer:
-        """A timer for `when`; one at infinity is never set, so it never fires."""
-        timer = _Timer(action)
-        if not math.isinf(when):
-            heapq.heappush(self._timers, (when, next(self._sequence), timer))
-        return timer
-
-    def _fire_due_timers(self) -> None:
-        """Fire every timer due by now: the earliest first, ties in the order they were set."""
-        while self._timers and self._timers[0][0] <= self._now:
-            _, _, timer = heapq.heappop(self._timers)
-            if not timer.cancelled:
-                timer.action()
-
-    def _advance_clock(self) -> bool:
-        """Jump to the next live timer and fire what is due then; False if there is none."""
-        while self._timers and self._timers[0][2].cancelled:
-            heapq.heappop(self._timers)
-        if not self._timers:
-            return False
-        self._now = max(self._now, self._timers[0][0])
-        self._fire_due_timers()
-        return True
-
     # Endings. ------------------------------------------------------------------------------------
 
-    def _new_task(
-        self, coroutine: Coroutine[Any, Any, Any], name: str, parent: int | None
-    ) -> _Task:
-        task = _Task(next(self._ids), name, coroutine, parent)
+    def _new_task(self, coroutine: Coroutine[Any, Any, Any], name: str, parent: int | None) -> Task:
+        task = Task(next(self._ids), name, coroutine, parent)
         self._tasks[task.id] = task
         self.record("spawn", name, task=task.id)
         self._make_runnable(task, None, None)
@@ -546,9 +280,9 @@ class Scheduler:
             for task in self._unfinished()
         ]
         hung = [task.id for task in self._unfinished() if task.hung_at is not None]
-        return Deadlock(self._now, self._step, blocked, hung)
+        return Deadlock(self._clock.now, self._step, blocked, hung)
 
-    def _unfinished(self) -> list[_Task]:
+    def _unfinished(self) -> list[Task]:
         return [task for task in self._tasks.values() if not task.finished]
 
     def _close_unfinished(self) -> BaseException | None:
@@ -569,11 +303,6 @@ class Scheduler:
             self.record("abandoned", task=task.id)
         self._runnable.clear()
         return first
-
-
-def _delay(seconds: float) -> float:
-    """A delay in virtual seconds: negative and NaN mean at once."""
-    return seconds if seconds > 0 else 0.0
 
 
 def _summary(error: BaseException) -> str:

@@ -19,7 +19,8 @@ from typing import final
 from toolfx.core.cancel import CancelSignal
 from toolfx.core.processes import ProcessError, ProcessOutcome, ProcessRunner, ProcessSpec
 from toolfx.core.runtime import Cancelled
-from toolfx.interpreters.deterministic_scheduler import Scheduler, Sleep
+from toolfx.interpreters.deterministic_scheduler import Scheduler
+from toolfx.interpreters.deterministic_traps import Sleep
 from toolfx.interpreters.process_common import (
     BoundedCapture,
     Stop,
