@@ -1,14 +1,15 @@
 """Snapshots: copy any value into deep-frozen JSON, or name the first thing wrong and where.
 
-Two walks share the work. The fast walk copies each container with one C call and checks its
-members inline; on anything it does not accept it gives up, and the exact walk redoes the value
-in document order, so every message, path and check order has one definition.
+Two walks share the work. The fast walk (`json_snapshot_fast`) copies each container with one C
+call and checks its members inline; on anything it does not accept it gives up, and the exact
+walk here redoes the value in document order, so every message, path and check order has one
+definition.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, final
 
@@ -26,12 +27,11 @@ from toolfx.core.json_model import (
     JsonLimits,
     json_pointer,
 )
+from toolfx.core.json_snapshot_fast import Unfit, fast_dict, fast_snapshot
 
 __all__ = [
     "DuplicateKeyMarker",
     "TextNumberRejected",
-    "Unfit",
-    "fast_snapshot",
     "snapshot_json",
     "snapshot_or_error",
 ]
@@ -47,10 +47,6 @@ class _Rejected(Exception):
 
     def error(self) -> JsonError:
         return JsonError(self.kind, json_pointer(self.segments), self.reason)
-
-
-class Unfit(Exception):
-    """Internal: the fast walk met an error or a rare type; the exact walk decides."""
 
 
 @final
@@ -71,138 +67,6 @@ class DuplicateKeyMarker:
 
 def _describe(value: object) -> str:
     return type(value).__name__
-
-
-# The fast walk: plain recursive functions that copy each container with one C call, check its
-# members inline and patch in the frozen copies of nested containers. It tallies the size once
-# per container and raises `Unfit` on anything it does not accept, including a nesting deeper
-# than the limit (which a cycle always reaches). It never reports an error itself: the exact walk
-# below redoes the work then, so messages, paths and the order of checks have one definition.
-
-_isfinite: Final = math.isfinite
-_new_dict: Final[Callable[[type[FrozenDict[Any]]], FrozenDict[Any]]] = dict.__new__
-_fill_dict: Final[Callable[[FrozenDict[Any], Mapping[Any, Any]], None]] = dict.update
-_set_key: Final[Callable[[FrozenDict[Any], str, object], None]] = dict.__setitem__
-_new_list: Final[Callable[[type[FrozenList[Any]]], FrozenList[Any]]] = list.__new__
-_fill_list: Final[Callable[[FrozenList[Any], Sequence[Any]], None]] = list.extend
-_set_index: Final[Callable[[FrozenList[Any], int, object], None]] = list.__setitem__
-
-
-def _require_utf8(text: str) -> None:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        raise Unfit from None
-
-
-def _fast_dict(value: Mapping[Any, Any], room: int, tally: list[int]) -> FrozenDict[Any]:
-    if room <= 0:
-        raise Unfit
-    frozen = _new_dict(FrozenDict)
-    _fill_dict(frozen, value)
-    size = len(frozen) + 1  # one per member value and one for the object itself
-    for key, item in frozen.items():
-        if type(key) is not str:
-            raise Unfit
-        size += len(key)
-        if not key.isascii():
-            _require_utf8(key)
-        kind = type(item)
-        if kind is str:
-            size += len(item)
-            if not item.isascii():
-                _require_utf8(item)
-        elif kind is int:
-            if not NEGATIVE_INT_BOUND < item < INT_BOUND:
-                raise Unfit
-        elif kind is bool or item is None:
-            pass
-        elif kind is float:
-            if not _isfinite(item):
-                raise Unfit
-        elif kind is dict or kind is FrozenDict:
-            size -= 1  # a container counts itself
-            _set_key(frozen, key, _fast_dict(item, room - 1, tally))
-        elif kind is list or kind is FrozenList or kind is tuple:
-            size -= 1
-            _set_key(frozen, key, _fast_list(item, room - 1, tally))
-        else:
-            raise Unfit
-    tally[1] += len(frozen)
-    tally[0] -= size
-    if tally[0] < 0:
-        raise Unfit
-    return frozen
-
-
-def _fast_list(value: Sequence[Any], room: int, tally: list[int]) -> FrozenList[Any]:
-    if room <= 0:
-        raise Unfit
-    frozen = _new_list(FrozenList)
-    _fill_list(frozen, value)
-    size = len(frozen) + 1  # one per item and one for the array itself
-    nested = False
-    for item in frozen:
-        kind = type(item)
-        if kind is str:
-            size += len(item)
-            if not item.isascii():
-                _require_utf8(item)
-        elif kind is int:
-            if not NEGATIVE_INT_BOUND < item < INT_BOUND:
-                raise Unfit
-        elif kind is bool or item is None:
-            pass
-        elif kind is float:
-            if not _isfinite(item):
-                raise Unfit
-        elif (
-            kind is dict
-            or kind is FrozenDict
-            or kind is list
-            or kind is FrozenList
-            or kind is tuple
-        ):
-            size -= 1  # a container counts itself
-            nested = True
-        else:
-            raise Unfit
-    if nested:
-        for index, item in enumerate(frozen):
-            kind = type(item)
-            if kind is dict or kind is FrozenDict:
-                _set_index(frozen, index, _fast_dict(item, room - 1, tally))
-            elif kind is list or kind is FrozenList or kind is tuple:
-                _set_index(frozen, index, _fast_list(item, room - 1, tally))
-    tally[0] -= size
-    if tally[0] < 0:
-        raise Unfit
-    return frozen
-
-
-def fast_snapshot(value: object, limits: JsonLimits, tally: list[int]) -> Any:
-    """Frozen copy of `value`; tally = [remaining size budget, number of object keys]."""
-    kind = type(value)
-    if kind is dict or kind is FrozenDict:
-        return _fast_dict(value, limits.max_depth, tally)  # type: ignore[arg-type]
-    if kind is list or kind is FrozenList or kind is tuple:
-        return _fast_list(value, limits.max_depth, tally)  # type: ignore[arg-type]
-    size = 1
-    if kind is str:
-        size += len(value)  # type: ignore[arg-type]
-        if not value.isascii():  # type: ignore[attr-defined]
-            _require_utf8(value)  # type: ignore[arg-type]
-    elif kind is float:
-        if not _isfinite(value):  # type: ignore[arg-type]
-            raise Unfit
-    elif kind is int:
-        if not NEGATIVE_INT_BOUND < value < INT_BOUND:  # type: ignore[operator]
-            raise Unfit
-    elif not (kind is bool or value is None):
-        raise Unfit
-    if size > tally[0]:
-        raise Unfit
-    return value
 
 
 # The exact walk: the reference semantics. It checks eagerly in document order (a container's
@@ -377,7 +241,7 @@ def snapshot_or_error(value: object, limits: JsonLimits = DEFAULT_LIMITS) -> Any
     """`snapshot_json` as a plain value, for hot paths: the frozen copy, or a `JsonError`."""
     try:
         if type(value) is dict:  # the usual case, without a dispatch
-            return _fast_dict(value, limits.max_depth, [limits.max_size, 0])
+            return fast_dict(value, limits.max_depth, [limits.max_size, 0])
         return fast_snapshot(value, limits, [limits.max_size, 0])
     except (Unfit, RecursionError):
         pass

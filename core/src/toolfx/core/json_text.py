@@ -18,13 +18,8 @@ from toolfx.core.json_model import (
     JsonLimits,
     json_pointer,
 )
-from toolfx.core.json_snapshot import (
-    DuplicateKeyMarker,
-    TextNumberRejected,
-    Unfit,
-    fast_snapshot,
-    snapshot_json,
-)
+from toolfx.core.json_snapshot import DuplicateKeyMarker, TextNumberRejected, snapshot_json
+from toolfx.core.json_snapshot_fast import Unfit, fast_snapshot
 
 __all__ = ["parse_json"]
 

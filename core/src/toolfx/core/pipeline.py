@@ -10,41 +10,31 @@ are never caught.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any, Final, final
 
 from toolfx.core.cancel import CancelSignal
 from toolfx.core.catalog import Catalog, HookPlan
-from toolfx.core.content import ContentBlock, ContextMessage
 from toolfx.core.description import Description
-from toolfx.core.dispatch import CallState, dispatch, success_of
-from toolfx.core.execution import (
-    Accept,
-    Allow,
-    Ask,
-    Block,
-    Deny,
-    ExecuteWrapper,
-    ExecutionToken,
-    PostExecuteListener,
-    PostToolDecision,
-    PreExecuteListener,
-    PreToolDecision,
-    ReplaceContent,
-    ReplaceValue,
-    ResultObserver,
-    ToolExecution,
-)
-from toolfx.core.failure import ErrorCode, PermissionDeclined, ToolErrorInfo, ToolFailure
+from toolfx.core.dispatch import CallState, dispatch
+from toolfx.core.execution import ExecutionToken, ToolExecution
+from toolfx.core.failure import ErrorCode, PermissionDeclined
 from toolfx.core.json import FrozenJson, JsonError
 from toolfx.core.json_snapshot import snapshot_or_error
-from toolfx.core.outcomes import aborted, defect, failed
+from toolfx.core.outcomes import defect, failed
+from toolfx.core.pipeline_stages import (
+    aborted_execution,
+    execute_wrapped,
+    finalized,
+    observe,
+    post_execute,
+    pre_execute,
+)
 from toolfx.core.records import SessionRecord, ToolCallRecord, ToolResultRecord
 from toolfx.core.registry_model import Registration
 from toolfx.core.results import ToolExecutionFailure, ToolExecutionResult, ToolExecutionSuccess
-from toolfx.core.runtime import ApprovalRequest, RejectedWithFeedback, Runtime
-from toolfx.core.tool import ToolDefinition
+from toolfx.core.runtime import Runtime
 
 __all__ = ["MAX_LISTED_TOOLS", "RecordSink", "ToolCall", "execute", "run_call"]
 
@@ -114,9 +104,9 @@ async def run_call(
     else:
         result = await _guarded_run(runtime, plan, registration, execution, state)
     if registration is not None and registration.definition.finalize_content is not None:
-        result = _finalize(runtime, registration, execution, result)
+        result = finalized(runtime, registration, execution, result)
     if plan.result:
-        _observe(runtime, plan.result, execution, result)
+        observe(runtime, plan.result, execution, result)
     if sink is not None:
         sink(ToolResultRecord.of(execution.call_id, result))
     return result
@@ -131,10 +121,10 @@ async def _guarded_run(
 ) -> ToolExecutionResult:
     signal = execution.signal
     if signal.is_cancelled():
-        return _aborted(execution, state)
+        return aborted_execution(execution, state)
     try:  # each stage with no hooks is skipped: no coroutine, no closure for it
         if plan.pre_execute:
-            refusal = await _pre_execute(runtime, plan, registration, execution)
+            refusal = await pre_execute(runtime, plan, registration, execution)
             if refusal is not None:
                 return refusal
         if plan.guards:
@@ -144,204 +134,23 @@ async def _guarded_run(
                 if reason is not None:
                     return failed(ErrorCode.DENIED, f"Denied: {reason}")
             if signal.is_cancelled():
-                return _aborted(execution, state)
+                return aborted_execution(execution, state)
         definition = registration.definition
         state.stage = "an execute wrapper"
         if plan.execute or definition.timeout is not None:
-            result = await _around(runtime, plan, definition, execution, state)
+            result = await execute_wrapped(runtime, plan, definition, execution, state)
         else:
             result = await dispatch(runtime, definition, execution, state)
         if plan.post_execute:
             state.stage = "the post-execute policy"
-            result = await _post_execute(plan, registration, execution, result, state)
+            result = await post_execute(plan, registration, execution, result, state)
     except PermissionDeclined as declined:  # travels as a defect so no leaf can swallow it
         return failed(ErrorCode.DENIED, f"Denied: {declined}")
     except Exception as error:  # the one boundary for defects: the call fails, the turn goes on
         return defect(error, f"{state.stage} of `{execution.name}`")
     if isinstance(result, ToolExecutionSuccess) and signal.is_cancelled():
-        return _aborted(execution, state)
+        return aborted_execution(execution, state)
     return result
-
-
-async def _pre_execute(
-    runtime: Runtime, plan: HookPlan, registration: Registration, execution: ToolExecution
-) -> ToolExecutionFailure | None:
-    decision = await _waterfall_pre(plan.pre_execute, execution, 0)
-    match decision:
-        case Allow():
-            refusal = None
-        case Deny(reason=reason):
-            refusal = failed(ErrorCode.DENIED, f"Denied: {reason}")
-        case Ask(reason=reason):
-            refusal = await _ask(runtime, registration, execution, reason)
-    if refusal is None and execution.signal.is_cancelled():
-        return _aborted(execution, CallState())
-    return refusal
-
-
-async def _waterfall_pre(
-    listeners: tuple[PreExecuteListener, ...], execution: ToolExecution, index: int
-) -> PreToolDecision:
-    if index == len(listeners):
-        return Allow()
-
-    async def next_decision() -> PreToolDecision:
-        return await _waterfall_pre(listeners, execution, index + 1)
-
-    return await listeners[index](execution, next_decision)
-
-
-async def _ask(
-    runtime: Runtime, registration: Registration, execution: ToolExecution, reason: str | None
-) -> ToolExecutionFailure | None:
-    why = f" ({reason})" if reason else ""
-    if execution.agent is None:
-        return failed(ErrorCode.DENIED, f"Denied: approval needed{why}, and no agent to ask for")
-    request = ApprovalRequest(
-        call_id=execution.call_id,
-        tool=execution.name,
-        agent=execution.agent,
-        permission=registration.permission,
-        patterns=("*",),
-        reason=reason,
-        arguments=execution.arguments,
-    )
-    reply = await runtime.approve(request, execution.signal)
-    if reply == "allowed-once":
-        return None
-    if isinstance(reply, RejectedWithFeedback):
-        return failed(ErrorCode.DENIED, f"Denied{why}; the user said: {reply.feedback}")
-    return failed(ErrorCode.DENIED, f"Denied: approval needed{why}; the answer was {reply}")
-
-
-async def _around(
-    runtime: Runtime,
-    plan: HookPlan,
-    definition: ToolDefinition[Any, Any],
-    execution: ToolExecution,
-    state: CallState,
-) -> ToolExecutionResult:
-    caller = execution.signal
-
-    async def body(passed: ToolExecution) -> ToolExecutionResult:
-        if passed.signal is caller:
-            return await _dispatch_unless_cancelled(runtime, definition, execution, state)
-        signal = CancelSignal.fused(caller, passed.signal)  # a wrapper cannot detach the caller
-        try:
-            fused = execution.with_signal(signal)
-            return await _dispatch_unless_cancelled(runtime, definition, fused, state)
-        finally:
-            signal.release()
-
-    chain: Callable[[ToolExecution], Awaitable[ToolExecutionResult]] = body
-    if definition.timeout is not None:
-        chain = _timeout_wrapper(runtime, definition.timeout, chain)
-    for wrapper in reversed(plan.execute):
-        chain = _wrapped(wrapper, chain)
-    return await chain(execution)
-
-
-async def _dispatch_unless_cancelled(
-    runtime: Runtime,
-    definition: ToolDefinition[Any, Any],
-    execution: ToolExecution,
-    state: CallState,
-) -> ToolExecutionResult:
-    if execution.signal.is_cancelled():  # a wrapper (or its timeout) may have waited
-        return _aborted(execution, state)
-    return await dispatch(runtime, definition, execution, state)
-
-
-def _wrapped(
-    wrapper: ExecuteWrapper, inner: Callable[[ToolExecution], Awaitable[ToolExecutionResult]]
-) -> Callable[[ToolExecution], Awaitable[ToolExecutionResult]]:
-    async def call(passed: ToolExecution) -> ToolExecutionResult:
-        return await wrapper(passed, inner)
-
-    return call
-
-
-def _timeout_wrapper(
-    runtime: Runtime,
-    seconds: float,
-    inner: Callable[[ToolExecution], Awaitable[ToolExecutionResult]],
-) -> Callable[[ToolExecution], Awaitable[ToolExecutionResult]]:
-    async def call(passed: ToolExecution) -> ToolExecutionResult:
-        deadline = CancelSignal()
-        fused = CancelSignal.fused(passed.signal, deadline)
-        try:
-            result = await runtime.deadline(
-                seconds, deadline, lambda: inner(passed.with_signal(fused))
-            )
-        finally:
-            fused.release()
-        if deadline.is_cancelled() and not passed.signal.is_cancelled():
-            return failed(ErrorCode.TOOL_TIMEOUT, f"`{passed.name}` timed out after {seconds}s")
-        return result
-
-    return call
-
-
-async def _post_execute(
-    plan: HookPlan,
-    registration: Registration,
-    execution: ToolExecution,
-    result: ToolExecutionResult,
-    state: CallState,
-) -> ToolExecutionResult:
-    decision = await _waterfall_post(plan.post_execute, execution, result, 0)
-    added = decision.additional_contexts
-    contexts = result.additional_contexts + added
-    match decision:
-        case Accept():
-            return _replaced(result, result.content, contexts) if added else result
-        case ReplaceContent(content=content):
-            return _replaced(result, content, contexts)
-        case ReplaceValue(value=value):
-            definition = registration.definition
-            checked = definition.output.schema.decode_or_failure(value)
-            replaced = success_of(definition, execution, state.args, checked, state)
-            return _replaced(replaced, replaced.content, contexts)
-        case Block(feedback=feedback):
-            failure = ToolFailure(_text_of(feedback), ToolErrorInfo(ErrorCode.BLOCKED))
-            return ToolExecutionFailure(failure, feedback, result.meta, contexts)
-
-
-def _replaced(
-    result: ToolExecutionResult,
-    content: tuple[ContentBlock, ...],
-    contexts: tuple[ContextMessage, ...],
-) -> ToolExecutionResult:
-    """`dataclasses.replace(result, content=..., additional_contexts=...)`, built directly."""
-    if isinstance(result, ToolExecutionSuccess):
-        return ToolExecutionSuccess(
-            result.value, content, result.meta, contexts, result.concludes_turn
-        )
-    return ToolExecutionFailure(result.error, content, result.meta, contexts)
-
-
-async def _waterfall_post(
-    listeners: tuple[PostExecuteListener, ...],
-    execution: ToolExecution,
-    result: ToolExecutionResult,
-    index: int,
-) -> PostToolDecision:
-    if index == len(listeners):
-        return Accept()
-
-    async def next_decision() -> PostToolDecision:
-        return await _waterfall_post(listeners, execution, result, index + 1)
-
-    return await listeners[index](execution, result, next_decision)
-
-
-def _text_of(feedback: tuple[Any, ...]) -> str:
-    texts = [getattr(block, "text", "") for block in feedback]
-    return " ".join(t for t in texts if t) or "Blocked by policy."
-
-
-def _aborted(execution: ToolExecution, state: CallState) -> ToolExecutionFailure:
-    return aborted(execution.name, execution.signal.reason, body_started=state.body_started)
 
 
 def _unknown_tool(catalog: Catalog, name: str, *, direct: bool) -> ToolExecutionFailure:
@@ -349,35 +158,3 @@ def _unknown_tool(catalog: Catalog, name: str, *, direct: bool) -> ToolExecution
     listed = ", ".join(names[:MAX_LISTED_TOOLS]) + (" ..." if len(names) > MAX_LISTED_TOOLS else "")
     available = f" Available tools: {listed}." if names else " No tools are available."
     return failed(ErrorCode.UNKNOWN_TOOL, f"Unknown tool `{name}`.{available}")
-
-
-def _finalize(
-    runtime: Runtime,
-    registration: Registration,
-    execution: ToolExecution,
-    result: ToolExecutionResult,
-) -> ToolExecutionResult:
-    finalize = registration.definition.finalize_content
-    if finalize is None:
-        return result
-    try:
-        content = finalize(execution, result)
-    except Exception as error:  # the callback must be total; keep the content if it is not
-        runtime.report(error, f"finalize_content of `{execution.name}`")
-        return result
-    if content is None:
-        return result
-    return _replaced(result, tuple(content), result.additional_contexts)
-
-
-def _observe(
-    runtime: Runtime,
-    observers: tuple[ResultObserver, ...],
-    execution: ToolExecution,
-    result: ToolExecutionResult,
-) -> None:
-    for observer in observers:
-        try:
-            observer(execution, result)
-        except Exception as error:  # contained: observers cannot change or lose a result
-            runtime.report(error, f"result observer {observer!r}")

@@ -18,7 +18,6 @@ from pyrsistent import PMap, PVector, pmap, pvector
 from toolfx.core.catalog import Catalog, CatalogData, compile_catalog
 from toolfx.core.registry_model import (
     GLOBAL,
-    RESERVED_NAMES,
     Handle,
     Hook,
     HookFunction,
@@ -32,6 +31,15 @@ from toolfx.core.registry_model import (
     check_tool_name,
     flat_name,
     tool_names,
+)
+from toolfx.core.registry_scopes import (
+    admitted,
+    check_restricted_names,
+    descendants,
+    mode_of,
+    refuse_global,
+    require_scope,
+    without,
 )
 from toolfx.core.tool import ToolDefinition
 
@@ -104,7 +112,7 @@ class Registry:
         """Add an agent scope under `parent` (the global layer by default)."""
         if scope in self._parents:
             raise RegistryError(RegistryErrorKind.SCOPE_EXISTS, f"scope {scope!r} already exists")
-        self._require_scope(parent)
+        require_scope(self._parents, parent)
         handle = self._next
         return self._evolve(
             _parents=self._parents.set(scope, parent),
@@ -114,40 +122,25 @@ class Registry:
 
     def scope_handle(self, scope: ScopeKey) -> Handle:
         """The handle of this scope's current incarnation: disposing of it removes the scope."""
-        self._require_scope(scope)
+        require_scope(self._parents, scope)
         return self._scope_handles[scope]
 
     def remove_scope(self, scope: ScopeKey) -> Registry:
         """Remove a scope, its descendants and everything registered in them (no-op if absent)."""
         if scope not in self._parents:
             return self
-        doomed = self._descendants(scope)
+        doomed = descendants(self._parents, scope)
         return self._evolve(
-            _parents=_without(self._parents, doomed),
-            _scope_handles=_without(self._scope_handles, doomed),
-            _layers=_without(self._layers, doomed),
+            _parents=without(self._parents, doomed),
+            _scope_handles=without(self._scope_handles, doomed),
+            _layers=without(self._layers, doomed),
             _placements=pmap({h: p for h, p in self._placements.items() if p[0] not in doomed}),
             _restrictions=pmap(
                 {h: r for h, r in self._restrictions.items() if r.scope not in doomed}
             ),
             _hooks=pmap({h: k for h, k in self._hooks.items() if k.scope not in doomed}),
-            _modes=_without(self._modes, doomed),
+            _modes=without(self._modes, doomed),
         )
-
-    def _descendants(self, scope: ScopeKey) -> frozenset[ScopeKey]:
-        found = {scope}
-        grew = True
-        while grew:
-            grew = False
-            for child, parent in self._parents.items():
-                if parent in found and child not in found:
-                    found.add(child)
-                    grew = True
-        return frozenset(found)
-
-    def _require_scope(self, scope: ScopeKey | None) -> None:
-        if scope is not GLOBAL and scope not in self._parents:
-            raise RegistryError(RegistryErrorKind.UNKNOWN_SCOPE, f"scope {scope!r} does not exist")
 
     # Registrations --------------------------------------------------------------------------
 
@@ -159,7 +152,7 @@ class Registry:
         shadow: bool = False,
     ) -> tuple[Registry, Handle]:
         """Register a tool in a scope; an active same-placement tool needs `shadow=True`."""
-        self._require_scope(scope)
+        require_scope(self._parents, scope)
         name = flat_name(definition)
         check_tool_name(name)
         layer = self._layers.get(scope, _EMPTY_LAYER)
@@ -190,8 +183,8 @@ class Registry:
         deny: Iterable[str] | None = None,
     ) -> tuple[Registry, Handle]:
         """Filter the tools a scope inherits: keep only `allow`, remove `deny`; they intersect."""
-        _refuse_global(scope, "restrictions apply to an agent scope's inherited tools")
-        self._require_scope(scope)
+        refuse_global(scope, "restrictions apply to an agent scope's inherited tools")
+        require_scope(self._parents, scope)
         allowed = None if allow is None else tool_names(allow, "allow")
         denied = tool_names(deny or (), "deny")
         if not allowed and not denied:
@@ -199,7 +192,12 @@ class Registry:
                 RegistryErrorKind.EMPTY_RESTRICTION,
                 f"the restriction for scope {scope!r} names no tool to allow or deny",
             )
-        self._check_restricted_names(scope, (allowed or frozenset()) | denied)
+        check_restricted_names(
+            scope,
+            (allowed or frozenset()) | denied,
+            self._layers.get(scope, _EMPTY_LAYER),
+            self.data(self._parents[scope]).tools,
+        )
         handle = self._next
         restriction = Restriction(handle, scope, allowed, denied)
         new = self._evolve(
@@ -207,37 +205,21 @@ class Registry:
         )
         return new, handle
 
-    def _check_restricted_names(self, scope: ScopeKey, names: frozenset[str]) -> None:
-        own = self._layers.get(scope, _EMPTY_LAYER)
-        inherited = self.data(self._parents[scope]).tools
-        for kind, offending, what in (
-            (RegistryErrorKind.RESERVED_NAME, names & RESERVED_NAMES, "reserved for Code Mode"),
-            (RegistryErrorKind.SCOPE_LOCAL_TOOL, {n for n in names if n in own}, "scope-local"),
-            (
-                RegistryErrorKind.UNKNOWN_TOOL,
-                {n for n in names if n not in inherited and n not in own} - RESERVED_NAMES,
-                "not inherited by this scope",
-            ),
-        ):
-            if offending:
-                listed = ", ".join(repr(n) for n in sorted(offending))
-                raise RegistryError(kind, f"cannot restrict scope {scope!r}: {listed}: {what}")
-
     # Hooks, guards, presentation -------------------------------------------------------------
 
     def add_hook(
         self, kind: HookKind, function: HookFunction, scope: ScopeKey | None = GLOBAL
     ) -> tuple[Registry, Handle]:
         """Add a guard, waterfall listener or result observer, global or for one agent."""
-        self._require_scope(scope)
+        require_scope(self._parents, scope)
         handle = self._next
         hook = Hook(handle, kind, scope, function)
         return self._evolve(_hooks=self._hooks.set(handle, hook), _next=handle + 1), handle
 
     def present_as(self, scope: ScopeKey, mode: PresentationMode) -> tuple[Registry, Handle]:
         """Declare how a scope's tools reach its model; one declaration per scope."""
-        _refuse_global(scope, "presentation is declared per agent scope (the default is global)")
-        self._require_scope(scope)
+        refuse_global(scope, "presentation is declared per agent scope (the default is global)")
+        require_scope(self._parents, scope)
         if scope in self._modes:
             raise RegistryError(
                 RegistryErrorKind.PRESENTATION_DECLARED,
@@ -290,7 +272,7 @@ class Registry:
 
     def catalog(self, scope: ScopeKey | None = GLOBAL) -> Catalog:
         """The effective tools for one scope: an O(1) snapshot, compiled on first use."""
-        self._require_scope(scope)
+        require_scope(self._parents, scope)
         return Catalog(self, scope)
 
     def data(self, scope: ScopeKey | None) -> CatalogData:
@@ -306,7 +288,7 @@ class Registry:
             tools = own
         else:
             inherited = self.data(self._parents[scope]).tools
-            tools = _admitted(
+            tools = admitted(
                 inherited, [r for r in self._restrictions.values() if r.scope == scope]
             )
             tools.update(own)
@@ -314,41 +296,5 @@ class Registry:
             (h for h in self._hooks.values() if h.scope is GLOBAL or h.scope == scope),
             key=lambda h: h.handle,
         )
-        return compile_catalog(tools, hooks, self._mode_of(scope))
-
-    def _mode_of(self, scope: ScopeKey | None) -> PresentationMode:
-        while scope is not GLOBAL:
-            declared = self._modes.get(scope)
-            if declared is not None:
-                return declared[1]
-            scope = self._parents[scope]
-        return self._default_mode
-
-
-def _admitted(
-    inherited: Mapping[str, Registration], filters: list[Restriction]
-) -> dict[str, Registration]:
-    """The inherited tools every filter admits (the filters combined, checked once per name)."""
-    if not filters:
-        return dict(inherited)
-    denied = frozenset().union(*(f.deny for f in filters))
-    allows = [f.allow for f in filters if f.allow is not None]
-    if not allows:
-        return {name: r for name, r in inherited.items() if name not in denied}
-    allowed = frozenset.intersection(*allows) - denied
-    if len(allowed) * 8 < len(inherited):  # a short allow list: look its names up instead
-        return {name: inherited[name] for name in sorted(allowed) if name in inherited}
-    return {name: r for name, r in inherited.items() if name in allowed}
-
-
-def _refuse_global(scope: ScopeKey | None, why: str) -> None:
-    if scope is GLOBAL:
-        raise RegistryError(RegistryErrorKind.GLOBAL_LAYER, f"not for the global layer: {why}")
-
-
-def _without(mapping: PMap[Any, Any], keys: Iterable[object]) -> PMap[Any, Any]:
-    evolver = mapping.evolver()
-    for key in keys:
-        if key in mapping:
-            evolver.remove(key)
-    return evolver.persistent()
+        mode = mode_of(self._parents, self._modes, self._default_mode, scope)
+        return compile_catalog(tools, hooks, mode)
