@@ -101,8 +101,31 @@ async def run_call(
         )
     elif registration is None:
         result = _unknown_tool(catalog, call.name, direct=direct)
-    else:
-        result = await _guarded_run(runtime, plan, registration, execution, state)
+    elif call.signal.is_cancelled():
+        result = aborted_execution(execution, state)
+    else:  # inline, not a coroutine of its own: one frame less on every call and every wake-up
+        try:  # each stage with no hooks is skipped: no coroutine, no closure for it
+            refusal = None
+            if plan.pre_execute or plan.guards:
+                refusal = await _policy(runtime, plan, registration, execution, state)
+            if refusal is None:
+                definition = registration.definition
+                state.stage = "an execute wrapper"
+                if plan.execute or definition.timeout is not None:
+                    result = await execute_wrapped(runtime, plan, definition, execution, state)
+                else:
+                    result = await dispatch(runtime, definition, execution, state)
+                if plan.post_execute:
+                    state.stage = "the post-execute policy"
+                    result = await post_execute(plan, registration, execution, result, state)
+                if isinstance(result, ToolExecutionSuccess) and call.signal.is_cancelled():
+                    result = aborted_execution(execution, state)
+            else:
+                result = refusal
+        except PermissionDeclined as declined:  # travels as a defect so no leaf can swallow it
+            result = failed(ErrorCode.DENIED, f"Denied: {declined}")
+        except Exception as error:  # the one boundary for defects: the turn goes on
+            result = defect(error, f"{state.stage} of `{execution.name}`")
     if registration is not None and registration.definition.finalize_content is not None:
         result = finalized(runtime, registration, execution, result)
     if plan.result:
@@ -112,45 +135,27 @@ async def run_call(
     return result
 
 
-async def _guarded_run(
+async def _policy(
     runtime: Runtime,
     plan: HookPlan,
     registration: Registration,
     execution: ToolExecution,
     state: CallState,
-) -> ToolExecutionResult:
-    signal = execution.signal
-    if signal.is_cancelled():
-        return aborted_execution(execution, state)
-    try:  # each stage with no hooks is skipped: no coroutine, no closure for it
-        if plan.pre_execute:
-            refusal = await pre_execute(runtime, plan, registration, execution)
-            if refusal is not None:
-                return refusal
-        if plan.guards:
-            state.stage = "a guard"
-            for guard in plan.guards:
-                reason = guard(execution)
-                if reason is not None:
-                    return failed(ErrorCode.DENIED, f"Denied: {reason}")
-            if signal.is_cancelled():
-                return aborted_execution(execution, state)
-        definition = registration.definition
-        state.stage = "an execute wrapper"
-        if plan.execute or definition.timeout is not None:
-            result = await execute_wrapped(runtime, plan, definition, execution, state)
-        else:
-            result = await dispatch(runtime, definition, execution, state)
-        if plan.post_execute:
-            state.stage = "the post-execute policy"
-            result = await post_execute(plan, registration, execution, result, state)
-    except PermissionDeclined as declined:  # travels as a defect so no leaf can swallow it
-        return failed(ErrorCode.DENIED, f"Denied: {declined}")
-    except Exception as error:  # the one boundary for defects: the call fails, the turn goes on
-        return defect(error, f"{state.stage} of `{execution.name}`")
-    if isinstance(result, ToolExecutionSuccess) and signal.is_cancelled():
-        return aborted_execution(execution, state)
-    return result
+) -> ToolExecutionFailure | None:
+    """The pre-execute waterfall, then the guards: a refusal, or None to run the body."""
+    if plan.pre_execute:
+        refusal = await pre_execute(runtime, plan, registration, execution)
+        if refusal is not None:
+            return refusal
+    if plan.guards:
+        state.stage = "a guard"
+        for guard in plan.guards:
+            reason = guard(execution)
+            if reason is not None:
+                return failed(ErrorCode.DENIED, f"Denied: {reason}")
+        if execution.signal.is_cancelled():
+            return aborted_execution(execution, state)
+    return None
 
 
 def _unknown_tool(catalog: Catalog, name: str, *, direct: bool) -> ToolExecutionFailure:
