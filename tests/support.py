@@ -1,16 +1,28 @@
-"""Helpers the interpreter tests share: a sample approval request, a cancel from a thread, and
-whether a process is still alive."""
+"""Helpers the interpreter tests share: a sample approval request, a cancel from a thread,
+whether a process is still alive, and the checks of `Runtime.report`."""
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
-from toolfx.core.cancel import CancelSignal
-from toolfx.core.runtime import ApprovalRequest
+import pytest
 
-__all__ = ["PROCESS_SLACK", "alive", "approval_request", "cancel_later", "gone_soon"]
+from toolfx.core.cancel import CancelSignal
+from toolfx.core.runtime import ApprovalRequest, DefectReporter, Runtime
+
+__all__ = [
+    "PROCESS_SLACK",
+    "alive",
+    "approval_request",
+    "assert_report_hands_over",
+    "assert_report_logs",
+    "cancel_later",
+    "gone_soon",
+]
 
 PROCESS_SLACK = 2.0
 """Generous room for a noisy machine on top of an expected time."""
@@ -52,3 +64,22 @@ def gone_soon(pid: int) -> bool:
     while alive(pid) and time.monotonic() < deadline:
         time.sleep(0.02)
     return not alive(pid)
+
+
+def assert_report_hands_over(make: Callable[[DefectReporter], Runtime]) -> None:
+    """`report` on the runtime `make` builds around an `on_defect` hands the defect to it."""
+    defects: list[tuple[BaseException, str]] = []
+    runtime = make(lambda error, where: defects.append((error, where)))
+    failure = RuntimeError("observer broke")
+    runtime.report(failure, "result observer")
+    assert defects == [(failure, "result observer")]
+
+
+def assert_report_logs(runtime: Runtime, caplog: pytest.LogCaptureFixture) -> None:
+    """`report` on a runtime with the default `on_defect` logs the defect on `toolfx`."""
+    with caplog.at_level(logging.ERROR, logger="toolfx"):
+        runtime.report(RuntimeError("observer broke"), "result observer")
+    assert any(
+        record.exc_info and "observer broke" in str(record.exc_info[1]) for record in caplog.records
+    )
+    assert "result observer" in caplog.text

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import logging
 import threading
 import time
 from collections.abc import Awaitable, Callable
@@ -13,7 +12,12 @@ import anyio
 import pytest
 import trio
 
-from tests.support import approval_request, cancel_later
+from tests.support import (
+    approval_request,
+    assert_report_hands_over,
+    assert_report_logs,
+    cancel_later,
+)
 from toolfx.core import (
     ErrorCode,
     Location,
@@ -612,20 +616,11 @@ async def test_an_answer_that_comes_first_wins() -> None:
 
 
 def test_report_hands_the_defect_to_on_defect() -> None:
-    defects: list[tuple[BaseException, str]] = []
-    runtime = AnyioRuntime(on_defect=lambda error, where: defects.append((error, where)))
-    failure = RuntimeError("observer broke")
-    runtime.report(failure, "result observer")
-    assert defects == [(failure, "result observer")]
+    assert_report_hands_over(lambda on_defect: AnyioRuntime(on_defect=on_defect))
 
 
 def test_report_logs_by_default(caplog: pytest.LogCaptureFixture) -> None:
-    with caplog.at_level(logging.ERROR, logger="toolfx"):
-        AnyioRuntime().report(RuntimeError("observer broke"), "result observer")
-    assert any(
-        record.exc_info and "observer broke" in str(record.exc_info[1]) for record in caplog.records
-    )
-    assert "result observer" in caplog.text
+    assert_report_logs(AnyioRuntime(), caplog)
 
 
 # run_anyio and run_anyio_async ------------------------------------------------------------------

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import gc
 import inspect
-import logging
 import subprocess
 import sys
 import threading
@@ -16,7 +15,12 @@ from typing import Any, TypeVar
 
 import pytest
 
-from tests.support import approval_request, cancel_later
+from tests.support import (
+    approval_request,
+    assert_report_hands_over,
+    assert_report_logs,
+    cancel_later,
+)
 from toolfx.core.cancel import CancelSignal
 from toolfx.core.description import Description
 from toolfx.core.runtime import ApprovalReply, ApprovalRequest, Cancelled, Runtime
@@ -352,20 +356,11 @@ def test_approve_on_a_cancelled_signal_is_cancelled_without_asking(with_service:
 
 
 def test_report_hands_the_defect_to_on_defect() -> None:
-    defects: list[tuple[BaseException, str]] = []
-    runtime = SyncRuntime(on_defect=lambda error, where: defects.append((error, where)))
-    failure = RuntimeError("observer broke")
-    runtime.report(failure, "result observer")
-    assert defects == [(failure, "result observer")]
+    assert_report_hands_over(lambda on_defect: SyncRuntime(on_defect=on_defect))
 
 
 def test_report_logs_by_default(caplog: pytest.LogCaptureFixture) -> None:
-    with caplog.at_level(logging.ERROR, logger="toolfx"):
-        SyncRuntime().report(RuntimeError("observer broke"), "result observer")
-    assert any(
-        record.exc_info and "observer broke" in str(record.exc_info[1]) for record in caplog.records
-    )
-    assert "result observer" in caplog.text
+    assert_report_logs(SyncRuntime(), caplog)
 
 
 # run_sync ---------------------------------------------------------------------------------------

@@ -61,7 +61,7 @@ async def pre_execute(
         case Ask(reason=reason):
             refusal = await _ask(runtime, registration, execution, reason)
     if refusal is None and execution.signal.is_cancelled():
-        return aborted_execution(execution, CallState())
+        return aborted(execution.name, execution.signal.reason, body_started=False)
     return refusal
 
 

@@ -6,7 +6,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from toolfx.core.json import FrozenJson
-from toolfx.core.providers_schema import accepts_null, json_kind, kinds, resolve_local
+from toolfx.core.providers_schema import (
+    accepts_null,
+    json_kind,
+    kinds,
+    required_names,
+    resolve_local,
+)
 
 __all__ = ["undo_strict_nulls"]
 
@@ -42,7 +48,7 @@ def _object(
     properties = node.get("properties")
     if not isinstance(properties, Mapping):
         return value
-    required = _names(node.get("required"))
+    required = required_names(node)
     out: dict[str, FrozenJson] = {}
     for key, item in value.items():
         schema = properties.get(key)
@@ -71,7 +77,7 @@ def _tags_match(node: object, root: FrozenJson, value: Mapping[str, FrozenJson])
     if not isinstance(node, Mapping) or not isinstance(node.get("properties"), Mapping):
         return False
     properties = node["properties"]
-    for key in _names(node.get("required")):
+    for key in required_names(node):
         prop = _resolved(properties.get(key), root)
         if not isinstance(prop, Mapping) or key not in value:
             continue
@@ -95,9 +101,3 @@ def _resolved(node: object, root: FrozenJson) -> object:
         seen.add(ref)
         node = resolve_local(root, ref)
     return node
-
-
-def _names(value: object) -> frozenset[str]:
-    if not isinstance(value, Sequence) or isinstance(value, str):
-        return frozenset()
-    return frozenset(name for name in value if isinstance(name, str))

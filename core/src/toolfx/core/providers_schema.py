@@ -21,6 +21,7 @@ __all__ = [
     "json_kind",
     "kinds",
     "local_segments",
+    "required_names",
     "resolve_local",
 ]
 
@@ -128,7 +129,7 @@ def _disjoint(first: object, second: object, root: FrozenJson) -> bool:
         return False
     return any(
         not (pinned & _pinned(second, key, root))
-        for key in _required(first) & _required(second)
+        for key in required_names(first) & required_names(second)
         if (pinned := _pinned(first, key, root))
     )
 
@@ -144,11 +145,12 @@ def _target(node: object, root: FrozenJson) -> object:
     return node
 
 
-def _required(node: Mapping[str, object]) -> set[str]:
+def required_names(node: Mapping[str, object]) -> frozenset[str]:
+    """The property names an object schema's `required` lists (none when it is malformed)."""
     names = node.get("required")
     if not isinstance(names, Sequence) or isinstance(names, str):
-        return set()
-    return {name for name in names if isinstance(name, str)}
+        return frozenset()
+    return frozenset(name for name in names if isinstance(name, str))
 
 
 def _pinned(node: Mapping[str, object], key: str, root: FrozenJson) -> frozenset[object]:

@@ -7,7 +7,15 @@ from typing import Final
 
 from toolfx.core.files import FileError, FileErrorKind
 
-__all__ = ["LOOP_REASON", "MAX_SYMLINKS", "check_path", "names_directory", "resolve_path"]
+__all__ = [
+    "LOOP_REASON",
+    "MAX_SYMLINKS",
+    "check_path",
+    "check_read_limit",
+    "check_write_target",
+    "names_directory",
+    "resolve_path",
+]
 
 MAX_SYMLINKS: Final = 40
 """How many symlinks one lookup may follow before it fails (Linux's limit)."""
@@ -27,6 +35,18 @@ def check_path(path: str) -> None:
 def names_directory(path: str) -> bool:
     """Whether `path` can only name a directory: it ends in `/`, `.` or `..` (or is `/`)."""
     return path.rpartition("/")[2] in ("", ".", "..")
+
+
+def check_read_limit(limit: int | None) -> None:
+    """Raise ValueError for a negative read limit (None means no limit)."""
+    if limit is not None and limit < 0:
+        raise ValueError(f"a read limit cannot be negative, not {limit}")
+
+
+def check_write_target(path: str, target: str) -> None:
+    """Raise IS_A_DIRECTORY when `path` (resolved to `target`) can only name a directory."""
+    if names_directory(path) or target == "/":
+        raise FileError(FileErrorKind.IS_A_DIRECTORY, path, "names a directory")
 
 
 def resolve_path(path: str, readlink: Callable[[str], str | None]) -> str:

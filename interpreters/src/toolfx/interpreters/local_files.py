@@ -18,7 +18,12 @@ from typing import Final, final
 import anyio.to_thread
 
 from toolfx.core.files import FileError, FileErrorKind, FileStat, FileSystem
-from toolfx.interpreters.file_paths import check_path, names_directory, resolve_path
+from toolfx.interpreters.file_paths import (
+    check_path,
+    check_read_limit,
+    check_write_target,
+    resolve_path,
+)
 
 __all__ = ["AnyioFileSystem", "LocalFileSystem"]
 
@@ -122,8 +127,7 @@ def _resolve(path: str) -> str:
 
 def _read_bytes(path: str, limit: int | None) -> bytes:
     check_path(path)
-    if limit is not None and limit < 0:
-        raise ValueError(f"a read limit cannot be negative, not {limit}")
+    check_read_limit(limit)
     try:
         with open(path, "rb") as file:
             return file.read() if limit is None else file.read(limit)
@@ -133,8 +137,7 @@ def _read_bytes(path: str, limit: int | None) -> bytes:
 
 def _write_bytes(path: str, data: bytes) -> None:
     target = _resolve(path)
-    if names_directory(path) or target == "/":
-        raise FileError(FileErrorKind.IS_A_DIRECTORY, path, "names a directory")
+    check_write_target(path, target)
     directory = posixpath.dirname(target)
     try:
         os.makedirs(directory, exist_ok=True)

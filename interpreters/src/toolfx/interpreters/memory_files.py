@@ -19,6 +19,8 @@ from toolfx.interpreters.file_paths import (
     LOOP_REASON,
     MAX_SYMLINKS,
     check_path,
+    check_read_limit,
+    check_write_target,
     names_directory,
     resolve_path,
 )
@@ -81,8 +83,7 @@ class MemoryFileSystem(FileSystem):
     async def read_bytes(self, path: str, limit: int | None = None) -> bytes:
         """The file's bytes, at most `limit` (not negative) of them when given."""
         check_path(path)
-        if limit is not None and limit < 0:
-            raise ValueError(f"a read limit cannot be negative, not {limit}")
+        check_read_limit(limit)
         node = self._lookup(path, follow=True)
         if isinstance(node, _Dir):
             raise FileError(FileErrorKind.IS_A_DIRECTORY, path, "is a directory")
@@ -134,8 +135,7 @@ class MemoryFileSystem(FileSystem):
 
     def _write(self, path: str, data: bytes) -> None:
         target = resolve_path(path, self._readlink)
-        if names_directory(path) or target == "/":
-            raise FileError(FileErrorKind.IS_A_DIRECTORY, path, "names a directory")
+        check_write_target(path, target)
         *parents, name = target[1:].split("/")
         directory = self._make_dirs(path, parents)
         now = self._now_ns()

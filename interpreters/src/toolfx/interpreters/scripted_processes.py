@@ -137,16 +137,22 @@ async def _terminated(script: ScriptedProcess, remaining: float, grace: float) -
     return script.returncode if remaining <= grace else -SIGKILL
 
 
+def _shell_command(argv: tuple[str, ...]) -> str | None:
+    """The command of a shell's `-c` (argv `(shell, "-c", command)`); None for any other argv."""
+    return argv[2] if len(argv) == 3 and argv[1] == "-c" else None
+
+
 def _matches(matcher: ProcessMatcher, argv: tuple[str, ...]) -> bool:
     if isinstance(matcher, str):
-        return len(argv) == 3 and argv[1] == "-c" and argv[2] == matcher
+        return _shell_command(argv) == matcher
     if isinstance(matcher, tuple):
         return matcher == argv
     return matcher(argv)
 
 
 def _shown(argv: tuple[str, ...]) -> str:
-    return repr(argv[2] if len(argv) == 3 and argv[1] == "-c" else argv)
+    command = _shell_command(argv)
+    return repr(argv if command is None else command)
 
 
 def _written(data: bytes, limit: int) -> BoundedCapture:

@@ -15,6 +15,7 @@ from toolfx.core import (
     ToolFailure,
     ToolRunContext,
 )
+from toolfx.core.json_render import plural
 from toolfx.core.presentation import DiffResultCard, ToolCallView
 from toolfx.leaves.bounded import cut_text
 from toolfx.leaves.cards import define_leaf
@@ -25,7 +26,7 @@ from toolfx.leaves.diffs import (
     diff_result_card,
     pending_diff_card,
 )
-from toolfx.leaves.file_changes import commit, counted, current_text
+from toolfx.leaves.file_changes import commit, current_text
 from toolfx.leaves.workspace import OutputLimits, Workspace
 
 __all__ = ["EditArgs", "EditOutput", "edit_tool"]
@@ -131,7 +132,7 @@ def _bounded(diff: str, limits: OutputLimits) -> str:
 
 
 def _render(args: EditArgs, out: EditOutput) -> tuple[TextBlock, ...]:
-    head = f"Edited {out.path}: {counted(out.replacements, 'replacement')}"
+    head = f"Edited {out.path}: {plural(out.replacements, 'replacement')}"
     return (TextBlock(f"{head}\n{out.diff.rstrip()}"),)
 
 

@@ -1,5 +1,6 @@
-"""What `write` and `edit` share: the file as it is now, and committing a checked change in order:
-ask `edit`, make sure the file is still as loaded, write, remember it as read."""
+"""What the file leaves share: the file as it is now (`read`, `write`, `edit`), and committing a
+checked change in order: ask `edit`, make sure the file is still as loaded, write, remember it as
+read."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from toolfx.core import (
 from toolfx.leaves.text_files import decode_text, file_failure
 from toolfx.leaves.workspace import ResolvedPath, Workspace
 
-__all__ = ["EDIT", "TextFile", "commit", "counted", "current_text"]
+__all__ = ["EDIT", "TextFile", "commit", "current_text"]
 
 EDIT = "edit"
 """The permission every file mutation asks for, with the path as its pattern."""
@@ -32,8 +33,11 @@ class TextFile:
     text: str
 
 
-async def current_text(ctx: ToolRunContext, where: ResolvedPath) -> TextFile | ToolFailure | None:
-    """The file at `where` as text, None when nothing is there, or why it cannot be changed."""
+async def current_text(
+    ctx: ToolRunContext, where: ResolvedPath, *, binary: str = "only text files can be changed"
+) -> TextFile | ToolFailure | None:
+    """The file at `where` as text, None when nothing is there, or why it cannot be used;
+    `binary` ends the failure for a binary file."""
     files = ctx.runtime.files
     try:
         stat = await _stat_or_none(files, where.path)
@@ -46,7 +50,7 @@ async def current_text(ctx: ToolRunContext, where: ResolvedPath) -> TextFile | T
         return file_failure(error, where.shown)
     text = decode_text(data)
     if text is None:
-        return ToolFailure(f"{where.shown} is a binary file; only text files can be changed")
+        return ToolFailure(f"{where.shown} is a binary file; {binary}")
     return TextFile(stat, text)
 
 
@@ -82,11 +86,6 @@ async def commit(
         return file_failure(error, where.shown)
     workspace.note_read(stat)
     return stat
-
-
-def counted(count: int, noun: str) -> str:
-    """`count` with `noun`, plural unless the count is one: "1 line", "3 lines"."""
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 async def _stat_or_none(files: FileSystem, path: str) -> FileStat | None:

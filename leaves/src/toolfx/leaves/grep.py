@@ -19,6 +19,7 @@ from toolfx.core import (
     ToolFailure,
     ToolRunContext,
 )
+from toolfx.core.json_render import plural
 from toolfx.core.presentation import (
     GenericCallCard,
     SearchMatch,
@@ -178,7 +179,7 @@ def _render(args: GrepArgs, out: GrepOutput) -> tuple[TextBlock, ...]:
     if not out.matches:
         parts = [f"No lines match {args['regex']}."]
     else:
-        parts = [f"Found {_count(out.total, 'matching line')} in {_count(out.files, 'file')}."]
+        parts = [f"Found {plural(out.total, 'matching line')} in {plural(out.files, 'file')}."]
         for path, group in itertools.groupby(out.matches, key=lambda match: match.path):
             parts.append(f"{path}:\n" + "\n".join(f"  {m.line}: {m.text}" for m in group))
     if out.truncated:
@@ -188,14 +189,10 @@ def _render(args: GrepArgs, out: GrepOutput) -> tuple[TextBlock, ...]:
         )
     if out.skipped_large:
         parts.append(
-            f"({_count(out.skipped_large, 'file')} over {MAX_FILE_BYTES // (1024 * 1024)} MB "
+            f"({plural(out.skipped_large, 'file')} over {MAX_FILE_BYTES // (1024 * 1024)} MB "
             "not searched.)"
         )
     return (TextBlock("\n\n".join(parts)),)
-
-
-def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def _card(args: GrepArgs, out: GrepOutput) -> SearchResultCard:

@@ -12,6 +12,7 @@ from returns.result import Failure, Result, Success
 from toolfx.core import (
     ErrorCode,
     FileError,
+    FileErrorKind,
     TextBlock,
     ToolDefinition,
     ToolFailure,
@@ -25,7 +26,8 @@ from toolfx.core.presentation import (
     ToolCallView,
 )
 from toolfx.leaves.cards import define_leaf
-from toolfx.leaves.text_files import cut_line, decode_text, file_failure
+from toolfx.leaves.file_changes import current_text
+from toolfx.leaves.text_files import cut_line, file_failure
 from toolfx.leaves.workspace import Workspace
 
 __all__ = ["ReadArgs", "ReadLine", "ReadOutput", "read_tool"]
@@ -68,18 +70,14 @@ def read_tool(workspace: Workspace) -> ToolDefinition[ReadArgs, ReadOutput]:
         where = await workspace.resolve(ctx, args["path"])
         if isinstance(where, ToolFailure):
             return Failure(where)
-        try:
-            stat = await ctx.runtime.files.stat(where.path)
-            if stat.kind != "file":
-                return Failure(ToolFailure(f"{where.shown} is a {stat.kind}, not a file"))
-            data = await ctx.runtime.files.read_bytes(where.path)
-        except FileError as error:
-            return Failure(file_failure(error, where.shown))
-        text = decode_text(data)
-        if text is None:
-            return Failure(ToolFailure(f"{where.shown} is a binary file; read refuses it"))
-        workspace.note_read(stat)
-        all_lines = text.splitlines()
+        loaded = await current_text(ctx, where, binary="read refuses it")
+        if loaded is None:
+            missing = FileError(FileErrorKind.NOT_FOUND, where.path, "no such file")
+            return Failure(file_failure(missing, where.shown))
+        if isinstance(loaded, ToolFailure):
+            return Failure(loaded)
+        workspace.note_read(loaded.stat)
+        all_lines = loaded.text.splitlines()
         window = _window(all_lines, offset, limit, workspace)
         after = offset + len(window)
         next_offset = after if after <= len(all_lines) else None

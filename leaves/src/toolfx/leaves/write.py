@@ -14,10 +14,11 @@ from toolfx.core import (
     ToolFailure,
     ToolRunContext,
 )
+from toolfx.core.json_render import plural
 from toolfx.core.presentation import DiffResultCard, ToolCallView
 from toolfx.leaves.cards import define_leaf
 from toolfx.leaves.diffs import ChangedLines, changed_lines, diff_result_card, pending_diff_card
-from toolfx.leaves.file_changes import commit, counted, current_text
+from toolfx.leaves.file_changes import commit, current_text
 from toolfx.leaves.workspace import Workspace
 
 __all__ = ["WriteArgs", "WriteOutput", "write_tool"]
@@ -82,7 +83,7 @@ def write_tool(workspace: Workspace) -> ToolDefinition[WriteArgs, WriteOutput]:
 
 
 def _render(args: WriteArgs, out: WriteOutput) -> tuple[TextBlock, ...]:
-    size = counted(out.lines, "line")
+    size = plural(out.lines, "line")
     return (
         TextBlock(f"Created {out.path} ({size})" if out.created else f"Wrote {size} to {out.path}"),
     )
