@@ -50,10 +50,12 @@ from toolfx.core.location import Disposer, Location
 from toolfx.core.pipeline import RecordSink, ToolCall, execute
 from toolfx.core.processes import (
     CapturedOutput,
+    Confinement,
     ProcessError,
     ProcessOutcome,
     ProcessRunner,
     ProcessSpec,
+    SandboxMechanism,
 )
 from toolfx.core.providers import (
     OpenAILimits,
@@ -120,6 +122,7 @@ __all__ = [
     "Catalog",
     "CheckedSchema",
     "CompiledSchema",
+    "Confinement",
     "ContentBlock",
     "ContextMessage",
     "Deny",
@@ -167,6 +170,7 @@ __all__ = [
     "ReplaceContent",
     "ReplaceValue",
     "Runtime",
+    "SandboxMechanism",
     "SchemaDerivationError",
     "SchemaProblem",
     "ScopeKey",

@@ -4,11 +4,39 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Protocol, final
+from typing import Literal, Protocol, final
 
 from toolfx.core.cancel import CancelSignal
 
-__all__ = ["CapturedOutput", "ProcessError", "ProcessOutcome", "ProcessRunner", "ProcessSpec"]
+__all__ = [
+    "CapturedOutput",
+    "Confinement",
+    "ProcessError",
+    "ProcessOutcome",
+    "ProcessRunner",
+    "ProcessSpec",
+    "SandboxMechanism",
+]
+
+SandboxMechanism = Literal["landlock", "bwrap"]
+"""An OS mechanism that confines a command: Landlock rules or a bubblewrap namespace."""
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class Confinement:
+    """What a confined command may touch; the runner enforces it with `mechanism` or refuses.
+
+    Every path is absolute. Reads are allowed everywhere but `hidden`; writes only below
+    `writable` (and a private temporary folder the runner makes for the call, as TMPDIR),
+    except below `read_only`; no network unless `network`.
+    """
+
+    mechanism: SandboxMechanism
+    writable: tuple[str, ...]
+    read_only: tuple[str, ...] = ()
+    hidden: tuple[str, ...] = ()
+    network: bool = False
 
 
 @final
@@ -25,6 +53,8 @@ class ProcessSpec:
     """The whole environment of the child; None inherits the runner's."""
     kill_grace: float = 2.0
     """Seconds between SIGTERM to the process group and SIGKILL."""
+    confinement: Confinement | None = None
+    """The sandbox the command runs in; None runs it unconfined."""
 
 
 @final
@@ -72,5 +102,13 @@ class ProcessRunner(Protocol):
     """Runs commands; the process group is ended at the timeout or when the signal is set."""
 
     async def run(self, spec: ProcessSpec, signal: CancelSignal) -> ProcessOutcome:
-        """Run `spec` to its end; SIGTERM then SIGKILL to its group on timeout or cancellation."""
+        """Run `spec` to its end; SIGTERM then SIGKILL to its group on timeout or cancellation.
+
+        Every process the command starts ends with the run. A confinement the runner cannot
+        enforce is a `ProcessError`, never an unconfined run.
+        """
+        ...
+
+    def sandboxes(self) -> frozenset[SandboxMechanism]:
+        """The confinement mechanisms this runner can enforce on this machine."""
         ...

@@ -66,6 +66,8 @@ class ApprovalRequest:
     patterns: tuple[str, ...]
     reason: str | None
     arguments: FrozenJson
+    always: tuple[str, ...] = ()
+    """Exactly the rules an `allowed-always` answer remembers (none: `always` is not offered)."""
 
 
 @final

@@ -16,7 +16,7 @@ import anyio
 import anyio.abc
 
 from toolfx.core.cancel import CancelSignal
-from toolfx.core.processes import ProcessOutcome, ProcessRunner, ProcessSpec
+from toolfx.core.processes import ProcessOutcome, ProcessRunner, ProcessSpec, SandboxMechanism
 from toolfx.interpreters.anyio_wake import in_loop
 from toolfx.interpreters.process_common import (
     DRAIN_AFTER_KILL,
@@ -71,6 +71,10 @@ class AnyioProcessRunner(ProcessRunner):
             with anyio.CancelScope(shield=True):
                 await process.aclose()
         return ended(process.returncode, stdout, stderr, stop, anyio.current_time() - started)
+
+    def sandboxes(self) -> frozenset[SandboxMechanism]:
+        """None yet: a confined spec is refused."""
+        return frozenset()
 
 
 async def _until_stopped(drained: anyio.Event, timeout: float, signal: CancelSignal) -> Stop | None:

@@ -17,7 +17,13 @@ from signal import SIGKILL, SIGTERM
 from typing import final
 
 from toolfx.core.cancel import CancelSignal
-from toolfx.core.processes import ProcessError, ProcessOutcome, ProcessRunner, ProcessSpec
+from toolfx.core.processes import (
+    ProcessError,
+    ProcessOutcome,
+    ProcessRunner,
+    ProcessSpec,
+    SandboxMechanism,
+)
 from toolfx.core.runtime import Cancelled
 from toolfx.interpreters.deterministic_scheduler import Scheduler
 from toolfx.interpreters.deterministic_traps import Sleep
@@ -127,6 +133,10 @@ class _ScriptedRunner(ProcessRunner):
     async def run(self, spec: ProcessSpec, signal: CancelSignal) -> ProcessOutcome:
         """Run the matching script on the virtual clock."""
         return await self._table._run(self._scheduler, spec, signal)
+
+    def sandboxes(self) -> frozenset[SandboxMechanism]:
+        """None yet: a confined spec is refused."""
+        return frozenset()
 
 
 async def _terminated(script: ScriptedProcess, remaining: float, grace: float) -> int:

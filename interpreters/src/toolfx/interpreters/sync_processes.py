@@ -16,7 +16,7 @@ from signal import SIGKILL, SIGTERM
 from typing import IO, final
 
 from toolfx.core.cancel import CancelSignal
-from toolfx.core.processes import ProcessOutcome, ProcessRunner, ProcessSpec
+from toolfx.core.processes import ProcessOutcome, ProcessRunner, ProcessSpec, SandboxMechanism
 from toolfx.interpreters.process_common import (
     DRAIN_AFTER_KILL,
     READ_CHUNK,
@@ -42,6 +42,10 @@ class SyncProcessRunner(ProcessRunner):
     async def run(self, spec: ProcessSpec, signal: CancelSignal) -> ProcessOutcome:
         """Block until the command ends or is stopped (TERM, then KILL, to its group)."""
         return _run(spec, signal)
+
+    def sandboxes(self) -> frozenset[SandboxMechanism]:
+        """None yet: a confined spec is refused."""
+        return frozenset()
 
 
 def _run(spec: ProcessSpec, signal: CancelSignal) -> ProcessOutcome:
