@@ -8,7 +8,7 @@ from typing import final
 from toolfx.core import ErrorCode, PermissionDeclined, ToolFailure, ToolRunContext
 from toolfx.core.cell import AtomicCell
 from toolfx.core.runtime import ApprovalRequest, Cancelled, RejectedWithFeedback
-from toolfx.leaves.rules import Rule, decide
+from toolfx.leaves.rules import Action, Rule, decide
 
 __all__ = ["Permissions"]
 
@@ -39,15 +39,17 @@ class Permissions:
         patterns: Sequence[str],
         reason: str,
         always: Sequence[str] | None = None,
+        default: Action = "ask",
     ) -> ToolFailure | None:
         """Go on (None), or a corrected failure carrying the user's feedback for the model.
 
         A deny rule, a plain rejection or nobody to ask raises `PermissionDeclined` (DENIED at
         the pipeline's boundary); a cancelled ask raises `Cancelled`. An `always` answer
-        remembers `always` (default: the patterns) as allow rules for the session.
+        remembers `always` (default: the patterns) as allow rules for the session. `default` is
+        the action when no rule matches.
         """
         asked = tuple(patterns)
-        action = decide(self.rules, permission, asked)
+        action = decide(self.rules, permission, asked, default)
         if action == "allow":
             return None
         listed = ", ".join(asked)

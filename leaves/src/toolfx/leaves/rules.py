@@ -49,23 +49,25 @@ def matches(pattern: str, text: str) -> bool:
     return _compiled(pattern).fullmatch(text) is not None
 
 
-def decide(rules: Sequence[Rule], permission: str, patterns: Iterable[str]) -> Action:
-    """The action for a request: per pattern the last matching rule wins (default ask).
+def decide(
+    rules: Sequence[Rule], permission: str, patterns: Iterable[str], default: Action = "ask"
+) -> Action:
+    """The action for a request: per pattern the last matching rule wins (else `default`).
 
     A request is denied if any of its patterns is denied, allowed only if all are allowed,
     and asked otherwise.
     """
-    verdicts = {_decide_one(rules, permission, pattern) for pattern in patterns} or {"ask"}
+    verdicts = {_decide_one(rules, permission, pattern, default) for pattern in patterns} or {"ask"}
     if "deny" in verdicts:
         return "deny"
     return "allow" if verdicts == {"allow"} else "ask"
 
 
-def _decide_one(rules: Sequence[Rule], permission: str, pattern: str) -> Action:
+def _decide_one(rules: Sequence[Rule], permission: str, pattern: str, default: Action) -> Action:
     for rule in reversed(rules):
         if matches(rule.permission, permission) and matches(rule.pattern, pattern):
             return rule.action
-    return "ask"
+    return default
 
 
 def parse_rules(value: object, where: str = "rules") -> tuple[Rule, ...]:
