@@ -101,7 +101,7 @@ def bash_tool(
             return Failure(ToolFailure(f"{where.shown} is a {stat.kind}, not a folder"))
         prefixes = command_prefixes(command) or (command.strip(),)
         always = _remembered(prefixes)
-        refusal = await workspace.permissions.require(ctx, BASH, prefixes, command, always)
+        refusal = await workspace.permissions.require(ctx, BASH, prefixes, command, always=always)
         if refusal is not None:
             return Failure(refusal)
         limit = workspace.limits.max_bytes

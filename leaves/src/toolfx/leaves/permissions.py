@@ -38,6 +38,7 @@ class Permissions:
         permission: str,
         patterns: Sequence[str],
         reason: str,
+        *,
         always: Sequence[str] | None = None,
         default: Action = "ask",
     ) -> ToolFailure | None:
