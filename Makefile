@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 PROJECTS := pyproject.toml core/pyproject.toml leaves/pyproject.toml interpreters/pyproject.toml
 
-.PHONY: demo test check typetest unit bench clean
+.PHONY: demo test check typetest unit bench security clean
 
 $(STAMP): $(PROJECTS)
 	$(PYTHON) -m venv $(VENV)
@@ -29,6 +29,9 @@ unit: $(STAMP)
 	$(PY) -m pytest --ignore=tests/typesafety
 
 test: check unit typetest
+
+security: $(STAMP)
+	TOOLFX_SECURITY_ATTEMPTS=1000 TOOLFX_SECURITY_REPORT=1 $(PY) -m pytest tests/security
 
 bench: $(STAMP)
 	$(PY) -m tests.bench
