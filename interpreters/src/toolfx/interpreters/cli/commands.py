@@ -24,6 +24,7 @@ from toolfx.interpreters.cli.providers import export_schemas, load_catalog
 from toolfx.interpreters.cli.render import Display, JsonDisplay, PanelDisplay
 from toolfx.interpreters.cli.runner import run_session
 from toolfx.interpreters.cli.session import Turn, parse_session
+from toolfx.interpreters.cli.visible import visible, visible_json
 
 __all__ = [
     "PLAIN_WIDTH",
@@ -150,7 +151,7 @@ def tools(command: ToolsCommand) -> int:
     """`toolfx tools`: print the tools' schemas in the chosen form."""
     catalog = load_catalog(workspace_root(command.workspace))
     exported, notes = export_schemas(catalog, command.form)
-    print(json.dumps(exported, indent=2, ensure_ascii=False))
+    print(visible_json(json.dumps(exported, indent=2, ensure_ascii=False)))
     for note in notes:  # what the provider's form could not keep, for the person reading
-        print(f"note: {note}", file=sys.stderr)
+        print(f"note: {visible(str(note))}", file=sys.stderr)
     return 0
