@@ -51,7 +51,7 @@ def read_text(path: str, what: str) -> str:
     try:
         with open(path, encoding="utf-8") as file:
             return file.read()
-    except (OSError, UnicodeDecodeError) as error:
+    except (OSError, ValueError) as error:  # ValueError: not UTF-8, or a NUL in the path
         raise CliError(f"cannot read the {what} {path}: {error}") from None
 
 
@@ -91,7 +91,7 @@ def play(
         if log is not None:
             try:
                 file = stack.enter_context(open(log, "w", encoding="utf-8"))
-            except OSError as error:
+            except (OSError, ValueError) as error:  # ValueError: a NUL in the path
                 raise CliError(f"cannot write the log {log}: {error}") from None
         record = Recorder(display.show, file)
         record(header)
@@ -101,7 +101,10 @@ def play(
 
 def workspace_root(path: str) -> str:
     """The real, absolute path of a workspace folder, or a `CliError`."""
-    root = os.path.realpath(path)
+    try:
+        root = os.path.realpath(path)
+    except ValueError:  # a NUL in the path
+        raise CliError(f"the workspace {path} is not a folder") from None
     if not os.path.isdir(root):
         raise CliError(f"the workspace {path} is not a folder")
     return root
