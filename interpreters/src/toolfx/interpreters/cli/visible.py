@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+from collections.abc import Callable
 from typing import Final
 
 __all__ = ["visible", "visible_json"]
@@ -30,11 +31,11 @@ _JOINERS: Final = frozenset({"\u200c", "\u200d"})
 _LOOKS_ESCAPED: Final = re.compile(r"x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}")
 """Text that would read as an escape after an odd run of backslashes."""
 _CANDIDATES: Final = {
-    True: re.compile(r"\\+|[^\t\n\x20-\x7e]"),
-    False: re.compile(r"\\+|[^\t\x20-\x7e]"),
+    True: re.compile(r"\\+|[^\t\n\x20-\x7e]+"),
+    False: re.compile(r"\\+|[^\t\x20-\x7e]+"),
 }
-"""Backslash runs and the characters that may be hidden, with newlines kept or not."""
-_OUTSIDE_ASCII: Final = re.compile(r"[^\t\n\x20-\x7e]")
+"""Backslash runs and runs of characters that may be hidden, with newlines kept or not."""
+_OUTSIDE_ASCII: Final = re.compile(r"[^\t\n\x20-\x7e]+")
 
 
 def _hidden(char: str, *, lines: bool = True) -> bool:
@@ -50,7 +51,7 @@ def visible(text: str, *, lines: bool = True) -> str:
     def escape(match: re.Match[str]) -> str:
         found = match.group()
         if found[0] != "\\":
-            return _escaped(found) if _hidden(found, lines=lines) else found
+            return _shown(found, lines=lines, escape=_escaped)
         after = match.end()
         doubled = after < len(text) and (
             _hidden(text[after], lines=lines) or _LOOKS_ESCAPED.match(text, after) is not None
@@ -65,10 +66,16 @@ def visible_json(document: str) -> str:
     the JSON way (`\\u0085`), so it stays the same JSON and prints safely."""
 
     def escape(match: re.Match[str]) -> str:
-        found = match.group()
-        return json.dumps(found)[1:-1] if _hidden(found) else found
+        return _shown(match.group(), lines=True, escape=lambda char: json.dumps(char)[1:-1])
 
     return _OUTSIDE_ASCII.sub(escape, document)
+
+
+def _shown(chars: str, *, lines: bool, escape: Callable[[str], str]) -> str:
+    """A run of characters outside printable ASCII with the hidden ones escaped."""
+    if chars.isprintable():  # the usual case, at C speed: nothing printable is hidden
+        return chars
+    return "".join(escape(char) if _hidden(char, lines=lines) else char for char in chars)
 
 
 def _escaped(char: str) -> str:
