@@ -23,6 +23,7 @@ from toolfx.interpreters.cli.demo import demo
 from toolfx.interpreters.cli.log import LogError
 from toolfx.interpreters.cli.providers import ProviderError
 from toolfx.interpreters.cli.session import SessionError
+from toolfx.interpreters.cli.visible import visible
 
 __all__ = ["main"]
 
@@ -53,7 +54,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
                 return mcp_serve(command)
     except (CliError, SessionError, LogError, ProviderError) as error:
-        print(f"toolfx: {error}", file=sys.stderr)
+        print(f"toolfx: {visible(str(error))}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # the reader left (`toolfx demo | head`): no traceback at exit
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

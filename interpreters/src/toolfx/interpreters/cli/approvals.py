@@ -13,6 +13,7 @@ from rich.prompt import Prompt
 from rich.text import Text
 
 from toolfx.core.runtime import ApprovalReply, ApprovalRequest, RejectedWithFeedback
+from toolfx.interpreters.cli.visible import visible
 
 __all__ = ["CHOICES", "Answer", "Prompter", "ask_lines", "choose_answer", "fixed"]
 
@@ -57,7 +58,7 @@ class Prompter:
         """The user's answer; end of input rejects."""
         console = self._console
         with self._pause():
-            text = Text("\n".join(ask_lines(request)))
+            text = Text("\n".join(visible(line, lines=False) for line in ask_lines(request)))
             console.print(Panel(text, title="approval", border_style="yellow"))
             try:
                 key = Prompt.ask(

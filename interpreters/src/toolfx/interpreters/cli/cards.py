@@ -1,5 +1,8 @@
 """Cards as rich renderables: read windows and diffs highlighted, terminal output with how it
-ended, search results listed or grouped by file. Long bodies keep their head and tail."""
+ended, search results listed or grouped by file. Long bodies keep their head and tail.
+
+Everything a card holds comes from a tool, so it is shown through `visible` (names, paths and
+lines with their newlines escaped too) and only ever as `Text` or `Syntax`, never as markup."""
 
 from __future__ import annotations
 
@@ -28,6 +31,7 @@ from toolfx.core.presentation import (
     WebFetchResultCard,
     WebSearchResultCard,
 )
+from toolfx.interpreters.cli.visible import visible, visible_json
 
 __all__ = ["HEAD_LINES", "MIN_ELIDED", "TAIL_LINES", "call_body", "result_body"]
 
@@ -43,18 +47,18 @@ _THEME: Final = "ansi_dark"
 
 def call_body(view: ToolCallView) -> RenderableType:
     """The body of a pending call's card."""
-    parts: list[RenderableType] = [Text(view.title, style="bold")]
+    parts: list[RenderableType] = [Text(visible(view.title), style="bold")]
     match view:
         case GenericCallCard():
             if view.content is not None:
                 parts.append(_plain(view.content))
             if view.raw_input is not None:
-                parts.append(Text(_compact(view.raw_input), style="dim"))
+                parts.append(Text(visible_json(_compact(view.raw_input)), style="dim"))
         case TerminalCallCard():
             if view.description is not None:
-                parts.append(Text(view.description, style="italic"))
+                parts.append(Text(visible(view.description), style="italic"))
             if view.cwd is not None:
-                parts.append(Text(f"in {view.cwd}", style="dim"))
+                parts.append(Text(f"in {_name(view.cwd)}", style="dim"))
         case DiffCallCard():
             parts.extend(_diff(diff) for diff in view.diffs)
         case _:
@@ -64,7 +68,9 @@ def call_body(view: ToolCallView) -> RenderableType:
 
 def result_body(view: ToolResultView) -> RenderableType:
     """The body of a completed call's card."""
-    parts: list[RenderableType] = [] if view.title is None else [Text(view.title, style="bold")]
+    parts: list[RenderableType] = []
+    if view.title is not None:
+        parts.append(Text(visible(view.title), style="bold"))
     match view:
         case GenericResultCard():
             if view.content is not None:
@@ -83,12 +89,13 @@ def result_body(view: ToolResultView) -> RenderableType:
             if view.answer is not None:
                 parts.append(_plain(view.answer))
             lines = [
-                f"• {s.url}" + ("" if s.title is None else f"  {s.title}") for s in view.sources
+                f"• {_name(s.url)}" + ("" if s.title is None else f"  {_name(s.title)}")
+                for s in view.sources
             ]
-            parts.append(_plain("\n".join(lines) + ("\n(truncated)" if view.truncated else "")))
+            parts.append(_shown("\n".join(lines) + ("\n(truncated)" if view.truncated else "")))
         case WebFetchResultCard():
             cut = " (truncated)" if view.truncated else ""
-            parts.append(Text(f"{view.url} → HTTP {view.status_code}{cut}"))
+            parts.append(Text(f"{_name(view.url)} → HTTP {view.status_code}{cut}"))
         case _:
             assert_never(view)
     return Group(*parts)
@@ -110,7 +117,18 @@ def _skipped(count: int) -> Text:
     return Text(f"⋮ {count} more lines", style="dim italic")
 
 
+def _name(text: str) -> str:
+    """A name, path or single line from a tool, made visible with its newlines escaped."""
+    return visible(text, lines=False)
+
+
 def _plain(text: str) -> RenderableType:
+    """A body of text from a tool, made visible."""
+    return _shown(visible(text))
+
+
+def _shown(text: str) -> RenderableType:
+    """Visible text as lines, elided when long."""
     head, skipped, tail = _elided(text.split("\n"))
     if not skipped:
         return Text(text)
@@ -118,7 +136,8 @@ def _plain(text: str) -> RenderableType:
 
 
 def _highlighted(lines: Sequence[str], lexer: str, start: int | None) -> RenderableType:
-    """Lines as highlighted code (numbered from `start` unless it is None), elided when long."""
+    """Visible lines as highlighted code (numbered from `start` unless it is None), elided when
+    long."""
 
     def block(chunk: Sequence[str], first: int) -> Syntax:
         return Syntax(
@@ -139,20 +158,24 @@ def _highlighted(lines: Sequence[str], lexer: str, start: int | None) -> Rendera
     )
 
 
+def _lines(text: str) -> list[str]:
+    """The lines of a text, split at newlines only (a carriage return stays, to be shown)."""
+    return text.removesuffix("\n").split("\n") if text else []
+
+
 def _diff(diff: FileDiff) -> RenderableType:
-    before = [] if diff.old_text is None else diff.old_text.splitlines()
-    lines = list(
-        difflib.unified_diff(
-            before,
-            diff.new_text.splitlines(),
-            "/dev/null" if diff.old_text is None else f"a/{diff.path}",
-            f"b/{diff.path}",
-            lineterm="",
-        )
+    before = [] if diff.old_text is None else _lines(diff.old_text)
+    lines = difflib.unified_diff(
+        before,
+        _lines(diff.new_text),
+        "/dev/null" if diff.old_text is None else f"a/{diff.path}",
+        f"b/{diff.path}",
+        lineterm="",
     )
-    if not lines:
-        return Text(f"{diff.path}: no change", style="dim")
-    return _highlighted(lines, "diff", None)
+    shown = [_name(line) for line in lines]
+    if not shown:
+        return Text(f"{_name(diff.path)}: no change", style="dim")
+    return _highlighted(shown, "diff", None)
 
 
 def _ending(view: TerminalResultCard) -> Text:
@@ -166,25 +189,25 @@ def _ending(view: TerminalResultCard) -> Text:
 def _search(view: SearchResultCard) -> RenderableType:
     lines: list[str] = []
     if view.shape == "paths":
-        lines.extend(f"• {path}" for path in view.paths)
+        lines.extend(f"• {_name(path)}" for path in view.paths)
     else:
         last: str | None = None
         for match in view.matches:
             if match.path != last:
-                lines.append(match.path)
+                lines.append(_name(match.path))
                 last = match.path
-            lines.append(f"  {match.line:>5}: {match.text}")
+            lines.append(f"  {match.line:>5}: {_name(match.text)}")
     shown = len(view.paths) if view.shape == "paths" else len(view.matches)
     noun = "paths" if view.shape == "paths" else "matches"
     more = f" (showing {shown}; truncated)" if view.truncated else ""
-    return Group(_plain("\n".join(lines)), Text(f"{view.total} {noun}{more}", style="dim"))
+    return Group(_shown("\n".join(lines)), Text(f"{view.total} {noun}{more}", style="dim"))
 
 
 def _read(view: ReadResultCard) -> list[RenderableType]:
     parts: list[RenderableType] = []
     if view.content is not None:
         parts.append(_plain(view.content))
-    texts = [line.text for line in view.lines]
+    texts = [_name(line.text) for line in view.lines]
     if texts:
         parts.append(_highlighted(texts, view.lang or "text", view.offset))
     last = view.offset + len(texts) - 1

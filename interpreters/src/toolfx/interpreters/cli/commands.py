@@ -24,6 +24,7 @@ from toolfx.interpreters.cli.providers import export_schemas, load_catalog
 from toolfx.interpreters.cli.render import Display, JsonDisplay, PanelDisplay
 from toolfx.interpreters.cli.runner import run_session
 from toolfx.interpreters.cli.session import Turn, parse_session
+from toolfx.interpreters.cli.visible import visible, visible_json
 
 __all__ = [
     "PLAIN_WIDTH",
@@ -50,7 +51,7 @@ def read_text(path: str, what: str) -> str:
     try:
         with open(path, encoding="utf-8") as file:
             return file.read()
-    except (OSError, UnicodeDecodeError) as error:
+    except (OSError, ValueError) as error:  # ValueError: not UTF-8, or a NUL in the path
         raise CliError(f"cannot read the {what} {path}: {error}") from None
 
 
@@ -90,7 +91,7 @@ def play(
         if log is not None:
             try:
                 file = stack.enter_context(open(log, "w", encoding="utf-8"))
-            except OSError as error:
+            except (OSError, ValueError) as error:  # ValueError: a NUL in the path
                 raise CliError(f"cannot write the log {log}: {error}") from None
         record = Recorder(display.show, file)
         record(header)
@@ -100,7 +101,10 @@ def play(
 
 def workspace_root(path: str) -> str:
     """The real, absolute path of a workspace folder, or a `CliError`."""
-    root = os.path.realpath(path)
+    try:
+        root = os.path.realpath(path)
+    except ValueError:  # a NUL in the path
+        raise CliError(f"the workspace {path} is not a folder") from None
     if not os.path.isdir(root):
         raise CliError(f"the workspace {path} is not a folder")
     return root
@@ -150,7 +154,7 @@ def tools(command: ToolsCommand) -> int:
     """`toolfx tools`: print the tools' schemas in the chosen form."""
     catalog = load_catalog(workspace_root(command.workspace))
     exported, notes = export_schemas(catalog, command.form)
-    print(json.dumps(exported, indent=2, ensure_ascii=False))
+    print(visible_json(json.dumps(exported, indent=2, ensure_ascii=False)))
     for note in notes:  # what the provider's form could not keep, for the person reading
-        print(f"note: {note}", file=sys.stderr)
+        print(f"note: {visible(str(note))}", file=sys.stderr)
     return 0

@@ -18,6 +18,7 @@ from pydantic import ValidationError
 
 from toolfx.core.runtime import ApprovalReply, ApprovalRequest, RejectedWithFeedback
 from toolfx.interpreters.cli.approvals import ask_lines
+from toolfx.interpreters.cli.visible import visible
 
 __all__ = [
     "ASK_KEY",
@@ -79,7 +80,8 @@ def can_elicit(capabilities: types.ClientCapabilities | None) -> bool:
 def ask_form(request: ApprovalRequest) -> types.ElicitRequestFormParams:
     """The form elicitation that puts the ask to the client's user."""
     question = "Allow it once, always (for the rest of this session), or reject it?"
-    message = "\n".join([*ask_lines(request), question])
+    lines = [visible(line, lines=False) for line in ask_lines(request)]
+    message = "\n".join([*lines, question])
     return types.ElicitRequestFormParams(message=message, requested_schema=ASK_SCHEMA)
 
 

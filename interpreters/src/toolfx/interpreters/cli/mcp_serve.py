@@ -3,14 +3,15 @@
 The tools come from the `toolfx.tools` providers like every command's (`load_catalog`), under the
 rules file if one is given; `tools/list` gives their native schemas and `tools/call` runs them
 through the pipeline (mcp_calls.py). While it serves, stdout carries only the protocol (the SDK
-points the process's fd 1 at stderr); logs go to stderr.
+points the process's fd 1 at stderr); logs go to stderr, made visible (a client's ids and
+messages are in them).
 """
 
 from __future__ import annotations
 
 import logging
 from importlib.metadata import version
-from typing import Any, cast
+from typing import Any, Final, cast, final
 
 import anyio
 import anyio.abc
@@ -24,8 +25,21 @@ from toolfx.interpreters.cli.args import McpServeCommand
 from toolfx.interpreters.cli.commands import load_rules, workspace_root
 from toolfx.interpreters.cli.mcp_calls import McpCalls
 from toolfx.interpreters.cli.providers import load_catalog
+from toolfx.interpreters.cli.visible import visible
 
-__all__ = ["mcp_serve", "mcp_server", "mcp_tool", "serve"]
+__all__ = ["LOG_FORMAT", "VisibleFormatter", "mcp_serve", "mcp_server", "mcp_tool", "serve"]
+
+LOG_FORMAT: Final = "toolfx mcp serve: %(levelname)s %(name)s: %(message)s"
+"""How each log line on stderr reads."""
+
+
+@final
+class VisibleFormatter(logging.Formatter):
+    """Log lines with control characters and escape sequences made visible."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        """The formatted record (with its traceback, if any), made visible."""
+        return visible(super().format(record))
 
 
 def mcp_tool(schema: ToolSchema) -> types.Tool:
@@ -37,7 +51,9 @@ def mcp_tool(schema: ToolSchema) -> types.Tool:
 def mcp_serve(command: McpServeCommand) -> int:
     """`toolfx mcp serve`: serve the catalog over stdio until the client closes the connection."""
     catalog = load_catalog(workspace_root(command.workspace), load_rules(command.rules))
-    logging.basicConfig(format="toolfx mcp serve: %(levelname)s %(name)s: %(message)s")  # stderr
+    handler = logging.StreamHandler()  # stderr
+    handler.setFormatter(VisibleFormatter(LOG_FORMAT))
+    logging.basicConfig(handlers=[handler])
     anyio.run(serve, catalog)
     return 0
 

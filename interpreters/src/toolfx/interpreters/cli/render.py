@@ -2,7 +2,8 @@
 
 What is shown is a function of the records and the tools' presenters only, so a live run and
 the replay of its log print the same bytes (without colour). A progress bar, on a terminal only,
-follows a long turn and leaves nothing behind.
+follows a long turn and leaves nothing behind. Text from tools, the session or the log reaches
+the terminal only through `visible`, as `Text`, never as markup.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from toolfx.core.records import ToolApprovalRecord, ToolCallRecord, ToolResultRe
 from toolfx.core.runtime import ApprovalReply, RejectedWithFeedback
 from toolfx.interpreters.cli.cards import call_body, result_body
 from toolfx.interpreters.cli.log import LogRecord, SessionHeader, TurnRecord
+from toolfx.interpreters.cli.visible import visible
 
 __all__ = ["PROGRESS_MIN_CALLS", "Display", "JsonDisplay", "PanelDisplay"]
 
@@ -59,7 +61,7 @@ class Display(Protocol):
 
 def _reply_text(reply: ApprovalReply) -> str:
     if isinstance(reply, RejectedWithFeedback):
-        return f"rejected, saying: {reply.feedback}"
+        return f"rejected, saying: {visible(reply.feedback, lines=False)}"
     return _REPLIES[reply]
 
 
@@ -95,7 +97,8 @@ class PanelDisplay:
         match record:
             case SessionHeader():
                 console.rule(Text(f"toolfx session · {record.interpreter}", style="bold"))
-                console.print(Text(f"workspace {record.workspace}", style="dim"))
+                workspace = visible(record.workspace, lines=False)
+                console.print(Text(f"workspace {workspace}", style="dim"))
             case TurnRecord():
                 self._stop_progress()
                 console.rule(Text(f"turn {record.turn} · {_counted(record.calls, 'call')}"))
@@ -189,11 +192,12 @@ class PanelDisplay:
         call = self._calls.get(record.call_id)
         reply = record.reply
         allowed = reply in ("allowed-once", "allowed-always")
+        asked = f"{record.permission} {', '.join(record.patterns)}"
         return Text.assemble(
             ("approval ", "bold yellow"),
-            f"{'?' if call is None else call.name} · {record.call_id}: ",
-            f"{record.permission} {', '.join(record.patterns)}",
-            "" if record.reason is None else f" ({record.reason})",
+            visible(f"{'?' if call is None else call.name} · {record.call_id}: ", lines=False),
+            visible(asked, lines=False),
+            "" if record.reason is None else visible(f" ({record.reason})", lines=False),
             " → ",
             (_reply_text(reply), "bold green" if allowed else "bold red"),
         )
@@ -206,7 +210,7 @@ def _counted(count: int, noun: str) -> str:
 def _panel(body: RenderableType, name: str, call_id: str, status: str, colour: str) -> Panel:
     return Panel(
         body,
-        title=Text(f"{name} · {call_id}"),
+        title=Text(visible(f"{name} · {call_id}", lines=False)),
         title_align="left",
         subtitle=Text(status),
         subtitle_align="right",
