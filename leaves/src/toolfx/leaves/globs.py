@@ -63,18 +63,23 @@ class _Translation:
         self.pattern, self.what = pattern, what
         self.closing_bracket = _next_closing_brackets(pattern)
         self.commas: dict[int, tuple[int, list[int]]] = {}  # `{` -> its `}` and its commas
-        open_braces: list[tuple[int, list[int]]] = []
+        open_braces: list[tuple[int, list[int], list[int]]] = []  # start, commas, inner depth
         for i, char in enumerate(pattern):
             if char == "{":
-                open_braces.append((i, []))
-                if len(open_braces) > MAX_BRACE_DEPTH:
-                    raise PatternError(
-                        f"{what} nests braces more than {MAX_BRACE_DEPTH} deep at position {i}"
-                    )
+                open_braces.append((i, [], [0]))
             elif char == "," and open_braces:
                 open_braces[-1][1].append(i)
             elif char == "}" and open_braces:
-                start, commas = open_braces.pop()
+                start, commas, inner = open_braces.pop()
+                depth = inner[0] + (1 if commas else 0)
+                if depth > MAX_BRACE_DEPTH:
+                    raise PatternError(
+                        f"{what} nests {{...}} alternatives more than {MAX_BRACE_DEPTH} deep "
+                        f"at position {start}"
+                    )
+                if open_braces:
+                    outer = open_braces[-1][2]
+                    outer[0] = max(outer[0], depth)
                 if commas:  # one option alone is literal
                     self.commas[start] = (i, commas)
 
