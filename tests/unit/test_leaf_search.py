@@ -4,9 +4,12 @@ deterministic interpreter, and on a real folder under asyncio and trio; the glob
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tests.leaves_support import (
     ROOT,
@@ -67,7 +70,7 @@ TREE = {
     ],
 )
 def test_glob_patterns(pattern: str, path: str, matched: bool) -> None:
-    assert (glob_regex(pattern).fullmatch(path) is not None) is matched
+    assert glob_regex(pattern).matches(path) is matched
 
 
 # glob -------------------------------------------------------------------------------------------
@@ -112,6 +115,7 @@ def test_glob_shows_100_paths_and_counts_them_all() -> None:
         "paths": [f"f{index:03}.txt" for index in range(149, 49, -1)],
         "total": 150,
         "truncated": True,
+        "stopped_early": None,
     }
 
 
@@ -143,7 +147,7 @@ def test_glob_follows_no_symlink_out_of_the_workspace() -> None:
 
 @pytest.mark.parametrize(
     ("pattern", "complaint"),
-    [("/ws/*.py", "relative glob"), ("", "relative glob"), ("[z-a]", "not a valid glob")],
+    [("/ws/*.py", "relative glob"), ("", "relative glob"), ("[z-a]", "reversed range 'z-a'")],
 )
 def test_glob_refuses_a_bad_pattern(pattern: str, complaint: str) -> None:
     result = failure(LeafSession(TREE).call("glob", pattern=pattern))
@@ -237,8 +241,8 @@ def test_grep_include_filters_by_name_or_by_path() -> None:
 @pytest.mark.parametrize(
     ("arguments", "complaint"),
     [
-        ({"regex": "(unclosed"}, "is not a valid Python regular expression: missing )"),
-        ({"regex": "x", "include": "[z-a]"}, "is not a valid glob"),
+        ({"regex": "(unclosed"}, "is not a valid RE2 regular expression: missing )"),
+        ({"regex": "x", "include": "[z-a]"}, "include '[z-a]' has the reversed range"),
     ],
 )
 def test_grep_refuses_an_invalid_regex_or_include(
@@ -331,3 +335,52 @@ def test_glob_and_grep_on_a_real_folder(real_tree: Path, backend: Backend) -> No
         "old.py",
         "notes.md",
     ]
+
+
+# linear-time matching ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("pattern", "path", "matched"),
+    [
+        ("a[!b]c", "a/c", False),
+        ("a[.-0]c", "a/c", False),  # a range spanning `/` still stays in one folder
+        ("a[.-0]c", "a0c", True),
+        ("[/]", "/", False),
+        ("{a,{b,c}}.txt", "c.txt", True),
+        ("a{b}", "a{b}", True),  # one option alone is literal
+        ("*.txt", "caf\udce9.txt", True),  # a name that is not UTF-8
+        ("(x)+$.txt", "(x)+$.txt", True),  # regex syntax is literal in a glob
+    ],
+)
+def test_glob_classes_braces_and_odd_names(pattern: str, path: str, matched: bool) -> None:
+    assert glob_regex(pattern).matches(path) is matched
+
+
+def test_glob_translation_is_linear_in_unclosed_brackets() -> None:
+    pattern = "[{" * 400
+    assert glob_regex(pattern).matches(pattern)
+
+
+def test_grep_numbers_lines_as_read_does_across_line_breaks() -> None:
+    files = {f"{ROOT}/mixed.txt": "one\r\ntwo\x0cthree\rfour\u2028five\nsix"}
+    value = value_of(LeafSession(files).call("grep", regex="^(t|f|s)"))
+    assert [(m["line"], m["text"]) for m in value["matches"]] == [
+        (2, "two"),
+        (3, "three"),
+        (4, "four"),
+        (5, "five"),
+        (6, "six"),
+    ]
+
+
+@given(
+    regex=st.sampled_from(["a", "^a", "b$", "^$", "a*", "ab|ba", "^a+b?$", r"\bb", "a.b", r"\s"]),
+    text=st.text(alphabet="ab \n\r", max_size=40),
+)
+def test_grep_finds_the_lines_a_per_line_search_finds(regex: str, text: str) -> None:
+    session = LeafSession({f"{ROOT}/t.txt": text})
+    value = value_of(session.call("grep", regex=regex))
+    expected = [n for n, line in enumerate(text.splitlines(), 1) if re.search(regex, line)]
+    assert [m["line"] for m in value["matches"]] == expected[:100]
+    assert value["total"] == len(expected)

@@ -9,10 +9,12 @@ them to hosts such as the CLI from plain values.
 from toolfx.leaves.bash import BASH, BashArgs, BashOutput, StreamOutput, bash_tool
 from toolfx.leaves.bounded import BoundedText, bound_text, cut_text
 from toolfx.leaves.glob import GlobArgs, GlobOutput, glob_tool
-from toolfx.leaves.globs import glob_regex
+from toolfx.leaves.globs import GlobMatcher, glob_regex
 from toolfx.leaves.grep import GrepArgs, GrepMatch, GrepOutput, grep_tool
 from toolfx.leaves.permissions import Permissions
+from toolfx.leaves.regexes import PatternError
 from toolfx.leaves.rules import Action, Rule, RuleError, decide, load_rules, matches, parse_rules
+from toolfx.leaves.search import SearchLimits
 from toolfx.leaves.shell_words import command_prefixes
 from toolfx.leaves.tools import workspace_tools
 from toolfx.leaves.workspace import EXTERNAL_DIRECTORY, OutputLimits, ResolvedPath, Workspace
@@ -25,15 +27,18 @@ __all__ = [
     "BashOutput",
     "BoundedText",
     "GlobArgs",
+    "GlobMatcher",
     "GlobOutput",
     "GrepArgs",
     "GrepMatch",
     "GrepOutput",
     "OutputLimits",
+    "PatternError",
     "Permissions",
     "ResolvedPath",
     "Rule",
     "RuleError",
+    "SearchLimits",
     "StreamOutput",
     "Workspace",
     "bash_tool",

@@ -3,6 +3,7 @@ model sees a unified diff of the change. An edit that cannot apply fails before 
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Annotated, NotRequired, TypedDict
 
@@ -79,7 +80,8 @@ def edit_tool(workspace: Workspace) -> ToolDefinition[EditArgs, EditOutput]:
         written = await commit(ctx, workspace, where, loaded, text, verb="edit")
         if isinstance(written, ToolFailure):
             return Failure(written)
-        diff = _bounded(context_diff(where.shown, loaded.text, text), workspace.limits)
+        diffing = functools.partial(context_diff, where.shown, loaded.text, text)
+        diff = _bounded(await ctx.runtime.run_blocking(diffing), workspace.limits)
         return Success(EditOutput(where.shown, count, diff, changed_lines(loaded.text, text)))
 
     return define_leaf(

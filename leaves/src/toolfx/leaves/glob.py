@@ -3,7 +3,6 @@ at most 100 of them, with the total counted."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Annotated, Final, NotRequired, TypedDict
 
@@ -19,7 +18,8 @@ from toolfx.core import (
 from toolfx.core.presentation import GenericCallCard, SearchResultCard, ToolCallView
 from toolfx.leaves.cards import define_leaf
 from toolfx.leaves.globs import glob_regex
-from toolfx.leaves.search import files_to_search, search_title
+from toolfx.leaves.regexes import PatternError
+from toolfx.leaves.search import SearchLimits, files_matching, files_to_search, search_title
 from toolfx.leaves.workspace import Workspace
 
 __all__ = ["MAX_PATHS", "GlobArgs", "GlobOutput", "glob_tool"]
@@ -41,15 +41,20 @@ class GlobArgs(TypedDict):
 
 @dataclass(frozen=True)
 class GlobOutput:
-    """The paths found (as shown, newest first), how many matched in all, and whether cut."""
+    """The paths found (as shown, newest first), how many matched in all, whether cut, and why
+    the walk stopped before the end (None: it looked everywhere)."""
 
     paths: tuple[str, ...]
     total: int
     truncated: bool
+    stopped_early: str | None = None
 
 
-def glob_tool(workspace: Workspace) -> ToolDefinition[GlobArgs, GlobOutput]:
-    """The `glob` tool over `workspace`."""
+def glob_tool(
+    workspace: Workspace, limits: SearchLimits | None = None
+) -> ToolDefinition[GlobArgs, GlobOutput]:
+    """The `glob` tool over `workspace`, walking no more than `limits` allow."""
+    max_entries = (SearchLimits() if limits is None else limits).max_entries
 
     async def glob(args: GlobArgs, ctx: ToolRunContext) -> Result[GlobOutput, ToolFailure]:
         pattern = args["pattern"]
@@ -62,15 +67,16 @@ def glob_tool(workspace: Workspace) -> ToolDefinition[GlobArgs, GlobOutput]:
             )
         try:
             matcher = glob_regex(pattern)
-        except re.error as error:
-            message = f"pattern {pattern!r} is not a valid glob: {error}"
-            return Failure(ToolFailure.of(ErrorCode.INVALID_ARGS, message))
-        found = await files_to_search(ctx, workspace, args.get("path", "."))
+        except PatternError as error:
+            return Failure(ToolFailure.of(ErrorCode.INVALID_ARGS, str(error)))
+        found = await files_to_search(ctx, workspace, args.get("path", "."), max_entries)
         if isinstance(found, ToolFailure):
             return Failure(found)
-        paths = [file.shown for file in found if matcher.fullmatch(file.relative)]
-        shown = tuple(paths[:MAX_PATHS])
-        return Success(GlobOutput(shown, len(paths), len(shown) < len(paths)))
+        paths = [
+            file.shown for file in await files_matching(ctx, matcher, found.files, on_path=True)
+        ]
+        shown = _within(paths, workspace.limits.max_bytes)
+        return Success(GlobOutput(shown, len(paths), len(shown) < len(paths), found.stopped_early))
 
     return define_leaf(
         name="glob",
@@ -89,14 +95,29 @@ def glob_tool(workspace: Workspace) -> ToolDefinition[GlobArgs, GlobOutput]:
     )
 
 
+def _within(paths: list[str], max_bytes: int) -> tuple[str, ...]:
+    """The first `MAX_PATHS` paths, fewer when more would pass `max_bytes` (at least one)."""
+    shown: list[str] = []
+    size = 0
+    for path in paths[:MAX_PATHS]:
+        size += len(path.encode("utf-8", "surrogateescape")) + 1
+        if shown and size > max_bytes:
+            break
+        shown.append(path)
+    return tuple(shown)
+
+
 def _render(args: GlobArgs, out: GlobOutput) -> tuple[TextBlock, ...]:
-    if not out.paths:
-        return (TextBlock(f"No files match {args['pattern']}."),)
-    body = "\n".join(out.paths)
+    body = "\n".join(out.paths) if out.paths else f"No files match {args['pattern']}."
     if out.truncated:
         body += (
             f"\n\n(Showing the {len(out.paths)} most recently modified of {out.total} files; "
             "narrow the pattern or the path to see the rest.)"
+        )
+    if out.stopped_early is not None:
+        body += (
+            f"\n\n(The search stopped early: it {out.stopped_early}. More files may match: "
+            "narrow the path.)"
         )
     return (TextBlock(body),)
 

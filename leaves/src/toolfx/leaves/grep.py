@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import itertools
-import re
 from dataclasses import dataclass
-from posixpath import basename
 from typing import Annotated, Final, NotRequired, TypedDict, final
 
 from returns.result import Failure, Result, Success
@@ -28,7 +28,16 @@ from toolfx.core.presentation import (
 )
 from toolfx.leaves.cards import define_leaf
 from toolfx.leaves.globs import glob_regex
-from toolfx.leaves.search import FoundFile, files_to_search, keep_going, search_title
+from toolfx.leaves.line_search import line_slices, scan_slice, split_lines
+from toolfx.leaves.regexes import LinearRegex, PatternError, compile_linear
+from toolfx.leaves.search import (
+    FoundFile,
+    SearchLimits,
+    files_matching,
+    files_to_search,
+    keep_going,
+    search_title,
+)
 from toolfx.leaves.text_files import cut_line, decode_text
 from toolfx.leaves.workspace import Workspace
 
@@ -44,7 +53,11 @@ MAX_FILE_BYTES: Final = 5 * 1024 * 1024
 class GrepArgs(TypedDict):
     """What to search for: a regex, and optionally the folder or file and a filter on files."""
 
-    regex: Annotated[str, "A Python regular expression searched for in each line"]
+    regex: Annotated[
+        str,
+        "A regular expression (RE2 syntax: no backreferences or lookaround) searched for in "
+        "each line",
+    ]
     path: NotRequired[
         Annotated[str, "The folder or file to search: relative to the workspace root, or absolute"]
     ]
@@ -68,36 +81,38 @@ class GrepMatch:
 
 @dataclass(frozen=True)
 class GrepOutput:
-    """The matches shown (grouped by file), all matches and files with one, and files skipped."""
+    """The matches shown (grouped by file), all matches and files with one, files skipped, and
+    why the search stopped before the end (None: it searched everything)."""
 
     matches: tuple[GrepMatch, ...]
     total: int
     files: int
     truncated: bool
     skipped_large: int
+    stopped_early: str | None = None
 
 
-def grep_tool(workspace: Workspace) -> ToolDefinition[GrepArgs, GrepOutput]:
-    """The `grep` tool over `workspace`."""
+def grep_tool(
+    workspace: Workspace, limits: SearchLimits | None = None
+) -> ToolDefinition[GrepArgs, GrepOutput]:
+    """The `grep` tool over `workspace`, doing no more work than `limits` allow."""
+    bounds = SearchLimits() if limits is None else limits
 
     async def grep(args: GrepArgs, ctx: ToolRunContext) -> Result[GrepOutput, ToolFailure]:
-        try:
-            regex = re.compile(args["regex"])
-        except re.error as error:
-            message = f"regex {args['regex']!r} is not a valid Python regular expression: {error}"
-            return Failure(ToolFailure.of(ErrorCode.INVALID_ARGS, message))
         include = args.get("include", "*")
-        try:
-            wanted = glob_regex(include)
-        except re.error as error:
-            message = f"include {include!r} is not a valid glob: {error}"
-            return Failure(ToolFailure.of(ErrorCode.INVALID_ARGS, message))
-        found = await files_to_search(ctx, workspace, args.get("path", "."))
+        try:  # both checked before any file is looked at
+            regex = compile_linear(args["regex"], "regex", single_line=True)
+            wanted = glob_regex(include, "include")
+        except PatternError as error:
+            return Failure(ToolFailure.of(ErrorCode.INVALID_ARGS, str(error)))
+        found = await files_to_search(ctx, workspace, args.get("path", "."), bounds.max_entries)
         if isinstance(found, ToolFailure):
             return Failure(found)
-        on_path = "/" in include  # else on the file name
-        kept = (f for f in found if wanted.fullmatch(f.relative if on_path else basename(f.path)))
-        return Success(await _search(ctx, workspace, regex, tuple(kept)))
+        kept = await files_matching(ctx, wanted, found.files, on_path="/" in include)
+        searched = await _Search(ctx, workspace, bounds, regex).run(kept)
+        if searched.stopped_early is None and found.stopped_early is not None:
+            searched = dataclasses.replace(searched, stopped_early=found.stopped_early)
+        return Success(searched)
 
     return define_leaf(
         name="grep",
@@ -128,6 +143,11 @@ class _Shown:
         self.max_bytes = max_bytes
         self.full = False
 
+    @property
+    def room(self) -> int:
+        """How many more matches could be shown."""
+        return 0 if self.full else MAX_MATCHES - len(self.matches)
+
     def add(self, match: GrepMatch) -> None:
         """Show `match` if it fits; once one does not, none after it is shown."""
         cost = len(match.path) + len(match.text.encode("utf-8", "surrogatepass")) + 12
@@ -139,40 +159,84 @@ class _Shown:
         self.full = len(self.matches) >= MAX_MATCHES
 
 
-async def _search(
-    ctx: ToolRunContext, workspace: Workspace, regex: re.Pattern[str], found: tuple[FoundFile, ...]
-) -> GrepOutput:
-    max_chars = workspace.limits.max_line_chars
-    shown = _Shown(workspace.limits.max_bytes)
-    total = files = skipped = 0
-    for step, file in enumerate(found, start=1):
-        await keep_going(ctx, step)
-        if file.size > MAX_FILE_BYTES:
-            skipped += 1
-            continue
-        text = await _text_of(ctx, file)
-        if text is None:
-            continue
-        before = total
-        for number, line in enumerate(text.splitlines(), start=1):
-            if regex.search(line) is None:
+@final
+class _Search:
+    """One grep over the files kept: each searched off the event loop, a slice at a time."""
+
+    __slots__ = (
+        "ctx",
+        "files",
+        "limits",
+        "regex",
+        "searched",
+        "shown",
+        "skipped",
+        "steps",
+        "total",
+        "workspace",
+    )
+
+    def __init__(
+        self, ctx: ToolRunContext, workspace: Workspace, limits: SearchLimits, regex: LinearRegex
+    ) -> None:
+        self.ctx, self.workspace, self.limits, self.regex = ctx, workspace, limits, regex
+        self.shown = _Shown(workspace.limits.max_bytes)
+        self.total = self.files = self.skipped = self.searched = self.steps = 0
+
+    async def run(self, found: tuple[FoundFile, ...]) -> GrepOutput:
+        """Search `found` in order until done or a work limit is reached."""
+        stopped: str | None = None
+        for file in found:
+            await self._step()
+            if file.size > MAX_FILE_BYTES:
+                self.skipped += 1
                 continue
-            total += 1
-            if not shown.full:
-                shown.add(GrepMatch(file.shown, number, cut_line(line, max_chars)))
-        if total > before:
-            files += 1
-    matches = tuple(shown.matches)
-    return GrepOutput(matches, total, files, len(matches) < total, skipped)
+            if self.searched + file.size > self.limits.max_search_bytes:
+                stopped = f"searched {self.searched} bytes of files, the most one grep may"
+                break
+            data = await _text_of(self.ctx, file)
+            if data is not None:
+                self.searched += len(data)
+                stopped = await self._search_file(file, data)
+                if stopped is not None:
+                    break
+        matches = tuple(self.shown.matches)
+        truncated = len(matches) < self.total
+        return GrepOutput(matches, self.total, self.files, truncated, self.skipped, stopped)
+
+    async def _search_file(self, file: FoundFile, data: bytes) -> str | None:
+        """Count and show the file's matching lines; why counting stopped, if it did."""
+        runtime, max_chars = self.ctx.runtime, self.workspace.limits.max_line_chars
+        lines = await runtime.run_blocking(functools.partial(split_lines, data))
+        before = self.total
+        for bounds in line_slices(lines):
+            await self._step()
+            limit = self.limits.max_counted_matches - self.total
+            scan = functools.partial(scan_slice, self.regex, lines, bounds, self.shown.room, limit)
+            found = await runtime.run_blocking(scan)
+            for hit in found.hits:
+                text = cut_line(hit.text.decode("utf-8"), max_chars)
+                self.shown.add(GrepMatch(file.shown, hit.number, text))
+            self.total += found.matched
+            if self.total >= self.limits.max_counted_matches:
+                self.files += 1
+                return f"counted {self.total} matching lines, the most one grep counts"
+        if self.total > before:
+            self.files += 1
+        return None
+
+    async def _step(self) -> None:
+        self.steps += 1
+        await keep_going(self.ctx, self.steps)
 
 
-async def _text_of(ctx: ToolRunContext, file: FoundFile) -> str | None:
-    """The file's text; None for a binary file or one that cannot be read (or grew too large)."""
+async def _text_of(ctx: ToolRunContext, file: FoundFile) -> bytes | None:
+    """The file's bytes; None for a binary file or one that cannot be read (or grew too large)."""
     try:
         data = await ctx.runtime.files.read_bytes(file.path, MAX_FILE_BYTES + 1)
     except FileError:
         return None
-    return None if len(data) > MAX_FILE_BYTES else decode_text(data)
+    return None if len(data) > MAX_FILE_BYTES or decode_text(data) is None else data
 
 
 def _render(args: GrepArgs, out: GrepOutput) -> tuple[TextBlock, ...]:
@@ -186,6 +250,11 @@ def _render(args: GrepArgs, out: GrepOutput) -> tuple[TextBlock, ...]:
         parts.append(
             f"(Showing the first {len(out.matches)} of {out.total} matching lines; narrow the "
             "regex, the path or include to see the rest.)"
+        )
+    if out.stopped_early is not None:
+        parts.append(
+            f"(The search stopped early: it {out.stopped_early}. There may be more matches: "
+            "narrow the path, include or the regex.)"
         )
     if out.skipped_large:
         parts.append(

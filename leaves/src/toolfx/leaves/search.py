@@ -8,19 +8,25 @@ is skipped; only the search root's own errors are reported.
 
 from __future__ import annotations
 
+import functools
 import posixpath
 from dataclasses import dataclass
 from typing import Final, final
 
 from toolfx.core import Cancelled, FileError, FileStat, ToolFailure, ToolRunContext
 from toolfx.core.cancel import CALLER_CANCELLED
+from toolfx.leaves.globs import GlobMatcher
 from toolfx.leaves.text_files import file_failure
 from toolfx.leaves.workspace import ResolvedPath, Workspace, is_inside
 
 __all__ = [
     "CHECKPOINT_EVERY",
+    "MATCH_SLICE",
     "SKIPPED_FOLDERS",
+    "Found",
     "FoundFile",
+    "SearchLimits",
+    "files_matching",
     "files_to_search",
     "keep_going",
     "search_title",
@@ -31,6 +37,9 @@ SKIPPED_FOLDERS: Final = frozenset({".git", ".toolfx"})
 
 CHECKPOINT_EVERY: Final = 32
 """How many folders or files a search goes through between two checkpoints."""
+
+MATCH_SLICE: Final = 1000
+"""How many paths a glob matches off the event loop between two looks at the signal."""
 
 
 @final
@@ -45,6 +54,28 @@ class FoundFile:
     mtime_ns: int
 
 
+@final
+@dataclass(frozen=True, slots=True)
+class SearchLimits:
+    """How much work one glob or grep may do before it stops and says so."""
+
+    max_entries: int = 100_000
+    """Folder entries a walk looks at."""
+    max_search_bytes: int = 64 * 1024 * 1024
+    """Bytes of files grep searches in all."""
+    max_counted_matches: int = 100_000
+    """Matching lines grep counts (it shows far fewer)."""
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class Found:
+    """The files found, newest first, and why the walk stopped early (None: it did not)."""
+
+    files: tuple[FoundFile, ...]
+    stopped_early: str | None = None
+
+
 async def keep_going(ctx: ToolRunContext, step: int) -> None:
     """Raise `Cancelled` once the call's signal is set; a checkpoint every so many steps."""
     if ctx.signal.is_cancelled():
@@ -54,9 +85,12 @@ async def keep_going(ctx: ToolRunContext, step: int) -> None:
 
 
 async def files_to_search(
-    ctx: ToolRunContext, workspace: Workspace, path: str
-) -> tuple[FoundFile, ...] | ToolFailure:
-    """The files at or below `path` (outside the workspace: asked first), newest first."""
+    ctx: ToolRunContext, workspace: Workspace, path: str, max_entries: int
+) -> Found | ToolFailure:
+    """The files at or below `path` (outside the workspace: asked first), newest first.
+
+    The walk looks at no more than `max_entries` folder entries; past them it stops and says so.
+    """
     where = await workspace.resolve(ctx, path)
     if isinstance(where, ToolFailure):
         return where
@@ -66,21 +100,24 @@ async def files_to_search(
         return file_failure(error, where.shown)
     if top.kind == "file":
         name = posixpath.basename(where.path)
-        return (FoundFile(where.path, where.shown, name, top.size, top.mtime_ns),)
+        return Found((FoundFile(where.path, where.shown, name, top.size, top.mtime_ns),))
     if top.kind != "directory":
         return ToolFailure(f"{where.shown} is neither a file nor a folder")
-    found = await _walk(ctx, workspace, where)
-    return tuple(sorted(found, key=lambda file: (-file.mtime_ns, file.shown)))
+    found, stopped = await _walk(ctx, workspace, where, max_entries)
+    return Found(tuple(sorted(found, key=lambda file: (-file.mtime_ns, file.shown))), stopped)
 
 
-async def _walk(ctx: ToolRunContext, workspace: Workspace, top: ResolvedPath) -> list[FoundFile]:
+async def _walk(
+    ctx: ToolRunContext, workspace: Workspace, top: ResolvedPath, max_entries: int
+) -> tuple[list[FoundFile], str | None]:
     files = ctx.runtime.files
     state_dir = await files.resolve(workspace.state_dir)
     inside = (await files.resolve(workspace.root), top.path)
     found: list[FoundFile] = []
     pending = [""]  # folders below the top, relative to it
-    visited = 0
-    while pending:
+    visited = seen = 0
+    stopped: str | None = None
+    while pending and stopped is None:
         visited += 1
         await keep_going(ctx, visited)
         folder = pending.pop()
@@ -88,18 +125,22 @@ async def _walk(ctx: ToolRunContext, workspace: Workspace, top: ResolvedPath) ->
             entries = await files.list_dir(posixpath.join(top.path, folder))
         except FileError:
             continue
+        if seen + len(entries) > max_entries:
+            entries = entries[: max_entries - seen]
+            stopped = f"looked at {max_entries} folder entries, the most one search may"
+        seen += len(entries)
         for entry in entries:
             name = posixpath.basename(entry.path)
             relative = posixpath.join(folder, name) if folder else name
             if entry.kind == "directory":
-                if name not in SKIPPED_FOLDERS and entry.path != state_dir:
+                if stopped is None and name not in SKIPPED_FOLDERS and entry.path != state_dir:
                     pending.append(relative)
                 continue
             stat = entry if entry.kind == "file" else await _linked_file(ctx, entry, inside)
             if stat is not None:
                 shown = _shown(top, relative)
                 found.append(FoundFile(entry.path, shown, relative, stat.size, stat.mtime_ns))
-    return found
+    return found, stopped
 
 
 async def _linked_file(
@@ -117,6 +158,29 @@ async def _linked_file(
     except FileError:
         return None
     return stat if stat.kind == "file" else None
+
+
+async def files_matching(
+    ctx: ToolRunContext, matcher: GlobMatcher, files: tuple[FoundFile, ...], *, on_path: bool
+) -> tuple[FoundFile, ...]:
+    """The files whose path below the search root (or, not `on_path`, whose name) `matcher`
+    matches, in order; matched off the event loop `MATCH_SLICE` paths at a time."""
+    kept: list[FoundFile] = []
+    for step, start in enumerate(range(0, len(files), MATCH_SLICE), start=1):
+        await keep_going(ctx, step)
+        part = files[start : start + MATCH_SLICE]
+        kept.extend(
+            await ctx.runtime.run_blocking(functools.partial(_matching, matcher, part, on_path))
+        )
+    return tuple(kept)
+
+
+def _matching(matcher: GlobMatcher, files: tuple[FoundFile, ...], on_path: bool) -> list[FoundFile]:
+    return [
+        file
+        for file in files
+        if matcher.matches(file.relative if on_path else posixpath.basename(file.path))
+    ]
 
 
 def _shown(top: ResolvedPath, relative: str) -> str:

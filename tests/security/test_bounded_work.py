@@ -1,0 +1,273 @@
+"""Bounded work under a hostile model: every pathological argument of issue 10 is refused or
+finishes in bounded work, under every interpreter (sync, anyio on asyncio and trio, and the
+deterministic one), on real temporary folders or an in-memory one.
+
+Assertions are on work (slices, entries, bytes); CPU time and peak memory are recorded per
+input class in `FIGURES` (written as JSON to `$TOOLFX_SECURITY_FIGURES` when set) with only a
+generous CPU ceiling asserted as a safety net.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import tracemalloc
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+
+from tests.leaves_support import ROOT, failure, text_of, value_of
+from toolfx.core import ErrorCode, Location, ToolExecutionResult
+from toolfx.core.cancel import CancelSignal
+from toolfx.core.pipeline import ToolCall, execute
+from toolfx.interpreters import (
+    AnyioRuntime,
+    DeterministicInterpreter,
+    MemoryFileSystem,
+    SyncRuntime,
+    run_anyio,
+    run_sync,
+)
+from toolfx.leaves import SearchLimits, Workspace, glob_tool, grep_tool
+from toolfx.leaves import grep as grep_module
+from toolfx.leaves.diffs import context_diff
+from toolfx.leaves.line_search import SLICE_BYTES, SliceScan, scan_slice
+from toolfx.leaves.regexes import MAX_PATTERN_CHARS
+
+T = TypeVar("T")
+
+CPU_CEILING = 5.0
+"""Seconds of CPU no scenario may take (a safety net; the bounds asserted are on work)."""
+
+FIGURES: dict[str, dict[str, float]] = {}
+"""Per input class: the worst CPU seconds and peak traced bytes seen."""
+
+INTERPRETERS = ["sync", "asyncio", "trio", "deterministic"]
+
+
+def measure(function: Callable[[], T]) -> tuple[T, float, int]:
+    """Call `function` twice: its result and CPU seconds untraced, then its peak bytes traced."""
+    started = time.process_time()
+    result = function()
+    cpu = time.process_time() - started
+    tracemalloc.start()
+    try:
+        function()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return result, cpu, peak
+
+
+def record(input_class: str, function: Callable[[], T]) -> T:
+    """Run `function` measured, keep the class's worst figures, and check the CPU ceiling."""
+    result, cpu, peak = measure(function)
+    worst = FIGURES.setdefault(input_class, {"cpu_seconds": 0.0, "peak_bytes": 0})
+    worst["cpu_seconds"] = max(worst["cpu_seconds"], cpu)
+    worst["peak_bytes"] = max(worst["peak_bytes"], peak)
+    assert cpu < CPU_CEILING, f"{input_class} took {cpu:.2f}s of CPU"
+    return result
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _figures() -> Iterator[None]:
+    """Write the figures for `make security` once the module's scenarios have run."""
+    yield
+    where = os.environ.get("TOOLFX_SECURITY_FIGURES")
+    if where:
+        Path(where).write_text(json.dumps(FIGURES, indent=2, sort_keys=True))
+
+
+class Runner:
+    """Runs one call of the search leaves under one interpreter over a tree of files."""
+
+    def __init__(self, interpreter: str, tmp_path: Path) -> None:
+        self.interpreter = interpreter
+        self.root = ROOT if interpreter == "deterministic" else str(tmp_path.resolve() / "ws")
+        self.memory = MemoryFileSystem.from_files({f"{ROOT}/.keep": ""})
+        self._calls = 0
+
+    def files(self, tree: Mapping[str, str | bytes]) -> None:
+        """Lay out `tree` (paths relative to the root)."""
+        if self.interpreter == "deterministic":
+            self.memory = MemoryFileSystem.from_files(
+                {f"{ROOT}/.keep": "", **{f"{ROOT}/{path}": data for path, data in tree.items()}}
+            )
+            return
+        for path, data in tree.items():
+            target = Path(self.root) / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data.encode() if isinstance(data, str) else data)
+        Path(self.root).mkdir(parents=True, exist_ok=True)
+
+    def call(
+        self,
+        name: str,
+        limits: SearchLimits | None = None,
+        signal: CancelSignal | None = None,
+        **arguments: Any,
+    ) -> ToolExecutionResult:
+        """One call of `name` ("glob" or "grep") through the pipeline."""
+        workspace = Workspace(self.root)
+        location = Location()
+        location.register(glob_tool(workspace, limits))
+        location.register(grep_tool(workspace, limits))
+        self._calls += 1
+        call = ToolCall(f"call-{self._calls}", name, arguments, signal or CancelSignal())
+        description = execute(location.catalog(), call)
+        result: ToolExecutionResult
+        if self.interpreter == "deterministic":
+            result = DeterministicInterpreter(files=self.memory).run(description)
+        elif self.interpreter == "sync":
+            result = run_sync(description, SyncRuntime())
+        elif self.interpreter == "trio":
+            result = run_anyio(description, "trio", AnyioRuntime())
+        else:
+            result = run_anyio(description, "asyncio", AnyioRuntime())
+        return result
+
+
+@pytest.fixture(params=INTERPRETERS)
+def runner(request: pytest.FixtureRequest, tmp_path: Path) -> Runner:
+    """Each scenario runs under every interpreter."""
+    return Runner(request.param, tmp_path)
+
+
+# regexes ----------------------------------------------------------------------------------------
+
+
+def test_a_backtracking_regex_finishes_in_linear_work(runner: Runner) -> None:
+    text = ("a" * 50_000 + "!\n") * 4
+    runner.files({"evil.txt": text, "fine.txt": "aaa\n"})
+    result = record("regex backtracking", lambda: runner.call("grep", regex="(a+)+$"))
+    value = value_of(result)
+    assert (value["total"], value["files"]) == (1, 1)
+    assert value["matches"][0]["path"] == "fine.txt"
+
+
+@pytest.mark.parametrize(
+    ("regex", "complaint"),
+    [
+        ("(a)\\1", "backreference \\1 at position 3"),
+        ("(?=a)b", "lookahead '(?=' at position 0"),
+        ("x(?<!a)b", "negative lookbehind '(?<!' at position 1"),
+        ("a*+", "possessive quantifier '*+' at position 1"),
+        ("\\Aimport", "text anchor \\A at position 0"),
+        ("a" * (MAX_PATTERN_CHARS + 1), f"at most {MAX_PATTERN_CHARS} are accepted"),
+        ("(" * 900 + ")" * 900, "characters long"),
+        ("x{1001}", "invalid repetition size"),
+    ],
+)
+def test_a_regex_the_engine_cannot_run_in_linear_time_is_refused_by_name(
+    runner: Runner, regex: str, complaint: str
+) -> None:
+    runner.files({"a.txt": "a\n"})
+    result = failure(record("regex refused", lambda: runner.call("grep", regex=regex)))
+    assert result.error.code == ErrorCode.INVALID_ARGS
+    assert complaint in result.error.message
+
+
+# globs ------------------------------------------------------------------------------------------
+
+LONG_NAME = "a" * 200 + ".txt"
+STAR_GLOB = "*a" * 40 + "*b"
+
+
+def test_a_backtracking_glob_finishes_in_linear_work(runner: Runner) -> None:
+    runner.files({LONG_NAME: "a\n", f"d/{LONG_NAME}": "a\n"})
+    globbed = record("glob backtracking", lambda: runner.call("glob", pattern=STAR_GLOB))
+    assert value_of(globbed)["total"] == 0
+    grepped = record(
+        "include backtracking", lambda: runner.call("grep", regex="a", include=STAR_GLOB)
+    )
+    assert value_of(grepped)["total"] == 0
+    nested = "{a," * 10 + "a," * 40 + "}" * 10
+    assert value_of(runner.call("glob", pattern="**/" * 300 + "*.txt"))["total"] == 2
+    assert value_of(runner.call("glob", pattern=nested))["total"] == 0
+
+
+def test_a_glob_too_long_or_nested_too_deep_is_refused(runner: Runner) -> None:
+    runner.files({"a.txt": ""})
+    too_long = failure(runner.call("glob", pattern="*" * (MAX_PATTERN_CHARS + 1)))
+    assert too_long.error.code == ErrorCode.INVALID_ARGS
+    deep = failure(runner.call("glob", pattern="{a," * 11 + "b" + "}" * 11))
+    assert "nests {...} alternatives more than 10 deep" in deep.error.message
+
+
+def test_glob_output_is_bounded_in_bytes_and_the_loss_counted(runner: Runner) -> None:
+    names = {f"{'n' * 180}{index:03}.txt": "" for index in range(300)}
+    runner.files(names)
+    result = record("huge glob output", lambda: runner.call("glob", pattern="*.txt"))
+    value = value_of(result)
+    assert value["total"] == 300
+    assert value["truncated"] is True
+    assert sum(len(path) + 1 for path in value["paths"]) <= 50 * 1024
+    assert f"of {value['total']} files" in text_of(result)
+
+
+def test_a_walk_stops_at_its_entry_limit_and_says_so(runner: Runner) -> None:
+    runner.files({f"d{folder}/f{index}.txt": "hit\n" for folder in range(5) for index in range(40)})
+    limits = SearchLimits(max_entries=50)
+    result = record("huge tree", lambda: runner.call("glob", limits=limits, pattern="**/*.txt"))
+    value = value_of(result)
+    assert value["total"] <= 50
+    assert value["stopped_early"] == "looked at 50 folder entries, the most one search may"
+    assert "The search stopped early" in text_of(result)
+    grepped = value_of(runner.call("grep", limits=limits, regex="hit"))
+    assert grepped["total"] <= 50
+    assert grepped["stopped_early"] is not None
+
+
+def test_grep_stops_counting_at_its_limit_and_says_so(runner: Runner) -> None:
+    runner.files({"many.txt": "x\n" * 10_000})
+    limits = SearchLimits(max_counted_matches=1_000)
+    result = record("dense matches", lambda: runner.call("grep", limits=limits, regex="^"))
+    value = value_of(result)
+    assert value["total"] == 1_000
+    assert len(value["matches"]) == 100
+    assert value["stopped_early"] == "counted 1000 matching lines, the most one grep counts"
+
+
+def test_grep_stops_at_its_byte_budget(runner: Runner) -> None:
+    runner.files({f"f{index}.txt": "y\n" * 500 for index in range(10)})
+    limits = SearchLimits(max_search_bytes=3_000)
+    value = value_of(runner.call("grep", limits=limits, regex="y"))
+    assert value["total"] == 1_500  # three files of 1,000 bytes
+    assert value["stopped_early"] == "searched 3000 bytes of files, the most one grep may"
+
+
+# cancellation between slices --------------------------------------------------------------------
+
+
+def test_a_cancel_is_seen_before_the_next_slice(
+    runner: Runner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    runner.files({"big.txt": ("line\n" * (SLICE_BYTES // 5)) * 8})
+    signal = CancelSignal()
+    slices: list[int] = []
+
+    def counting_scan(*arguments: Any) -> SliceScan:
+        slices.append(1)
+        if len(slices) == 3:
+            signal.cancel("stop")
+        return scan_slice(*arguments)
+
+    monkeypatch.setattr(grep_module, "scan_slice", counting_scan)
+    result = failure(runner.call("grep", signal=signal, regex="line"))
+    assert result.error.code == ErrorCode.ABORTED
+    assert len(slices) == 3  # no slice ran after the signal was set
+
+
+# diffs ------------------------------------------------------------------------------------------
+
+
+def test_a_crafted_diff_input_finishes_in_bounded_work() -> None:
+    old = "a\nb\n" * 65_000  # 260 KB: cubic for difflib
+    new = "b\na\n" * 65_000
+    diff = record("crafted diff", lambda: context_diff("f.txt", old, new))
+    assert diff.count("\n-") == 130_000  # shown whole, as one replaced block
+    shifted = record("crafted diff", lambda: context_diff("f.txt", old, "x\n" + old))
+    assert shifted.splitlines()[2:4] == ["@@ -1,3 +1,4 @@", "+x"]
