@@ -3,23 +3,22 @@ finishes in bounded work, under every interpreter (sync, anyio on asyncio and tr
 deterministic one), on real temporary folders or an in-memory one.
 
 Assertions are on work (slices, entries, bytes); CPU time and peak memory are recorded per
-input class in `FIGURES` (written as JSON to `$TOOLFX_SECURITY_FIGURES` when set) with only a
+input class in the suite's figures (`make security` prints them) with only a
 generous CPU ceiling asserted as a safety net.
 """
 
 from __future__ import annotations
 
-import json
-import os
 import time
 import tracemalloc
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
 
 from tests.leaves_support import ROOT, failure, text_of, value_of
+from tests.security.figures import FIGURES, Work
 from toolfx.core import ErrorCode, Location, ToolExecutionResult
 from toolfx.core.cancel import CancelSignal
 from toolfx.core.pipeline import ToolCall, execute
@@ -42,9 +41,6 @@ T = TypeVar("T")
 CPU_CEILING = 5.0
 """Seconds of CPU no scenario may take (a safety net; the bounds asserted are on work)."""
 
-FIGURES: dict[str, dict[str, float]] = {}
-"""Per input class: the worst CPU seconds and peak traced bytes seen."""
-
 INTERPRETERS = ["sync", "asyncio", "trio", "deterministic"]
 
 
@@ -65,20 +61,9 @@ def measure(function: Callable[[], T]) -> tuple[T, float, int]:
 def record(input_class: str, function: Callable[[], T]) -> T:
     """Run `function` measured, keep the class's worst figures, and check the CPU ceiling."""
     result, cpu, peak = measure(function)
-    worst = FIGURES.setdefault(input_class, {"cpu_seconds": 0.0, "peak_bytes": 0})
-    worst["cpu_seconds"] = max(worst["cpu_seconds"], cpu)
-    worst["peak_bytes"] = max(worst["peak_bytes"], peak)
+    FIGURES.cost(input_class, Work(cpu, peak))
     assert cpu < CPU_CEILING, f"{input_class} took {cpu:.2f}s of CPU"
     return result
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _figures() -> Iterator[None]:
-    """Write the figures for `make security` once the module's scenarios have run."""
-    yield
-    where = os.environ.get("TOOLFX_SECURITY_FIGURES")
-    if where:
-        Path(where).write_text(json.dumps(FIGURES, indent=2, sort_keys=True))
 
 
 class Runner:
