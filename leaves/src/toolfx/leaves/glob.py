@@ -65,7 +65,7 @@ def glob_tool(workspace: Workspace) -> ToolDefinition[GlobArgs, GlobOutput]:
         except re.error as error:
             message = f"pattern {pattern!r} is not a valid glob: {error}"
             return Failure(ToolFailure.of(ErrorCode.INVALID_ARGS, message))
-        found = await files_to_search(ctx, workspace, args.get("path", "."))
+        found = await files_to_search(ctx, workspace, args.get("path", "."), "glob")
         if isinstance(found, ToolFailure):
             return Failure(found)
         paths = [file.shown for file in found if matcher.fullmatch(file.relative)]

@@ -92,7 +92,7 @@ def grep_tool(workspace: Workspace) -> ToolDefinition[GrepArgs, GrepOutput]:
         except re.error as error:
             message = f"include {include!r} is not a valid glob: {error}"
             return Failure(ToolFailure.of(ErrorCode.INVALID_ARGS, message))
-        found = await files_to_search(ctx, workspace, args.get("path", "."))
+        found = await files_to_search(ctx, workspace, args.get("path", "."), "grep")
         if isinstance(found, ToolFailure):
             return Failure(found)
         on_path = "/" in include  # else on the file name
@@ -169,7 +169,9 @@ async def _search(
 async def _text_of(ctx: ToolRunContext, file: FoundFile) -> str | None:
     """The file's text; None for a binary file or one that cannot be read (or grew too large)."""
     try:
-        data = await ctx.runtime.files.read_bytes(file.path, MAX_FILE_BYTES + 1)
+        data = await ctx.runtime.files.read_bytes(
+            file.path, within=file.within, limit=MAX_FILE_BYTES + 1
+        )
     except FileError:
         return None
     return None if len(data) > MAX_FILE_BYTES else decode_text(data)

@@ -1,9 +1,11 @@
 """What the search leaves share: the files below a search root, newest first, and cancellation.
 
-The walk skips `.git`, `.toolfx` and the workspace's state folder, never enters a symlinked
-folder, and keeps a symlinked file only when it resolves to a file inside the workspace or the
-search root (so a search cannot read outside what was allowed). A folder that cannot be listed
-is skipped; only the search root's own errors are reported.
+The walk skips `.git`, never enters a symlinked folder, and keeps a symlinked file only when it
+leads to a file below the folder the search is confined to (the workspace root, or the approved
+folder): every listing and stat goes through the file system `within` that folder, so a folder
+swapped for a symlink meanwhile is refused, never followed out. Names that are not UTF-8 are
+left out. A folder that cannot be listed is skipped; only the search root's own errors are
+reported.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Final, final
 from toolfx.core import Cancelled, FileError, FileStat, ToolFailure, ToolRunContext
 from toolfx.core.cancel import CALLER_CANCELLED
 from toolfx.leaves.text_files import file_failure
-from toolfx.leaves.workspace import ResolvedPath, Workspace, is_inside
+from toolfx.leaves.workspace import ResolvedPath, Workspace
 
 __all__ = [
     "CHECKPOINT_EVERY",
@@ -26,8 +28,8 @@ __all__ = [
     "search_title",
 ]
 
-SKIPPED_FOLDERS: Final = frozenset({".git", ".toolfx"})
-"""Folder names a search never enters (besides the workspace's state folder)."""
+SKIPPED_FOLDERS: Final = frozenset({".git"})
+"""Folder names a search never enters."""
 
 CHECKPOINT_EVERY: Final = 32
 """How many folders or files a search goes through between two checkpoints."""
@@ -36,13 +38,15 @@ CHECKPOINT_EVERY: Final = 32
 @final
 @dataclass(frozen=True, slots=True)
 class FoundFile:
-    """A file found: its path, how to show it, its path below the search root, size and mtime."""
+    """A file found: its path, how to show it, its path below the search root, size, mtime,
+    and the folder reading it is confined to."""
 
     path: str
     shown: str
     relative: str
     size: int
     mtime_ns: int
+    within: str
 
 
 async def keep_going(ctx: ToolRunContext, step: int) -> None:
@@ -54,29 +58,31 @@ async def keep_going(ctx: ToolRunContext, step: int) -> None:
 
 
 async def files_to_search(
-    ctx: ToolRunContext, workspace: Workspace, path: str
+    ctx: ToolRunContext, workspace: Workspace, path: str, permission: str
 ) -> tuple[FoundFile, ...] | ToolFailure:
-    """The files at or below `path` (outside the workspace: asked first), newest first."""
-    where = await workspace.resolve(ctx, path)
+    """The files at or below `path` (outside the workspace: asked first), newest first, once
+    `permission` (allowed unless a rule says otherwise) is granted for `path`."""
+    where = await workspace.resolve(ctx, path, reading=True)
     if isinstance(where, ToolFailure):
         return where
+    refused = await workspace.permit(ctx, permission, where)
+    if refused is not None:
+        return refused
     try:
-        top = await ctx.runtime.files.stat(where.path)
+        top = await ctx.runtime.files.stat(where.path, within=where.within)
     except FileError as error:
         return file_failure(error, where.shown)
     if top.kind == "file":
         name = posixpath.basename(where.path)
-        return (FoundFile(where.path, where.shown, name, top.size, top.mtime_ns),)
+        return (FoundFile(where.path, where.shown, name, top.size, top.mtime_ns, where.within),)
     if top.kind != "directory":
         return ToolFailure(f"{where.shown} is neither a file nor a folder")
-    found = await _walk(ctx, workspace, where)
+    found = await _walk(ctx, where)
     return tuple(sorted(found, key=lambda file: (-file.mtime_ns, file.shown)))
 
 
-async def _walk(ctx: ToolRunContext, workspace: Workspace, top: ResolvedPath) -> list[FoundFile]:
+async def _walk(ctx: ToolRunContext, top: ResolvedPath) -> list[FoundFile]:
     files = ctx.runtime.files
-    state_dir = await files.resolve(workspace.state_dir)
-    inside = (await files.resolve(workspace.root), top.path)
     found: list[FoundFile] = []
     pending = [""]  # folders below the top, relative to it
     visited = 0
@@ -85,35 +91,41 @@ async def _walk(ctx: ToolRunContext, workspace: Workspace, top: ResolvedPath) ->
         await keep_going(ctx, visited)
         folder = pending.pop()
         try:
-            entries = await files.list_dir(posixpath.join(top.path, folder))
+            entries = await files.list_dir(posixpath.join(top.path, folder), within=top.within)
         except FileError:
             continue
         for entry in entries:
             name = posixpath.basename(entry.path)
+            if not _is_utf8(name):
+                continue
             relative = posixpath.join(folder, name) if folder else name
             if entry.kind == "directory":
-                if name not in SKIPPED_FOLDERS and entry.path != state_dir:
+                if name not in SKIPPED_FOLDERS:
                     pending.append(relative)
                 continue
-            stat = entry if entry.kind == "file" else await _linked_file(ctx, entry, inside)
+            stat = entry if entry.kind == "file" else await _linked_file(ctx, entry, top.within)
             if stat is not None:
                 shown = _shown(top, relative)
-                found.append(FoundFile(entry.path, shown, relative, stat.size, stat.mtime_ns))
+                found.append(
+                    FoundFile(entry.path, shown, relative, stat.size, stat.mtime_ns, top.within)
+                )
     return found
 
 
-async def _linked_file(
-    ctx: ToolRunContext, entry: FileStat, inside: tuple[str, ...]
-) -> FileStat | None:
-    """The stat of the file a symlink resolves to, if it is a file inside one of `inside`."""
+def _is_utf8(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+async def _linked_file(ctx: ToolRunContext, entry: FileStat, within: str) -> FileStat | None:
+    """The stat of the file a symlink leads to, if it is a file below `within`."""
     if entry.kind != "symlink":
         return None
-    files = ctx.runtime.files
     try:
-        real = await files.resolve(entry.path)
-        if not any(is_inside(real, root) for root in inside):
-            return None
-        stat = await files.stat(real)
+        stat = await ctx.runtime.files.stat(entry.path, within=within)
     except FileError:
         return None
     return stat if stat.kind == "file" else None
