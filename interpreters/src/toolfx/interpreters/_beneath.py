@@ -150,6 +150,7 @@ def _open_final(current: int, name: str, flags: int, mode: int) -> int | str:
                 raise
             refused = error
     opened = os.open(name, _STEP, dir_fd=current)
+    keep = False
     try:
         status = os.fstat(opened)
         if stat.S_ISLNK(status.st_mode):
@@ -158,7 +159,8 @@ def _open_final(current: int, name: str, flags: int, mode: int) -> int | str:
             raise refused
         if flags & os.O_DIRECTORY and not stat.S_ISDIR(status.st_mode):
             raise OSError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), name)
-    except BaseException:
-        os.close(opened)
-        raise
-    return opened
+        keep = True
+        return opened
+    finally:
+        if not keep:
+            os.close(opened)
