@@ -25,7 +25,6 @@ from hypothesis import strategies as st
 from toolfx.core import FileError, FileErrorKind, FileStat, FileSystem
 from toolfx.core.description import Description
 from toolfx.core.runtime import Runtime
-from toolfx.interpreters import local_files
 from toolfx.interpreters import (
     AnyioFileSystem,
     AnyioRuntime,
@@ -33,6 +32,7 @@ from toolfx.interpreters import (
     LocalFileSystem,
     MemoryFileSystem,
     SyncRuntime,
+    local_files,
     run_anyio,
     run_sync,
 )

@@ -4,9 +4,12 @@ lookup by `openat2` and by the component walk agree; no descriptor is left open.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import os
 import posixpath
 import tempfile
+from collections.abc import Awaitable
 from pathlib import Path
 from typing import Literal
 
@@ -14,13 +17,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.unit.test_files import LocalWorld, World, failure, under, world
 from toolfx.core import FileError, FileErrorKind, FileSystem
 from toolfx.core.description import Description
 from toolfx.core.runtime import Runtime
 from toolfx.interpreters import LocalFileSystem, SyncRuntime, run_sync
 from toolfx.interpreters.file_paths import resolve_path
 from toolfx.interpreters.local_files import Lookup
-from tests.unit.test_files import LocalWorld, World, failure, under, world
 
 __all__ = ["world"]
 
@@ -65,8 +68,12 @@ def test_dot_dot_above_within_and_a_path_not_below_it_are_outside(
 ) -> None:
     world.add_dir("sub")
     for path in (under(world, "sub", "..", ".."), "/elsewhere", world.root + "-sibling"):
-        error = failure(world, lambda files, p=path: _operate(files, operation, p, world.root))
+        error = failure(world, functools.partial(_on, operation, path, world.root))
         assert error.kind is FileErrorKind.OUTSIDE, path
+
+
+def _on(operation: str, path: str, within: str, files: FileSystem) -> Awaitable[object]:
+    return _operate(files, operation, path, within)
 
 
 def test_symlinks_that_stay_below_are_followed(world: World) -> None:
@@ -152,14 +159,10 @@ def test_no_descriptor_is_left_open(tmp_path: Path, lookup: Lookup) -> None:
         for name in ("sub/a.txt", "sub", "out", "loop", "missing/x", "sub/a.txt/", "out/x"):
             path = under(world, name)
             for operation in OPERATIONS:
-                try:
+                with contextlib.suppress(FileError):
                     await _operate(runtime.files, operation, path, world.root)
-                except FileError:
-                    pass
-            try:
+            with contextlib.suppress(FileError):
                 await runtime.files.resolve(path)
-            except FileError:
-                pass
 
     before = _open_descriptors()
     run_sync(Description(program), SyncRuntime(files=files))

@@ -71,7 +71,9 @@ class _Kernel:
 _KERNEL: Final = _Kernel()
 
 
-def open_beneath(directory: int, relative: str, flags: int, mode: int = 0, *, lookup: Lookup) -> int:
+def open_beneath(
+    directory: int, relative: str, flags: int, mode: int = 0, *, lookup: Lookup
+) -> int:
     """A descriptor for `relative` opened with `flags`, resolved beneath `directory`."""
     if lookup == "openat2" and _KERNEL.available:
         opened = _KERNEL.openat2(directory, relative, flags, mode)

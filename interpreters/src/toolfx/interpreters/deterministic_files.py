@@ -54,9 +54,7 @@ class TracedFileSystem(FileSystem):
 
     async def list_dir(self, path: str, *, within: str) -> tuple[FileStat, ...]:
         """The wrapped `list_dir`, traced."""
-        return await self._traced(
-            f"list {path}", lambda: self._files.list_dir(path, within=within)
-        )
+        return await self._traced(f"list {path}", lambda: self._files.list_dir(path, within=within))
 
     async def _traced(self, what: str, operation: Callable[[], Awaitable[T]]) -> T:
         await Checkpoint()

@@ -191,7 +191,9 @@ class MemoryFileSystem(FileSystem):
         return _walk(path, relative, [self._folder(path, within)], follow=follow, confined=True)
 
 
-def _walk(path: str, relative: str, directories: list[_Dir], *, follow: bool, confined: bool) -> _Node:
+def _walk(
+    path: str, relative: str, directories: list[_Dir], *, follow: bool, confined: bool
+) -> _Node:
     """The node `relative` names from `directories[-1]`, walked as the kernel walks.
 
     `directories` are the directories walked through, the start first; `confined` makes `..`

@@ -53,7 +53,7 @@ class _Lines:
         if self.full or self.count < self.first:
             self.more = self.more or self.full
             return
-        shown = cut_line(text.removesuffix("\r"), self.limits.max_line_chars)
+        shown = cut_line(text, self.limits.max_line_chars)
         self.size += len(shown.encode("utf-8", "surrogatepass")) + 8
         if self.kept and self.size > self.limits.max_bytes:
             self.full = self.more = True
@@ -71,6 +71,7 @@ async def read_window(
     partial: list[str] = []  # the current line's text kept so far (at most the line limit)
     kept_chars = 0
     open_line = False  # whether characters follow the last line break
+    carry = ""  # a final `\r` held back: the next chunk may start with its `\n`
     position = 0
     full_at: int | None = None
     while True:
@@ -81,16 +82,17 @@ async def read_window(
             return None
         position += len(chunk)
         try:
-            text = decoder.decode(chunk, final=not chunk)
+            text = carry + decoder.decode(chunk, final=not chunk)
         except UnicodeDecodeError:
             return None
-        pieces = text.split("\n")
-        for index, piece in enumerate(pieces):
-            if piece and lines.wanted() and kept_chars <= limits.max_line_chars:
-                partial.append(piece[: limits.max_line_chars + 1 - kept_chars])
+        carry = "\r" if chunk and text.endswith("\r") else ""
+        for piece in (text[:-1] if carry else text).splitlines(keepends=True):
+            body = piece.splitlines()[0]
+            if body and lines.wanted() and kept_chars <= limits.max_line_chars:
+                partial.append(body[: limits.max_line_chars + 1 - kept_chars])
                 kept_chars += len(partial[-1])
-            open_line = open_line or bool(piece)
-            if index < len(pieces) - 1:
+            open_line = True
+            if len(body) < len(piece):  # the piece ends with a line break
                 lines.end_line("".join(partial))
                 partial, kept_chars, open_line = [], 0, False
         if not chunk:

@@ -17,7 +17,7 @@ from typing import Final, final
 from toolfx.core import Cancelled, FileError, FileStat, ToolFailure, ToolRunContext
 from toolfx.core.cancel import CALLER_CANCELLED
 from toolfx.leaves.text_files import file_failure
-from toolfx.leaves.workspace import ResolvedPath, Workspace
+from toolfx.leaves.workspace import ResolvedPath, Workspace, is_inside
 
 __all__ = [
     "CHECKPOINT_EVERY",
@@ -107,7 +107,7 @@ async def _walk(ctx: ToolRunContext, top: ResolvedPath) -> list[FoundFile]:
             if stat is not None:
                 shown = _shown(top, relative)
                 found.append(
-                    FoundFile(entry.path, shown, relative, stat.size, stat.mtime_ns, top.within)
+                    FoundFile(stat.path, shown, relative, stat.size, stat.mtime_ns, top.within)
                 )
     return found
 
@@ -121,11 +121,16 @@ def _is_utf8(name: str) -> bool:
 
 
 async def _linked_file(ctx: ToolRunContext, entry: FileStat, within: str) -> FileStat | None:
-    """The stat of the file a symlink leads to, if it is a file below `within`."""
+    """The stat of the file a symlink leads to (by its resolved path), if it is below `within`;
+    the stat goes through `within`, so a link swapped meanwhile is refused, not followed."""
     if entry.kind != "symlink":
         return None
+    files = ctx.runtime.files
     try:
-        stat = await ctx.runtime.files.stat(entry.path, within=within)
+        real = await files.resolve(entry.path)
+        if not is_inside(real, within):
+            return None
+        stat = await files.stat(real, within=within)
     except FileError:
         return None
     return stat if stat.kind == "file" else None
