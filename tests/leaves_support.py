@@ -32,6 +32,7 @@ from toolfx.leaves import OutputLimits, Permissions, Rule, Workspace, workspace_
 
 __all__ = [
     "ROOT",
+    "STATE",
     "Answer",
     "Backend",
     "LeafSession",
@@ -45,6 +46,9 @@ __all__ = [
 
 ROOT = "/ws"
 """The workspace root of the in-memory sessions."""
+
+STATE = "/state/toolfx/ws"
+"""The state folder of the in-memory sessions (outside the workspace, as `state_folder` puts it)."""
 
 Answer = Callable[[ApprovalRequest], ApprovalReply]
 """Answers one approval request."""
@@ -104,7 +108,7 @@ class LeafSession:
             replies if callable(replies) else (lambda r: script.pop(0) if script else "unavailable")
         )
         self.processes = ScriptedProcesses() if processes is None else processes
-        self.workspace = Workspace(ROOT, Permissions(rules), limits=limits)
+        self.workspace = Workspace(ROOT, Permissions(rules), state_dir=STATE, limits=limits)
         self.catalog = catalog_of(self.workspace)
         self.interpreter = DeterministicInterpreter(
             seed=3, approvals=self._answer, files=self.fs, processes=self.processes

@@ -1,0 +1,1 @@
+"""Adversarial tests: the leaves under a hostile model, repository and racing process."""

@@ -32,6 +32,7 @@ from toolfx.interpreters import (
     LocalFileSystem,
     MemoryFileSystem,
     SyncRuntime,
+    local_files,
     run_anyio,
     run_sync,
 )
@@ -141,10 +142,10 @@ def test_stat_gives_kind_and_size_and_lstat_sees_the_symlink(world: World) -> No
 
     async def program(files: FileSystem) -> list[FileStat]:
         return [
-            await files.stat(under(world, "a.txt")),
-            await files.stat(under(world, "sub")),
-            await files.stat(under(world, "link")),
-            await files.stat(under(world, "link"), follow_symlinks=False),
+            await files.stat(under(world, "a.txt"), within=world.root),
+            await files.stat(under(world, "sub"), within=world.root),
+            await files.stat(under(world, "link"), within=world.root),
+            await files.stat(under(world, "link"), follow_symlinks=False, within=world.root),
         ]
 
     found = world.run(program)
@@ -160,7 +161,7 @@ def test_stat_gives_kind_and_size_and_lstat_sees_the_symlink(world: World) -> No
 @pytest.mark.parametrize("operation", ["stat", "lstat", "read", "list"])
 def test_a_missing_path_is_not_found_naming_the_path(world: World, operation: str) -> None:
     missing = under(world, "nope", "x.txt")
-    error = failure(world, lambda files: _operate(files, operation, missing))
+    error = failure(world, lambda files: _operate(files, operation, missing, world.root))
     assert (error.kind, error.path) == (FileErrorKind.NOT_FOUND, missing)
     assert missing in str(error)
 
@@ -169,7 +170,7 @@ def test_a_missing_path_is_not_found_naming_the_path(world: World, operation: st
 def test_a_name_below_a_file_is_not_a_directory(world: World, below: str) -> None:
     world.add_file("a.txt", b"x")
     path = under(world, "a.txt") + below
-    error = failure(world, lambda files: files.stat(path))
+    error = failure(world, lambda files: files.stat(path, within=world.root))
     assert (error.kind, error.path) == (FileErrorKind.NOT_A_DIRECTORY, path)
 
 
@@ -181,7 +182,10 @@ def test_read_gives_at_most_limit_bytes(world: World) -> None:
     path = under(world, "a.bin")
 
     async def program(files: FileSystem) -> list[bytes]:
-        return [await files.read_bytes(path, limit) for limit in (None, 0, 3, 10, 99)]
+        return [
+            await files.read_bytes(path, within=world.root, limit=limit)
+            for limit in (None, 0, 3, 10, 99)
+        ]
 
     everything = bytes(range(10))
     assert world.run(program) == [everything, b"", b"\0\1\2", everything, everything]
@@ -189,14 +193,16 @@ def test_read_gives_at_most_limit_bytes(world: World) -> None:
 
 def test_reading_a_directory_is_is_a_directory(world: World) -> None:
     world.add_dir("sub")
-    error = failure(world, lambda files: files.read_bytes(under(world, "sub")))
+    error = failure(world, lambda files: files.read_bytes(under(world, "sub"), within=world.root))
     assert (error.kind, error.path) == (FileErrorKind.IS_A_DIRECTORY, under(world, "sub"))
 
 
 def test_a_negative_read_limit_is_a_programming_error(world: World) -> None:
     world.add_file("a.txt", b"x")
     with pytest.raises(ValueError, match="negative"):
-        world.run(lambda files: files.read_bytes(under(world, "a.txt"), -1))
+        world.run(
+            lambda files: files.read_bytes(under(world, "a.txt"), within=world.root, limit=-1)
+        )
 
 
 # write ------------------------------------------------------------------------------------------
@@ -206,10 +212,10 @@ def test_write_creates_missing_parents(world: World) -> None:
     path = under(world, "a", "b", "c.txt")
 
     async def program(files: FileSystem) -> tuple[bytes, str, str]:
-        await files.write_bytes(path, b"deep")
-        parent = await files.stat(under(world, "a", "b"))
-        top = await files.stat(under(world, "a"))
-        return await files.read_bytes(path), parent.kind, top.kind
+        await files.write_bytes(path, b"deep", within=world.root)
+        parent = await files.stat(under(world, "a", "b"), within=world.root)
+        top = await files.stat(under(world, "a"), within=world.root)
+        return await files.read_bytes(path, within=world.root), parent.kind, top.kind
 
     assert world.run(program) == (b"deep", "directory", "directory")
 
@@ -218,9 +224,11 @@ def test_write_replaces_the_content_and_leaves_no_temporary_file(world: World) -
     world.add_file("a.txt", b"a much longer old content")
 
     async def program(files: FileSystem) -> tuple[bytes, list[str]]:
-        await files.write_bytes(under(world, "a.txt"), b"new")
-        listed = await files.list_dir(world.root)
-        return await files.read_bytes(under(world, "a.txt")), [s.path for s in listed]
+        await files.write_bytes(under(world, "a.txt"), b"new", within=world.root)
+        listed = await files.list_dir(world.root, within=world.root)
+        return await files.read_bytes(under(world, "a.txt"), within=world.root), [
+            s.path for s in listed
+        ]
 
     assert world.run(program) == (b"new", [under(world, "a.txt")])
 
@@ -231,11 +239,15 @@ def test_write_through_a_symlink_writes_its_target_and_keeps_the_link(world: Wor
     world.add_symlink("dangling", "made/by-write.txt")
 
     async def program(files: FileSystem) -> tuple[bytes, str, bytes]:
-        await files.write_bytes(under(world, "link"), b"new")
-        await files.write_bytes(under(world, "dangling"), b"created")
-        link = await files.stat(under(world, "link"), follow_symlinks=False)
-        created = await files.read_bytes(under(world, "made", "by-write.txt"))
-        return await files.read_bytes(under(world, "real.txt")), link.kind, created
+        await files.write_bytes(under(world, "link"), b"new", within=world.root)
+        await files.write_bytes(under(world, "dangling"), b"created", within=world.root)
+        link = await files.stat(under(world, "link"), follow_symlinks=False, within=world.root)
+        created = await files.read_bytes(under(world, "made", "by-write.txt"), within=world.root)
+        return (
+            await files.read_bytes(under(world, "real.txt"), within=world.root),
+            link.kind,
+            created,
+        )
 
     assert world.run(program) == (b"new", "symlink", b"created")
 
@@ -258,7 +270,7 @@ def test_writing_a_directory_or_below_a_file_fails(
     world.add_symlink("link-to-sub", "sub")
     world.add_file("a.txt", b"x")
     path = under(world, name)
-    error = failure(world, lambda files: files.write_bytes(path, b"y"))
+    error = failure(world, lambda files: files.write_bytes(path, b"y", within=world.root))
     assert (error.kind, error.path) == (kind, path)
 
 
@@ -272,7 +284,7 @@ def test_list_dir_is_sorted_by_name_and_does_not_follow_symlinks(world: World) -
     world.add_file("dir/inner.txt", b"not listed")
     world.add_symlink("link", "dir")
 
-    listed = world.run(lambda files: files.list_dir(world.root))
+    listed = world.run(lambda files: files.list_dir(world.root, within=world.root))
 
     assert [(s.path, s.kind, s.size) for s in listed] == [
         (under(world, "C.txt"), "file", 5),
@@ -286,9 +298,11 @@ def test_list_dir_is_sorted_by_name_and_does_not_follow_symlinks(world: World) -
 def test_list_dir_follows_a_symlink_to_a_directory_but_not_a_file(world: World) -> None:
     world.add_file("dir/inner.txt", b"x")
     world.add_symlink("link", "dir")
-    listed = world.run(lambda files: files.list_dir(under(world, "link")))
+    listed = world.run(lambda files: files.list_dir(under(world, "link"), within=world.root))
     assert [s.path for s in listed] == [under(world, "link", "inner.txt")]
-    error = failure(world, lambda files: files.list_dir(under(world, "dir", "inner.txt")))
+    error = failure(
+        world, lambda files: files.list_dir(under(world, "dir", "inner.txt"), within=world.root)
+    )
     assert error.kind == FileErrorKind.NOT_A_DIRECTORY
 
 
@@ -342,16 +356,18 @@ def test_a_symlink_out_of_the_workspace_resolves_to_the_outside_path(world: Worl
 @pytest.mark.parametrize("name", ["ping", "self", "ping/below"])
 def test_a_symlink_loop_is_an_error_not_a_hang(world: World, operation: str, name: str) -> None:
     world.add_symlink("ping", "pong")
-    world.add_symlink("pong", under(world, "ping"))
+    world.add_symlink("pong", "./ping")
     world.add_symlink("self", "./self")
     path = under(world, name)
-    error = failure(world, lambda files: _operate(files, operation, path))
-    assert (error.kind, error.path) == (FileErrorKind.OTHER, path)
+    error = failure(world, lambda files: _operate(files, operation, path, world.root))
+    assert (error.kind, error.path) == (FileErrorKind.LOOP, path)
 
 
 def test_lstat_of_a_looping_symlink_sees_the_symlink(world: World) -> None:
     world.add_symlink("self", "self")
-    found = world.run(lambda files: files.stat(under(world, "self"), follow_symlinks=False))
+    found = world.run(
+        lambda files: files.stat(under(world, "self"), follow_symlinks=False, within=world.root)
+    )
     assert found.kind == "symlink"
 
 
@@ -361,25 +377,25 @@ def test_lstat_of_a_looping_symlink_sees_the_symlink(world: World) -> None:
 @pytest.mark.parametrize("operation", ["stat", "lstat", "read", "list", "resolve", "write"])
 @pytest.mark.parametrize("path", ["", "relative.txt", "./a", "../ws/a", "/ws/a\0b"])
 def test_a_relative_or_nul_path_is_invalid(world: World, operation: str, path: str) -> None:
-    error = failure(world, lambda files: _operate(files, operation, path))
+    error = failure(world, lambda files: _operate(files, operation, path, world.root))
     assert (error.kind, error.path) == (FileErrorKind.INVALID_PATH, path)
 
 
-async def _operate(files: FileSystem, operation: str, path: str) -> object:
+async def _operate(files: FileSystem, operation: str, path: str, within: str) -> object:
     """One operation by name, for tests that check each operation fails the same way."""
     match operation:
         case "stat":
-            return await files.stat(path)
+            return await files.stat(path, within=within)
         case "lstat":
-            return await files.stat(path, follow_symlinks=False)
+            return await files.stat(path, follow_symlinks=False, within=within)
         case "read":
-            return await files.read_bytes(path)
+            return await files.read_bytes(path, within=within)
         case "list":
-            return await files.list_dir(path)
+            return await files.list_dir(path, within=within)
         case "resolve":
             return await files.resolve(path)
         case "write":
-            await files.write_bytes(path, b"data")
+            await files.write_bytes(path, b"data", within=within)
             return None
     raise AssertionError(operation)
 
@@ -392,7 +408,7 @@ def test_local_write_keeps_the_existing_file_mode(tmp_path: Path) -> None:
     world.add_file("script.sh", b"#!/bin/sh\n")
     path = under(world, "script.sh")
     os.chmod(path, 0o751)
-    world.run(lambda files: files.write_bytes(path, b"#!/bin/sh\necho hi\n"))
+    world.run(lambda files: files.write_bytes(path, b"#!/bin/sh\necho hi\n", within=world.root))
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o751
     assert Path(path).read_bytes() == b"#!/bin/sh\necho hi\n"
 
@@ -402,7 +418,7 @@ def test_local_write_gives_a_new_file_the_umask_mode(tmp_path: Path) -> None:
     path = under(world, "new.txt")
     previous = os.umask(0o027)
     try:
-        world.run(lambda files: files.write_bytes(path, b"x"))
+        world.run(lambda files: files.write_bytes(path, b"x", within=world.root))
     finally:
         os.umask(previous)
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o640
@@ -416,21 +432,23 @@ def test_local_write_gives_a_new_file_the_umask_mode(tmp_path: Path) -> None:
         (errno.EISDIR, FileErrorKind.IS_A_DIRECTORY),
         (errno.EACCES, FileErrorKind.PERMISSION),
         (errno.EPERM, FileErrorKind.PERMISSION),
-        (errno.ELOOP, FileErrorKind.OTHER),
+        (errno.EXDEV, FileErrorKind.OUTSIDE),
+        (errno.ELOOP, FileErrorKind.LOOP),
+        (errno.ENAMETOOLONG, FileErrorKind.INVALID_PATH),
         (errno.EIO, FileErrorKind.OTHER),
     ],
 )
 def test_local_errors_are_mapped_by_errno(
     monkeypatch: pytest.MonkeyPatch, code: int, kind: FileErrorKind
 ) -> None:
-    def failing_stat(path: str, *, follow_symlinks: bool = True) -> os.stat_result:
-        raise OSError(code, os.strerror(code), path)
+    def failing_open(*args: object, **kwargs: object) -> int:
+        raise OSError(code, os.strerror(code), "x")
 
-    monkeypatch.setattr(os, "stat", failing_stat)
+    monkeypatch.setattr(local_files, "open_beneath", failing_open)
     with pytest.raises(FileError) as caught:
-        run_sync(_description(lambda files: files.stat("/somewhere/x")))
+        run_sync(_description(lambda files: files.stat("/somewhere/x", within="/")))
     error = caught.value
-    assert (error.kind, error.path, error.reason) == (kind, "/somewhere/x", os.strerror(code))
+    assert (error.kind, error.path) == (kind, "/somewhere/x")
 
 
 def test_each_runtime_has_its_file_system_by_default_or_the_one_given() -> None:
@@ -448,8 +466,8 @@ def test_memory_helpers_and_deterministic_mtimes_from_the_virtual_clock() -> Non
 
     async def program(runtime: Runtime) -> list[int]:
         await runtime.sleep(2.5)
-        await runtime.files.write_bytes("/ws/new.txt", b"x")
-        return [(await runtime.files.stat("/ws/new.txt")).mtime_ns]
+        await runtime.files.write_bytes("/ws/new.txt", b"x", within="/")
+        return [(await runtime.files.stat("/ws/new.txt", within="/")).mtime_ns]
 
     interpreter = DeterministicInterpreter(seed=1)
     assert interpreter.run(Description(program)) == [2_500_000_000]
@@ -464,10 +482,10 @@ def test_file_operations_are_traced_with_their_errors() -> None:
     interpreter = DeterministicInterpreter(files=MemoryFileSystem.from_files({"/a": "x"}))
 
     async def program(runtime: Runtime) -> None:
-        await runtime.files.read_bytes("/a", 1)
-        await runtime.files.list_dir("/")
+        await runtime.files.read_bytes("/a", within="/", limit=1)
+        await runtime.files.list_dir("/", within="/")
         with pytest.raises(FileError):
-            await runtime.files.stat("/missing", follow_symlinks=False)
+            await runtime.files.stat("/missing", follow_symlinks=False, within="/")
 
     interpreter.run(Description(program))
     assert [e.detail for e in interpreter.trace if e.kind == "files"] == [
@@ -480,10 +498,10 @@ def test_file_operations_are_traced_with_their_errors() -> None:
 def test_each_file_operation_is_a_reschedule_point_the_seed_orders() -> None:
     async def program(runtime: Runtime) -> bytes:
         async def writer(content: bytes) -> None:
-            await runtime.files.write_bytes("/ws/shared.txt", content)
+            await runtime.files.write_bytes("/ws/shared.txt", content, within="/")
 
         await runtime.gather([lambda: writer(b"first"), lambda: writer(b"second")], 2)
-        return await runtime.files.read_bytes("/ws/shared.txt")
+        return await runtime.files.read_bytes("/ws/shared.txt", within="/")
 
     def last_writer(seed: int) -> bytes:
         return DeterministicInterpreter(seed=seed).run(Description(program))
@@ -517,15 +535,15 @@ async def _outcomes(files: FileSystem, root: str, operations: list[Operation]) -
         try:
             match name, argument:
                 case "write", bytes():
-                    await files.write_bytes(path, argument)
+                    await files.write_bytes(path, argument, within=root)
                     outcomes.append("written")
                 case "read", None | int():
-                    outcomes.append(await files.read_bytes(path, argument))
+                    outcomes.append(await files.read_bytes(path, within=root, limit=argument))
                 case "list", _:
-                    listed = await files.list_dir(path)
+                    listed = await files.list_dir(path, within=root)
                     outcomes.append([(s.path[len(root) :], s.kind, s.size) for s in listed])
                 case "stat", bool():
-                    found = await files.stat(path, follow_symlinks=argument)
+                    found = await files.stat(path, follow_symlinks=argument, within=root)
                     outcomes.append((found.kind, found.size))
                 case "resolve", _:
                     outcomes.append((await files.resolve(path)).removeprefix(root))

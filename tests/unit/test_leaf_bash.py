@@ -11,6 +11,7 @@ import pytest
 
 from tests.leaves_support import (
     ROOT,
+    STATE,
     Backend,
     LeafSession,
     card_of,
@@ -241,14 +242,14 @@ def test_long_output_is_cut_saved_and_the_bytes_not_kept_are_counted() -> None:
     text = text_of(result)
     assert text.startswith("line 1\nline 2\n")
     assert "line 2000\n\n[output cut: showing 2000 of " in text
-    assert "The whole output is saved at .toolfx/outputs/call-1.txt" in text
+    assert f"The whole output is saved at {STATE}/outputs/call-1.txt" in text
     kept = len(lines[: 50 * 1024])
     assert f"[stdout: {len(lines) - kept:,} bytes not kept (of {len(lines):,})]" in text
     assert "[stderr: 8,800 bytes not kept (of 60,000)]" in text
     assert text.endswith("exit code 0")
-    saved = session.fs.snapshot()[f"{ROOT}/.toolfx/outputs/call-1.txt"]
+    saved = session.fs.snapshot()[f"{STATE}/outputs/call-1.txt"]
     assert saved == lines[:kept] + b"\n" + b"e" * (50 * 1024)  # the cut line ended
-    assert value_of(result)["saved_to"] == ".toolfx/outputs/call-1.txt"
+    assert value_of(result)["saved_to"] == f"{STATE}/outputs/call-1.txt"
 
 
 def test_a_command_ignoring_sigterm_is_killed_a_grace_after_its_timeout() -> None:
@@ -293,10 +294,15 @@ def root(tmp_path: Path) -> str:
     return os.path.realpath(tmp_path)
 
 
+def state_of(root: str) -> str:
+    """The state folder of the real workspace at `root`: a sibling folder (outside it)."""
+    return root + "-state"
+
+
 def real_bash(root: str) -> Catalog:
     """A catalog with a bash leaf over `root` that may run anything, with a short kill grace."""
     location = Location()
-    workspace = Workspace(root, Permissions([Rule("bash", "*", "allow")]))
+    workspace = Workspace(root, Permissions([Rule("bash", "*", "allow")]), state_dir=state_of(root))
     location.register(bash_tool(workspace, kill_grace=GRACE))
     return location.catalog()
 
@@ -318,8 +324,8 @@ def test_a_100_mb_flood_is_bounded_and_its_loss_reported_exactly(
     assert "[stdout: 99,948,800 bytes not kept (of 100,000,000)]" in text
     assert text.endswith("exit code 0")
     assert len(text.encode()) < 50 * 1024 + 1024
-    assert "The whole output is saved at .toolfx/outputs/flood.txt" in text
-    saved = Path(root, ".toolfx", "outputs", "flood.txt").read_bytes()
+    assert f"The whole output is saved at {state_of(root)}/outputs/flood.txt" in text
+    saved = Path(state_of(root), "outputs", "flood.txt").read_bytes()
     assert saved == b"y\n" * 25_600
 
 
@@ -328,9 +334,10 @@ def test_bounded_real_output_is_saved_under_the_state_folder(root: str, backend:
     text = text_of(result)
     assert text.startswith("1\n2\n")
     assert "\n2000\n\n[output cut: showing 2000 of 5000 lines" in text
-    assert "saved at .toolfx/outputs/seq.txt" in text
+    assert f"saved at {state_of(root)}/outputs/seq.txt" in text
     expected = "".join(f"{number}\n" for number in range(1, 5001))
-    assert Path(root, ".toolfx", "outputs", "seq.txt").read_text() == expected
+    assert Path(state_of(root), "outputs", "seq.txt").read_text() == expected
+    assert not Path(root, ".toolfx").exists()
 
 
 def test_a_real_command_ignoring_sigterm_is_gone_after_timeout_and_grace(

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from tests.leaves_support import (
     ROOT,
+    STATE,
     Backend,
     LeafSession,
     card_of,
@@ -40,7 +41,7 @@ TREE = {
     f"{ROOT}/src/deep/c.py": "def helper():\n    pass\n",
     f"{ROOT}/src/x.ts": "export function main() {}\n",
     f"{ROOT}/.git/hooks/d.py": "def hook(): pass\n",
-    f"{ROOT}/.toolfx/outputs/e.py": "def saved(): pass\n",
+    f"{STATE}/outputs/e.py": "def saved(): pass\n",
 }
 """Inserted in order: each file is newer than the ones before it."""
 
@@ -270,11 +271,17 @@ def test_grep_skips_binary_and_huge_files_and_cuts_long_lines() -> None:
     assert text_of(result).endswith("(1 file over 5 MB not searched.)")
 
 
-def test_grep_reads_a_saved_output_when_pointed_at_it() -> None:
+def test_grep_reads_a_saved_output_when_pointed_at_it_without_asking() -> None:
     session = LeafSession(TREE)
     assert value_of(session.call("grep", regex="saved"))["total"] == 0
-    found = value_of(session.call("grep", regex="saved", path=".toolfx/outputs/e.py"))
-    assert [m["path"] for m in found["matches"]] == [".toolfx/outputs/e.py"]
+    found = value_of(session.call("grep", regex="saved", path=f"{STATE}/outputs/e.py"))
+    assert [m["path"] for m in found["matches"]] == [f"{STATE}/outputs/e.py"]
+    assert session.asked == []
+
+
+def test_a_shipped_toolfx_folder_is_an_ordinary_folder() -> None:
+    session = LeafSession({f"{ROOT}/.toolfx/outputs/planted.py": "x = 1\n"})
+    assert text_of(session.call("glob", pattern="**/*.py")) == ".toolfx/outputs/planted.py"
 
 
 def test_grep_outside_the_workspace_asks_first() -> None:

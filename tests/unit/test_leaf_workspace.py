@@ -12,6 +12,7 @@ from returns.result import Failure, Result, Success
 
 from toolfx.core import (
     ApprovalReply,
+    ApprovalRequest,
     Location,
     Output,
     RejectedWithFeedback,
@@ -26,6 +27,7 @@ from toolfx.core.cancel import CancelSignal
 from toolfx.core.pipeline import ToolCall, execute
 from toolfx.interpreters import DeterministicInterpreter, MemoryFileSystem
 from toolfx.leaves import OutputLimits, Permissions, Rule, Workspace, bound_text, cut_text
+from toolfx.leaves.workspace import path_limits, state_folder
 
 
 class Args(TypedDict):
@@ -38,7 +40,7 @@ Body = Callable[[Workspace, Args, ToolRunContext], Awaitable[Result[str, ToolFai
 def call(
     body: Body,
     workspace: Workspace,
-    replies: Sequence[ApprovalReply] = (),
+    replies: Sequence[ApprovalReply] | Callable[[ApprovalRequest], ApprovalReply] = (),
     files: MemoryFileSystem | None = None,
     text: str = "x",
 ) -> ToolExecutionResult:
@@ -53,7 +55,8 @@ def call(
             name="probe", description="d", parameters=Args, output=Output(str), execute=execute_body
         )
     )
-    interpreter = DeterministicInterpreter(seed=3, approvals=list(replies), files=files)
+    approvals = replies if callable(replies) else list(replies)
+    interpreter = DeterministicInterpreter(seed=3, approvals=approvals, files=files)
     description = execute(
         location.catalog(), ToolCall("call/1", "probe", {"text": text}, CancelSignal())
     )
@@ -161,10 +164,74 @@ def test_paths_outside_ask_external_directory_first(path: str) -> None:
     assert allowed.value.endswith(" None")
 
 
-def test_always_for_an_outside_path_covers_its_folder() -> None:
+def _asked_always(path: str, files: MemoryFileSystem) -> tuple[tuple[str, ...], Workspace]:
     workspace = Workspace("/ws")
-    call(resolve, workspace, ["allowed-always"], files=tree(), text="/etc/passwd")
-    assert workspace.permissions.rules == (Rule("external_directory", "/etc/*", "allow"),)
+    asked: list[ApprovalRequest] = []
+
+    def answer(request: ApprovalRequest) -> ApprovalReply:
+        asked.append(request)
+        return "allowed-always"
+
+    call(resolve, workspace, answer, files=files, text=path)
+    (request,) = asked
+    return request.always, workspace
+
+
+def test_always_for_an_outside_file_remembers_that_file_and_the_prompt_says_so() -> None:
+    always, workspace = _asked_always("/etc/passwd", tree())
+    assert always == ("/etc/passwd",)
+    assert workspace.permissions.rules == (Rule("external_directory", "/etc/passwd", "allow"),)
+
+
+def test_always_for_an_outside_folder_covers_it_but_no_sibling_sharing_its_prefix() -> None:
+    files = tree()
+    files.add_file("/x/shared/a.txt", "a")
+    files.add_file("/x/shared-private/key", "k")
+    always, workspace = _asked_always("/x/shared", files)
+    assert always == ("/x/shared", "/x/shared/*")
+    assert isinstance(call(resolve, workspace, [], files=files, text="/x/shared/a.txt"),
+                      ToolExecutionSuccess)  # fmt: skip
+    refused = call(resolve, workspace, [], files=files, text="/x/shared-private/key")
+    assert "external_directory" in message(refused)
+
+
+@pytest.mark.parametrize(
+    ("path", "problem"),
+    [
+        ("a" * 4097, "path is 4097 bytes long; at most 4096 are allowed"),
+        ("a/" * 257, "path has 257 names; at most 256 are allowed"),
+        ("a\0b", "path contains a NUL character (at 1)"),
+    ],
+)
+def test_path_limits_come_first_as_invalid_args(path: str, problem: str) -> None:
+    result = call(resolve, Workspace("/ws"), files=tree(), text=path)
+    assert message(result) == f"INVALID_ARGS: {problem}"
+
+
+def test_a_path_that_is_not_utf8_is_refused_naming_the_argument() -> None:
+    refused = path_limits("cwd", "bad-\udcff")  # the pipeline refuses it in JSON before this
+    assert refused is not None
+    assert refused.message == "cwd is not valid UTF-8 (a lone surrogate at 4)"
+    assert path_limits("path", "fine/é") is None
+
+
+def test_a_symlink_loop_is_a_typed_failure_naming_the_path() -> None:
+    files = tree()
+    files.add_symlink("/ws/loop", "loop")
+    assert message(call(resolve, Workspace("/ws"), files=files, text="loop/x")) == (
+        "TOOL_ERROR: loop/x is a symlink loop (more than 40 symlinks to follow); nothing was done"
+    )
+
+
+def test_the_state_folder_is_per_workspace_under_the_user_state_directory() -> None:
+    first = state_folder("/home/u/proj", {"XDG_STATE_HOME": "/s", "HOME": "/home/u"})
+    assert first.startswith("/s/toolfx/proj-")
+    assert state_folder("/home/u/proj", {"HOME": "/home/u"}).startswith(
+        "/home/u/.local/state/toolfx/proj-"
+    )
+    assert state_folder("/other/proj", {"XDG_STATE_HOME": "/s"}) != first
+    with pytest.raises(ValueError, match="XDG_STATE_HOME or HOME"):
+        state_folder("/p", {"XDG_STATE_HOME": "relative"})
 
 
 def test_a_relative_root_is_refused() -> None:
@@ -205,17 +272,28 @@ async def big(workspace: Workspace, args: Args, ctx: ToolRunContext) -> Result[s
 
 def test_a_bounded_output_is_saved_whole_and_the_model_told_where() -> None:
     files = MemoryFileSystem()
+    files.add_dir("/ws")
     text = "".join(f"line {n}\n" for n in range(3000))
-    result = call(big, Workspace("/ws"), files=files, text=text)
+    result = call(big, Workspace("/ws", state_dir="/state/ws-1"), files=files, text=text)
     assert isinstance(result, ToolExecutionSuccess)
     assert isinstance(result.value, str)
     assert result.value.splitlines()[1999] == "line 1999"
     assert result.value.endswith(
         "[output cut: showing 2000 of 3000 lines (18890 of 28890 bytes). The whole output is saved "
-        "at .toolfx/outputs/call_1.txt: read it with `read` (offset and limit) or search it with "
-        "`grep`.]"
+        "at /state/ws-1/outputs/call_1.txt: read it with `read` (offset and limit) or search it "
+        "with `grep`.]"
     )
-    assert files.snapshot()["/ws/.toolfx/outputs/call_1.txt"] == text.encode()
+    assert files.snapshot()["/state/ws-1/outputs/call_1.txt"] == text.encode()
+
+
+def test_without_a_state_folder_a_cut_output_says_it_was_not_saved() -> None:
+    files = MemoryFileSystem()
+    text = "".join(f"line {n}\n" for n in range(3000))
+    result = call(big, Workspace("/ws"), files=files, text=text)
+    assert isinstance(result, ToolExecutionSuccess)
+    assert isinstance(result.value, str)
+    assert result.value.endswith("The whole output was not saved.]")
+    assert files.snapshot() == {}
 
 
 def test_a_small_output_is_left_alone() -> None:

@@ -1,4 +1,5 @@
-"""The file-system capability leaves use: absolute POSIX paths, typed errors, no IO in core."""
+"""The file-system capability leaves use: absolute POSIX paths confined to a trusted folder
+(`within`), typed errors, no IO in core."""
 
 from __future__ import annotations
 
@@ -33,6 +34,10 @@ class FileErrorKind(enum.StrEnum):
     IS_A_DIRECTORY = "is-a-directory"
     PERMISSION = "permission"
     INVALID_PATH = "invalid-path"
+    OUTSIDE = "outside"
+    """The path leads out of the folder the operation is confined to (a symlink or `..`)."""
+    LOOP = "loop"
+    """More than 40 symlinks were followed in one lookup (a loop, most likely)."""
     OTHER = "other"
 
 
@@ -49,27 +54,40 @@ class FileError(Exception):
 
 
 class FileSystem(Protocol):
-    """File operations on absolute POSIX paths; a relative path is an INVALID_PATH error."""
+    """File operations confined to a trusted folder.
 
-    async def stat(self, path: str, *, follow_symlinks: bool = True) -> FileStat:
+    Every operation but `resolve` takes `within`: an absolute folder the caller trusts (the
+    workspace root, or a folder the user approved). `path` is absolute and lexically at or below
+    `within`; the rest of it is resolved relative to an open handle of `within`, never as a
+    string again: a symlink or `..` that stays below is followed, one that leads out (an
+    absolute symlink always does) is an OUTSIDE error, more than 40 symlinks a LOOP error.
+    A relative path, NUL, a name that is not UTF-8, a name over 255 bytes or a path over 4,095
+    bytes is INVALID_PATH.
+    """
+
+    async def stat(self, path: str, *, within: str, follow_symlinks: bool = True) -> FileStat:
         """What `path` is; NOT_FOUND if nothing is there."""
         ...
 
     async def resolve(self, path: str) -> str:
-        """The absolute path with every symlink resolved (a missing tail is kept as written)."""
+        """Informational: the absolute path with every symlink resolved (a missing tail kept as
+        written), in time linear in the path's length; never use it to confine an operation."""
         ...
 
-    async def read_bytes(self, path: str, limit: int | None = None) -> bytes:
-        """The file's bytes (at most `limit` of them when given)."""
+    async def read_bytes(
+        self, path: str, *, within: str, offset: int = 0, limit: int | None = None
+    ) -> bytes:
+        """The file's bytes from `offset` on (at most `limit` of them when given)."""
         ...
 
-    async def write_bytes(self, path: str, data: bytes) -> None:
+    async def write_bytes(self, path: str, data: bytes, *, within: str) -> None:
         """Replace the file's content atomically, creating missing parent directories.
 
-        A symlink is followed: the file it resolves to is written, the link stays.
+        A symlink that stays below `within` is followed: the file it leads to is written, the
+        link stays. A path ending in `/`, `.` or `..` is IS_A_DIRECTORY and writes nothing.
         """
         ...
 
-    async def list_dir(self, path: str) -> tuple[FileStat, ...]:
+    async def list_dir(self, path: str, *, within: str) -> tuple[FileStat, ...]:
         """The directory's entries sorted by name, symlinks among them not followed."""
         ...

@@ -24,30 +24,37 @@ class TracedFileSystem(FileSystem):
         self._files = files
         self._scheduler = scheduler
 
-    async def stat(self, path: str, *, follow_symlinks: bool = True) -> FileStat:
+    async def stat(self, path: str, *, within: str, follow_symlinks: bool = True) -> FileStat:
         """The wrapped `stat` (`lstat` in the trace when not following symlinks), traced."""
         return await self._traced(
             f"{'stat' if follow_symlinks else 'lstat'} {path}",
-            lambda: self._files.stat(path, follow_symlinks=follow_symlinks),
+            lambda: self._files.stat(path, within=within, follow_symlinks=follow_symlinks),
         )
 
     async def resolve(self, path: str) -> str:
         """The wrapped `resolve`, traced."""
         return await self._traced(f"resolve {path}", lambda: self._files.resolve(path))
 
-    async def read_bytes(self, path: str, limit: int | None = None) -> bytes:
-        """The wrapped `read_bytes`, traced with the limit."""
-        what = f"read {path}" if limit is None else f"read {path} (limit {limit})"
-        return await self._traced(what, lambda: self._files.read_bytes(path, limit))
+    async def read_bytes(
+        self, path: str, *, within: str, offset: int = 0, limit: int | None = None
+    ) -> bytes:
+        """The wrapped `read_bytes`, traced with the offset and limit when given."""
+        window = "".join(
+            (f" (offset {offset})" if offset else "", "" if limit is None else f" (limit {limit})")
+        )
+        return await self._traced(
+            f"read {path}{window}",
+            lambda: self._files.read_bytes(path, within=within, offset=offset, limit=limit),
+        )
 
-    async def write_bytes(self, path: str, data: bytes) -> None:
+    async def write_bytes(self, path: str, data: bytes, *, within: str) -> None:
         """The wrapped `write_bytes`, traced with the size written."""
         what = f"write {path} ({len(data)} bytes)"
-        await self._traced(what, lambda: self._files.write_bytes(path, data))
+        await self._traced(what, lambda: self._files.write_bytes(path, data, within=within))
 
-    async def list_dir(self, path: str) -> tuple[FileStat, ...]:
+    async def list_dir(self, path: str, *, within: str) -> tuple[FileStat, ...]:
         """The wrapped `list_dir`, traced."""
-        return await self._traced(f"list {path}", lambda: self._files.list_dir(path))
+        return await self._traced(f"list {path}", lambda: self._files.list_dir(path, within=within))
 
     async def _traced(self, what: str, operation: Callable[[], Awaitable[T]]) -> T:
         await Checkpoint()

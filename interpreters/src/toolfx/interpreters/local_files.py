@@ -1,8 +1,12 @@
 """This machine's file system: os calls done inline (sync) or in worker threads (anyio).
 
-Every `OSError` becomes a `FileError` naming the path the caller gave. Writes go to a temporary
-file in the target's directory that then replaces the target (`os.replace`), so a reader sees
-the old content or the new, never a part; an existing file keeps its permission bits.
+Each operation opens its `within` folder and resolves the rest of the path beneath that handle
+(`_beneath.open_beneath`), then works only through descriptors: stat by `fstat` or `fstatat`
+on the parent's handle, listing by the folder's handle, reading by `pread` on the file's.
+Writes go to a temporary file made (O_EXCL | O_NOFOLLOW) in the target folder's handle,
+flushed and renamed over the target relative to that same handle, so a reader sees the old
+content or the new, never a part; an existing file keeps its permission bits. Every `OSError`
+becomes a `FileError` naming the path the caller gave; every descriptor is closed.
 """
 
 from __future__ import annotations
@@ -12,20 +16,28 @@ import os
 import posixpath
 import secrets
 import stat
+from collections.abc import Callable
 from contextlib import suppress
-from typing import Final, final
+from typing import Final, Literal, TypeVar, final
 
 import anyio.to_thread
 
 from toolfx.core.files import FileError, FileErrorKind, FileStat, FileSystem
+from toolfx.interpreters._beneath import Lookup, open_beneath
 from toolfx.interpreters.file_paths import (
-    check_path,
-    check_read_limit,
-    check_write_target,
+    LOOP_REASON,
+    MAX_SYMLINKS,
+    beneath,
+    check_read_window,
+    names_directory,
+    open_creating,
     resolve_path,
+    split_target,
 )
 
-__all__ = ["AnyioFileSystem", "LocalFileSystem"]
+__all__ = ["AnyioFileSystem", "LocalFileSystem", "Lookup"]
+
+T = TypeVar("T")
 
 _KINDS: Final = {
     errno.ENOENT: FileErrorKind.NOT_FOUND,
@@ -33,66 +45,231 @@ _KINDS: Final = {
     errno.EISDIR: FileErrorKind.IS_A_DIRECTORY,
     errno.EACCES: FileErrorKind.PERMISSION,
     errno.EPERM: FileErrorKind.PERMISSION,
+    errno.EXDEV: FileErrorKind.OUTSIDE,
+    errno.ELOOP: FileErrorKind.LOOP,
+    errno.ENAMETOOLONG: FileErrorKind.INVALID_PATH,
 }
 
+_CHUNK: Final = 1 << 20
+"""How many bytes one `pread` asks for at most."""
 
-@final
-class LocalFileSystem(FileSystem):
-    """This machine's file system; each operation runs inline (for the sync interpreter)."""
-
-    __slots__ = ()
-
-    async def stat(self, path: str, *, follow_symlinks: bool = True) -> FileStat:
-        """`os.stat` (or `os.lstat` when not following symlinks) of `path`."""
-        return _stat(path, follow_symlinks)
-
-    async def resolve(self, path: str) -> str:
-        """`path` with every symlink resolved, like `os.path.realpath`; a loop is an error."""
-        return _resolve(path)
-
-    async def read_bytes(self, path: str, limit: int | None = None) -> bytes:
-        """The file's bytes, at most `limit` (not negative) of them when given."""
-        return _read_bytes(path, limit)
-
-    async def write_bytes(self, path: str, data: bytes) -> None:
-        """Write a temporary file beside the resolved target, then `os.replace` the target."""
-        _write_bytes(path, data)
-
-    async def list_dir(self, path: str) -> tuple[FileStat, ...]:
-        """`os.scandir` sorted by name, each entry `lstat`ed."""
-        return _list_dir(path)
+_FOLDER: Final = os.O_PATH | os.O_DIRECTORY
 
 
 @final
-class AnyioFileSystem(FileSystem):
-    """This machine's file system; each operation runs in a worker thread (`anyio.to_thread`)."""
+class _Local:
+    """The operations, done inline; `lookup` chooses how paths are resolved beneath a handle."""
 
-    __slots__ = ()
+    __slots__ = ("lookup",)
 
-    async def stat(self, path: str, *, follow_symlinks: bool = True) -> FileStat:
-        """`os.stat` (or `os.lstat` when not following symlinks) of `path`."""
-        return await anyio.to_thread.run_sync(_stat, path, follow_symlinks)
+    def __init__(self, lookup: Lookup) -> None:
+        self.lookup: Lookup = lookup
 
-    async def resolve(self, path: str) -> str:
-        """`path` with every symlink resolved, like `os.path.realpath`; a loop is an error."""
-        return await anyio.to_thread.run_sync(_resolve, path)
+    def stat(self, path: str, within: str, follow_symlinks: bool) -> FileStat:
+        relative = beneath(path, within)
+        folder, name = split_target(relative)
+        with _Handles(path, within) as handles:
+            if follow_symlinks or name in ("", ".", ".."):
+                return _file_stat(path, os.fstat(handles.open(relative, os.O_PATH, self.lookup)))
+            parent = handles.open(folder, _FOLDER, self.lookup)
+            return _file_stat(path, os.stat(name, dir_fd=parent, follow_symlinks=False))
 
-    async def read_bytes(self, path: str, limit: int | None = None) -> bytes:
-        """The file's bytes, at most `limit` (not negative) of them when given."""
-        return await anyio.to_thread.run_sync(_read_bytes, path, limit)
+    def read_bytes(self, path: str, within: str, offset: int, limit: int | None) -> bytes:
+        check_read_window(offset, limit)
+        relative = beneath(path, within)
+        with _Handles(path, within) as handles:
+            flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY
+            file = handles.open(relative, flags, self.lookup)
+            mode = os.fstat(file).st_mode
+            if stat.S_ISDIR(mode):
+                raise FileError(FileErrorKind.IS_A_DIRECTORY, path, "is a directory")
+            if not stat.S_ISREG(mode):
+                raise FileError(FileErrorKind.OTHER, path, "is not a regular file")
+            return _pread(file, offset, limit)
 
-    async def write_bytes(self, path: str, data: bytes) -> None:
-        """Write a temporary file beside the resolved target, then `os.replace` the target."""
-        await anyio.to_thread.run_sync(_write_bytes, path, data)
+    def write_bytes(self, path: str, data: bytes, within: str) -> None:
+        relative = beneath(path, within)
+        with _Handles(path, within) as handles:
+            for _ in range(MAX_SYMLINKS + 1):
+                if names_directory(relative):
+                    raise FileError(FileErrorKind.IS_A_DIRECTORY, path, "names a directory")
+                folder, name = split_target(relative)
+                parent = handles.keep(
+                    open_creating(
+                        folder,
+                        lambda below: handles.open(below, _FOLDER, self.lookup, keep=False),
+                        _make_dir,
+                        os.close,
+                    )
+                )
+                target = _link_target(name, parent)
+                if target is None:
+                    _replace(path, name, parent, data)
+                    return
+                if target.startswith("/"):
+                    raise FileError(FileErrorKind.OUTSIDE, path, "an absolute symlink leads out")
+                relative = target if folder == "." else f"{folder}/{target}"
+            raise FileError(FileErrorKind.LOOP, path, LOOP_REASON)
 
-    async def list_dir(self, path: str) -> tuple[FileStat, ...]:
-        """`os.scandir` sorted by name, each entry `lstat`ed."""
-        return await anyio.to_thread.run_sync(_list_dir, path)
+    def list_dir(self, path: str, within: str) -> tuple[FileStat, ...]:
+        relative = beneath(path, within)
+        entries: list[FileStat] = []
+        with _Handles(path, within) as handles:
+            folder = handles.open(relative, os.O_RDONLY | os.O_DIRECTORY, self.lookup)
+            for name in os.listdir(folder):
+                with suppress(FileNotFoundError):  # removed since the directory was read
+                    status = os.stat(name, dir_fd=folder, follow_symlinks=False)
+                    entries.append(_file_stat(posixpath.join(path, name), status))
+        return tuple(sorted(entries, key=lambda entry: entry.path))
+
+
+@final
+class _Handles:
+    """The handle of `within` and every descriptor opened beneath it, closed on exit; an
+    `OSError` inside becomes a `FileError` naming `path`."""
+
+    __slots__ = ("_opened", "_path", "_within")
+
+    def __init__(self, path: str, within: str) -> None:
+        self._path = path
+        self._within = within
+        self._opened: list[int] = []
+
+    def __enter__(self) -> _Handles:
+        try:
+            self._opened.append(os.open(self._within, _FOLDER | os.O_CLOEXEC))
+        except OSError as error:
+            raise _error(self._path, error) from error
+        return self
+
+    def __exit__(self, kind: object, error: BaseException | None, trace: object) -> None:
+        for descriptor in self._opened:
+            os.close(descriptor)
+        if isinstance(error, OSError):
+            raise _error(self._path, error) from error
+
+    def open(self, relative: str, flags: int, lookup: Lookup, *, keep: bool = True) -> int:
+        """`relative` opened beneath `within`; closed on exit unless `keep` is False."""
+        try:
+            opened = open_beneath(self._opened[0], relative, flags, lookup=lookup)
+        except OSError as error:
+            raise _error(self._path, error) from error
+        return self.keep(opened) if keep else opened
+
+    def keep(self, descriptor: int) -> int:
+        """Close `descriptor` on exit."""
+        self._opened.append(descriptor)
+        return descriptor
+
+
+def _make_dir(parent: int, name: str) -> None:
+    with suppress(FileExistsError):
+        os.mkdir(name, 0o777, dir_fd=parent)
+
+
+def _link_target(name: str, parent: int) -> str | None:
+    """The target of the symlink `name` in `parent`; None when it is none (or missing)."""
+    try:
+        status = os.stat(name, dir_fd=parent, follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+    return os.readlink(name, dir_fd=parent) if stat.S_ISLNK(status.st_mode) else None
+
+
+def _replace(path: str, name: str, parent: int, data: bytes) -> None:
+    """Write `data` to a temporary file in `parent`, then rename it over `name` there."""
+    mode = _existing_mode(path, name, parent)
+    temporary = f".toolfx-{secrets.token_hex(8)}.tmp"
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    descriptor = os.open(temporary, flags, 0o666, dir_fd=parent)
+    try:
+        try:
+            if mode is not None:
+                os.fchmod(descriptor, mode)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(descriptor, view) :]
+            os.fsync(descriptor)
+        finally:
+            os.close(descriptor)
+        os.rename(temporary, name, src_dir_fd=parent, dst_dir_fd=parent)
+    except BaseException:
+        with suppress(OSError):
+            os.unlink(temporary, dir_fd=parent)
+        raise
+
+
+def _existing_mode(path: str, name: str, parent: int) -> int | None:
+    """The permission bits of the file `name` in `parent`; None when there is none yet."""
+    try:
+        mode = os.stat(name, dir_fd=parent, follow_symlinks=False).st_mode
+    except FileNotFoundError:
+        return None
+    if stat.S_ISDIR(mode):
+        raise FileError(FileErrorKind.IS_A_DIRECTORY, path, "is a directory")
+    return stat.S_IMODE(mode)
+
+
+def _pread(file: int, offset: int, limit: int | None) -> bytes:
+    """At most `limit` bytes from `offset` on, read in chunks."""
+    chunks: list[bytes] = []
+    position, remaining = offset, limit
+    while remaining is None or remaining > 0:
+        chunk = os.pread(file, _CHUNK if remaining is None else min(_CHUNK, remaining), position)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        position += len(chunk)
+        remaining = None if remaining is None else remaining - len(chunk)
+    return b"".join(chunks)
+
+
+@final
+class _RealCursor:
+    """A `Cursor` over this machine's folders, holding one O_PATH handle."""
+
+    __slots__ = ("handle",)
+
+    def __init__(self) -> None:
+        self.handle = os.open("/", _FOLDER | os.O_CLOEXEC)
+
+    def enter(self, name: str) -> str | Literal["directory", "missing"]:
+        try:
+            status = os.stat(name, dir_fd=self.handle, follow_symlinks=False)
+            if stat.S_ISLNK(status.st_mode):
+                return os.readlink(name, dir_fd=self.handle)
+            if not stat.S_ISDIR(status.st_mode):
+                return "missing"
+            self._move(os.open(name, _FOLDER | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=self.handle))
+        except OSError:  # missing, unreadable, or swapped meanwhile: kept as written
+            return "missing"
+        return "directory"
+
+    def leave(self) -> None:
+        self._move(os.open("..", _FOLDER | os.O_CLOEXEC, dir_fd=self.handle))
+
+    def to_root(self) -> None:
+        self._move(os.open("/", _FOLDER | os.O_CLOEXEC))
+
+    def _move(self, handle: int) -> None:
+        os.close(self.handle)
+        self.handle = handle
+
+
+def _resolve(path: str) -> str:
+    cursor = _RealCursor()
+    try:
+        return resolve_path(path, cursor)
+    except OSError as error:
+        raise _error(path, error) from error
+    finally:
+        os.close(cursor.handle)
 
 
 def _error(path: str, error: OSError) -> FileError:
     kind = _KINDS.get(error.errno or 0, FileErrorKind.OTHER)
-    return FileError(kind, path, error.strerror or str(error))
+    reason = LOOP_REASON if kind is FileErrorKind.LOOP else error.strerror or str(error)
+    return FileError(kind, path, reason)
 
 
 def _file_stat(path: str, status: os.stat_result) -> FileStat:
@@ -106,85 +283,76 @@ def _file_stat(path: str, status: os.stat_result) -> FileStat:
     return FileStat(path, "other", 0, status.st_mtime_ns)
 
 
-def _stat(path: str, follow_symlinks: bool) -> FileStat:
-    check_path(path)
-    try:
-        return _file_stat(path, os.stat(path, follow_symlinks=follow_symlinks))
-    except OSError as error:
-        raise _error(path, error) from error
+@final
+class LocalFileSystem(FileSystem):
+    """This machine's file system; each operation runs inline (for the sync interpreter).
+
+    `lookup="walk"` resolves by the component walk even where the kernel has `openat2`.
+    """
+
+    __slots__ = ("_local",)
+
+    def __init__(self, *, lookup: Lookup = "openat2") -> None:
+        self._local = _Local(lookup)
+
+    async def stat(self, path: str, *, within: str, follow_symlinks: bool = True) -> FileStat:
+        """`fstat` of `path` opened beneath `within` (`fstatat` in its folder when not following
+        a final symlink)."""
+        return self._local.stat(path, within, follow_symlinks)
+
+    async def resolve(self, path: str) -> str:
+        """`path` with every symlink resolved, like `os.path.realpath`; a loop is an error."""
+        return _resolve(path)
+
+    async def read_bytes(
+        self, path: str, *, within: str, offset: int = 0, limit: int | None = None
+    ) -> bytes:
+        """At most `limit` bytes from `offset` of the regular file `path` beneath `within`."""
+        return self._local.read_bytes(path, within, offset, limit)
+
+    async def write_bytes(self, path: str, data: bytes, *, within: str) -> None:
+        """Write a temporary file in the target's folder handle, then rename it over the target."""
+        self._local.write_bytes(path, data, within)
+
+    async def list_dir(self, path: str, *, within: str) -> tuple[FileStat, ...]:
+        """The folder's names, sorted, each `fstatat`ed in its handle without following."""
+        return self._local.list_dir(path, within)
 
 
-def _readlink(path: str) -> str | None:
-    try:
-        return os.readlink(path) if stat.S_ISLNK(os.lstat(path).st_mode) else None
-    except OSError:  # missing, or below something that is no directory: kept as written
-        return None
+@final
+class AnyioFileSystem(FileSystem):
+    """This machine's file system; each operation runs in a worker thread (`anyio.to_thread`).
+
+    `lookup="walk"` resolves by the component walk even where the kernel has `openat2`.
+    """
+
+    __slots__ = ("_local",)
+
+    def __init__(self, *, lookup: Lookup = "openat2") -> None:
+        self._local = _Local(lookup)
+
+    async def stat(self, path: str, *, within: str, follow_symlinks: bool = True) -> FileStat:
+        """`LocalFileSystem.stat` in a worker thread."""
+        return await _in_thread(lambda: self._local.stat(path, within, follow_symlinks))
+
+    async def resolve(self, path: str) -> str:
+        """`LocalFileSystem.resolve` in a worker thread."""
+        return await _in_thread(lambda: _resolve(path))
+
+    async def read_bytes(
+        self, path: str, *, within: str, offset: int = 0, limit: int | None = None
+    ) -> bytes:
+        """`LocalFileSystem.read_bytes` in a worker thread."""
+        return await _in_thread(lambda: self._local.read_bytes(path, within, offset, limit))
+
+    async def write_bytes(self, path: str, data: bytes, *, within: str) -> None:
+        """`LocalFileSystem.write_bytes` in a worker thread."""
+        await _in_thread(lambda: self._local.write_bytes(path, data, within))
+
+    async def list_dir(self, path: str, *, within: str) -> tuple[FileStat, ...]:
+        """`LocalFileSystem.list_dir` in a worker thread."""
+        return await _in_thread(lambda: self._local.list_dir(path, within))
 
 
-def _resolve(path: str) -> str:
-    return resolve_path(path, _readlink)
-
-
-def _read_bytes(path: str, limit: int | None) -> bytes:
-    check_path(path)
-    check_read_limit(limit)
-    try:
-        with open(path, "rb") as file:
-            return file.read() if limit is None else file.read(limit)
-    except OSError as error:
-        raise _error(path, error) from error
-
-
-def _write_bytes(path: str, data: bytes) -> None:
-    target = _resolve(path)
-    check_write_target(path, target)
-    directory = posixpath.dirname(target)
-    try:
-        os.makedirs(directory, exist_ok=True)
-    except FileExistsError as error:  # a file where a parent directory should be
-        raise FileError(FileErrorKind.NOT_A_DIRECTORY, path, "not a directory") from error
-    except OSError as error:
-        raise _error(path, error) from error
-    try:
-        mode = _existing_mode(path, target)
-        temporary = posixpath.join(directory, f".toolfx-{secrets.token_hex(8)}.tmp")
-        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
-        try:
-            with os.fdopen(descriptor, "wb") as file:
-                if mode is not None:
-                    os.fchmod(file.fileno(), mode)
-                file.write(data)
-                file.flush()
-                os.fsync(file.fileno())
-            os.replace(temporary, target)
-        except BaseException:
-            with suppress(OSError):
-                os.unlink(temporary)
-            raise
-    except OSError as error:
-        raise _error(path, error) from error
-
-
-def _existing_mode(path: str, target: str) -> int | None:
-    """The permission bits of the file at `target`; None when there is none yet."""
-    try:
-        mode = os.stat(target).st_mode
-    except FileNotFoundError:
-        return None
-    if stat.S_ISDIR(mode):
-        raise FileError(FileErrorKind.IS_A_DIRECTORY, path, "is a directory")
-    return stat.S_IMODE(mode)
-
-
-def _list_dir(path: str) -> tuple[FileStat, ...]:
-    check_path(path)
-    entries: list[FileStat] = []
-    try:
-        with os.scandir(path) as found:
-            for entry in found:
-                with suppress(FileNotFoundError):  # removed since the directory was read
-                    status = entry.stat(follow_symlinks=False)
-                    entries.append(_file_stat(posixpath.join(path, entry.name), status))
-    except OSError as error:
-        raise _error(path, error) from error
-    return tuple(sorted(entries, key=lambda entry: entry.path))
+async def _in_thread(operation: Callable[[], T]) -> T:
+    return await anyio.to_thread.run_sync(operation)

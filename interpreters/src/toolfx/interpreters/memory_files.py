@@ -1,9 +1,11 @@
 """An in-memory POSIX-like file system: files, directories and symlinks, no IO.
 
-Lookups follow the kernel's rules: a name below a file is NOT_A_DIRECTORY, `..` goes to the
-parent of the directory reached so far, a trailing `/` follows a final symlink, and following
-more than `MAX_SYMLINKS` symlinks in one lookup fails (so a loop is an error, never a hang).
-`resolve` follows `os.path.realpath`. Modification times come from `clock` (seconds).
+Lookups follow the kernel's rules as `openat2(RESOLVE_BENEATH)` does for the local one: they
+start at `within`; a name below a file is NOT_A_DIRECTORY, `..` goes to the parent of the
+directory reached so far but never above `within` (OUTSIDE), an absolute symlink is OUTSIDE,
+a trailing `/` follows a final symlink, and following more than `MAX_SYMLINKS` symlinks in one
+lookup is LOOP (never a hang). `resolve` follows `os.path.realpath`. Modification times come
+from `clock` (seconds).
 """
 
 from __future__ import annotations
@@ -12,17 +14,18 @@ import itertools
 import posixpath
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import final
+from typing import Literal, final
 
 from toolfx.core.files import FileError, FileErrorKind, FileStat, FileSystem
 from toolfx.interpreters.file_paths import (
     LOOP_REASON,
     MAX_SYMLINKS,
-    check_path,
-    check_read_limit,
-    check_write_target,
+    beneath,
+    check_read_window,
     names_directory,
+    open_creating,
     resolve_path,
+    split_target,
 )
 
 __all__ = ["MemoryFileSystem"]
@@ -72,31 +75,32 @@ class MemoryFileSystem(FileSystem):
             memory.add_file(path, content)
         return memory
 
-    async def stat(self, path: str, *, follow_symlinks: bool = True) -> FileStat:
+    async def stat(self, path: str, *, within: str, follow_symlinks: bool = True) -> FileStat:
         """What `path` names, its final symlink followed unless `follow_symlinks` is False."""
-        return _file_stat(path, self._lookup(path, follow=follow_symlinks))
+        return _file_stat(path, self._lookup(path, within, follow=follow_symlinks))
 
     async def resolve(self, path: str) -> str:
         """`path` with every symlink resolved, like `os.path.realpath`; a loop is an error."""
-        return resolve_path(path, self._readlink)
+        return resolve_path(path, _Cursor(self._root))
 
-    async def read_bytes(self, path: str, limit: int | None = None) -> bytes:
-        """The file's bytes, at most `limit` (not negative) of them when given."""
-        check_path(path)
-        check_read_limit(limit)
-        node = self._lookup(path, follow=True)
+    async def read_bytes(
+        self, path: str, *, within: str, offset: int = 0, limit: int | None = None
+    ) -> bytes:
+        """At most `limit` bytes of the file from `offset` on."""
+        check_read_window(offset, limit)
+        node = self._lookup(path, within, follow=True)
         if isinstance(node, _Dir):
             raise FileError(FileErrorKind.IS_A_DIRECTORY, path, "is a directory")
         assert isinstance(node, _File)  # a followed symlink is never what a lookup ends on
-        return node.data if limit is None else node.data[:limit]
+        return node.data[offset:] if limit is None else node.data[offset : offset + limit]
 
-    async def write_bytes(self, path: str, data: bytes) -> None:
-        """Replace the content of the file `path` resolves to, creating missing parents."""
-        self._write(path, bytes(data))
+    async def write_bytes(self, path: str, data: bytes, *, within: str) -> None:
+        """Replace the content of the file `path` leads to, creating missing parents."""
+        self._write(path, bytes(data), within)
 
-    async def list_dir(self, path: str) -> tuple[FileStat, ...]:
+    async def list_dir(self, path: str, *, within: str) -> tuple[FileStat, ...]:
         """The directory's entries sorted by name, symlinks among them not followed."""
-        node = self._lookup(path, follow=True)
+        node = self._lookup(path, within, follow=True)
         if not isinstance(node, _Dir):
             raise FileError(FileErrorKind.NOT_A_DIRECTORY, path, "not a directory")
         return tuple(
@@ -105,24 +109,22 @@ class MemoryFileSystem(FileSystem):
         )
 
     def add_file(self, path: str, content: str | bytes) -> None:
-        """Write `content` (text as UTF-8) to `path` as `write_bytes` does, without awaiting."""
-        self._write(path, content.encode() if isinstance(content, str) else bytes(content))
+        """Write `content` (text as UTF-8) to `path` as `write_bytes` within `/` does."""
+        self._write(path, content.encode() if isinstance(content, str) else bytes(content), "/")
 
     def add_dir(self, path: str) -> None:
-        """Create the directory `path` (its symlinks followed) and any missing parents."""
-        target = resolve_path(path, self._readlink)
-        self._make_dirs(path, [name for name in target.split("/") if name])
+        """Create the directory `path` and any missing parents (within `/`)."""
+        self._folder_creating(path, beneath(path, "/"), self._root)
 
     def add_symlink(self, path: str, target: str) -> None:
         """Create a symlink at `path` pointing at `target` (absolute or relative; may dangle)."""
         if not target or "\0" in target:
             raise ValueError(f"a symlink target must be a non-empty path without NUL: {target!r}")
-        check_path(path)
-        if names_directory(path):
+        relative = beneath(path, "/")
+        if names_directory(relative):
             raise FileError(FileErrorKind.OTHER, path, "a symlink needs a name")
-        parent, _, name = path.rpartition("/")
-        resolved = resolve_path(parent or "/", self._readlink)
-        directory = self._make_dirs(path, [part for part in resolved.split("/") if part])
+        folder, name = split_target(relative)
+        directory = self._folder_creating(path, folder, self._root)
         if name in directory.entries:
             raise FileError(FileErrorKind.OTHER, path, "file exists")
         now = self._now_ns()
@@ -133,77 +135,130 @@ class MemoryFileSystem(FileSystem):
         """Every file's content by its path (symlinks not followed), sorted by path."""
         return dict(sorted(_files_below("", self._root)))
 
-    def _write(self, path: str, data: bytes) -> None:
-        target = resolve_path(path, self._readlink)
-        check_write_target(path, target)
-        *parents, name = target[1:].split("/")
-        directory = self._make_dirs(path, parents)
-        now = self._now_ns()
-        existing = directory.entries.get(name)
-        if isinstance(existing, _Dir):
-            raise FileError(FileErrorKind.IS_A_DIRECTORY, path, "is a directory")
-        if existing is None:
-            directory.mtime_ns = now
-        directory.entries[name] = _File(data, now)
+    def _write(self, path: str, data: bytes, within: str) -> None:
+        relative = beneath(path, within)
+        base = self._folder(path, within)
+        for _ in range(MAX_SYMLINKS + 1):
+            if names_directory(relative):
+                raise FileError(FileErrorKind.IS_A_DIRECTORY, path, "names a directory")
+            folder, name = split_target(relative)
+            directory = self._folder_creating(path, folder, base)
+            existing = directory.entries.get(name)
+            if isinstance(existing, _Link):
+                if existing.target.startswith("/"):
+                    raise FileError(FileErrorKind.OUTSIDE, path, "an absolute symlink leads out")
+                relative = existing.target if folder == "." else f"{folder}/{existing.target}"
+                continue
+            if isinstance(existing, _Dir):
+                raise FileError(FileErrorKind.IS_A_DIRECTORY, path, "is a directory")
+            now = self._now_ns()
+            if existing is None:
+                directory.mtime_ns = now
+            directory.entries[name] = _File(data, now)
+            return
+        raise FileError(FileErrorKind.LOOP, path, LOOP_REASON)
 
     def _now_ns(self) -> int:
         return round(self._clock() * 1_000_000_000)
 
-    def _make_dirs(self, path: str, names: list[str]) -> _Dir:
-        """The directory at /`names` (no symlinks among them), created where missing."""
-        directory = self._root
-        for name in names:
-            child = directory.entries.get(name)
-            if child is None:
-                now = self._now_ns()
-                child = directory.entries[name] = _Dir(now)
-                directory.mtime_ns = now
-            if not isinstance(child, _Dir):
-                raise FileError(FileErrorKind.NOT_A_DIRECTORY, path, "not a directory")
-            directory = child
-        return directory
+    def _folder(self, path: str, within: str) -> _Dir:
+        """The directory `within` names (trusted: followed without confinement)."""
+        node = _walk(path, within, [self._root], follow=True, confined=False)
+        if not isinstance(node, _Dir):
+            raise FileError(FileErrorKind.NOT_A_DIRECTORY, path, "not a directory")
+        return node
 
-    def _readlink(self, path: str) -> str | None:
-        try:
-            node = self._lookup(path, follow=False)
-        except FileError:  # missing, or below something that is no directory
-            return None
-        return node.target if isinstance(node, _Link) else None
+    def _folder_creating(self, path: str, folder: str, base: _Dir) -> _Dir:
+        """The directory at `folder` below `base`, its missing directories made."""
 
-    def _lookup(self, path: str, *, follow: bool) -> _Node:
-        """The node `path` names (a final symlink followed when `follow`), as the kernel walks."""
-        check_path(path)
-        directories = [self._root]  # the directories walked through, root first
-        node: _Node = self._root
-        pending = path.split("/")[::-1]  # a stack: the next name is last
-        followed = 0
-        while pending:
-            name = pending.pop()
+        def open_dir(below: str) -> _Dir:
+            node = _walk(path, below, [base], follow=True, confined=True)
             if not isinstance(node, _Dir):
                 raise FileError(FileErrorKind.NOT_A_DIRECTORY, path, "not a directory")
-            if name in ("", "."):
-                continue
-            if name == "..":
-                if len(directories) > 1:
-                    directories.pop()
-                node = directories[-1]
-                continue
-            child = node.entries.get(name)
-            if child is None:
-                raise FileError(FileErrorKind.NOT_FOUND, path, "no such file or directory")
-            if isinstance(child, _Link) and (follow or pending):
-                followed += 1
-                if followed > MAX_SYMLINKS:
-                    raise FileError(FileErrorKind.OTHER, path, LOOP_REASON)
-                if child.target.startswith("/"):
-                    del directories[1:]
-                node = directories[-1]
-                pending.extend(child.target.split("/")[::-1])
-                continue
-            if isinstance(child, _Dir):
-                directories.append(child)
-            node = child
-        return node
+            return node
+
+        def make_dir(parent: _Dir, name: str) -> None:
+            if name not in (".", "..") and name not in parent.entries:
+                now = self._now_ns()
+                parent.entries[name] = _Dir(now)
+                parent.mtime_ns = now
+
+        return open_creating(folder, open_dir, make_dir, lambda directory: None)
+
+    def _lookup(self, path: str, within: str, *, follow: bool) -> _Node:
+        """The node `path` names below `within` (a final symlink followed when `follow`)."""
+        relative = beneath(path, within)
+        return _walk(path, relative, [self._folder(path, within)], follow=follow, confined=True)
+
+
+def _walk(
+    path: str, relative: str, directories: list[_Dir], *, follow: bool, confined: bool
+) -> _Node:
+    """The node `relative` names from `directories[-1]`, walked as the kernel walks.
+
+    `directories` are the directories walked through, the start first; `confined` makes `..`
+    above the start and absolute symlinks OUTSIDE (else they go to the root). Errors name `path`.
+    """
+    node: _Node = directories[-1]
+    pending = relative.split("/")[::-1]  # a stack: the next name is last
+    followed = 0
+    while pending:
+        name = pending.pop()
+        if not isinstance(node, _Dir):
+            raise FileError(FileErrorKind.NOT_A_DIRECTORY, path, "not a directory")
+        if name in ("", "."):
+            continue
+        if name == "..":
+            if len(directories) > 1:
+                directories.pop()
+            elif confined:
+                raise FileError(FileErrorKind.OUTSIDE, path, "`..` leads out")
+            node = directories[-1]
+            continue
+        child = node.entries.get(name)
+        if child is None:
+            raise FileError(FileErrorKind.NOT_FOUND, path, "no such file or directory")
+        if isinstance(child, _Link) and (follow or pending):
+            followed += 1
+            if followed > MAX_SYMLINKS:
+                raise FileError(FileErrorKind.LOOP, path, LOOP_REASON)
+            if child.target.startswith("/"):
+                if confined:
+                    raise FileError(FileErrorKind.OUTSIDE, path, "an absolute symlink leads out")
+                del directories[1:]
+            node = directories[-1]
+            pending.extend(child.target.split("/")[::-1])
+            continue
+        if isinstance(child, _Dir):
+            directories.append(child)
+        node = child
+    return node
+
+
+@final
+class _Cursor:
+    """A `Cursor` over the in-memory directories for `resolve_path`."""
+
+    __slots__ = ("_directories",)
+
+    def __init__(self, root: _Dir) -> None:
+        self._directories = [root]
+
+    def enter(self, name: str) -> str | Literal["directory", "missing"]:
+        child = self._directories[-1].entries.get(name)
+        if isinstance(child, _Link):
+            return child.target
+        if isinstance(child, _Dir):
+            self._directories.append(child)
+            return "directory"
+        return "missing"
+
+    def leave(self) -> None:
+        if len(self._directories) > 1:
+            self._directories.pop()
+
+    def to_root(self) -> None:
+        del self._directories[1:]
 
 
 def _file_stat(path: str, node: _Node) -> FileStat:

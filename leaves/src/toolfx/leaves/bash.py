@@ -90,11 +90,11 @@ def bash_tool(
             message = f"timeout must be a positive number of seconds, not {timeout:g}"
             return Failure(ToolFailure.of(ErrorCode.INVALID_ARGS, message))
         timeout = min(timeout, max_timeout)
-        where = await workspace.resolve(ctx, args.get("cwd", "."))
+        where = await workspace.resolve(ctx, args.get("cwd", "."), argument="cwd")
         if isinstance(where, ToolFailure):
             return Failure(where)
         try:
-            stat = await ctx.runtime.files.stat(where.path)
+            stat = await ctx.runtime.files.stat(where.path, within=where.within)
         except FileError as error:
             return Failure(file_failure(error, where.shown))
         if stat.kind != "directory":

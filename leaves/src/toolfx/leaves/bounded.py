@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import final
 
-from toolfx.core import ToolRunContext
+from toolfx.core import FileError, FileErrorKind, ToolRunContext
 from toolfx.leaves.workspace import OutputLimits, Workspace
 
 __all__ = ["BoundedText", "bound_text", "cut_text"]
@@ -48,15 +48,36 @@ async def bound_text(ctx: ToolRunContext, workspace: Workspace, text: str) -> Bo
     shown, total_lines, total_bytes = cut_text(text, workspace.limits)
     if shown is text:
         return BoundedText(text, False, total_lines, total_bytes)
-    name = _UNSAFE.sub("_", ctx.call_id)[:80] or "output"
-    saved = posixpath.join(workspace.state_dir, "outputs", f"{name}.txt")
-    await ctx.runtime.files.write_bytes(saved, text.encode("utf-8", "surrogatepass"))
-    where = posixpath.relpath(saved, workspace.root)
+    saved = await _save(ctx, workspace.state_dir, text)
     shown_lines = len(shown.splitlines())
-    note = (
+    cut = (
         f"\n[output cut: showing {shown_lines} of {total_lines} lines "
         f"({len(shown.encode('utf-8', 'surrogatepass'))} of {total_bytes} bytes). "
-        f"The whole output is saved at {where}: read it with `read` (offset and limit) "
-        "or search it with `grep`.]"
     )
-    return BoundedText(shown + note, True, total_lines, total_bytes, where)
+    if saved is None:
+        note = cut + "The whole output was not saved.]"
+    else:
+        note = cut + (
+            f"The whole output is saved at {saved}: read it with `read` (offset and limit) "
+            "or search it with `grep`.]"
+        )
+    return BoundedText(shown + note, True, total_lines, total_bytes, saved)
+
+
+async def _save(ctx: ToolRunContext, state_dir: str | None, text: str) -> str | None:
+    """Where `text` was saved in the state folder (created when missing); None if it was not."""
+    if state_dir is None:
+        return None
+    name = _UNSAFE.sub("_", ctx.call_id)[:80] or "output"
+    saved = posixpath.join(state_dir, "outputs", f"{name}.txt")
+    data = text.encode("utf-8", "surrogatepass")
+    within = state_dir
+    while True:  # a missing state folder is made below its nearest existing ancestor
+        try:
+            await ctx.runtime.files.write_bytes(saved, data, within=within)
+        except FileError as error:
+            if error.kind is not FileErrorKind.NOT_FOUND or within == "/":
+                return None
+            within = posixpath.dirname(within)
+            continue
+        return saved

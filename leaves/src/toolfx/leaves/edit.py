@@ -27,7 +27,7 @@ from toolfx.leaves.diffs import (
     diff_result_card,
     pending_diff_card,
 )
-from toolfx.leaves.file_changes import commit, current_text
+from toolfx.leaves.file_changes import bounded_change, commit, current_text, file_target
 from toolfx.leaves.workspace import OutputLimits, Workspace
 
 __all__ = ["EditArgs", "EditOutput", "edit_tool"]
@@ -65,6 +65,8 @@ def edit_tool(workspace: Workspace) -> ToolDefinition[EditArgs, EditOutput]:
         where = await workspace.resolve(ctx, args["path"])
         if isinstance(where, ToolFailure):
             return Failure(where)
+        if (not_a_file := file_target(where, args["path"])) is not None:
+            return Failure(not_a_file)
         loaded = await current_text(ctx, where)
         if isinstance(loaded, ToolFailure):
             return Failure(loaded)
@@ -82,7 +84,8 @@ def edit_tool(workspace: Workspace) -> ToolDefinition[EditArgs, EditOutput]:
             return Failure(written)
         diffing = functools.partial(context_diff, where.shown, loaded.text, text)
         diff = _bounded(await ctx.runtime.run_blocking(diffing), workspace.limits)
-        return Success(EditOutput(where.shown, count, diff, changed_lines(loaded.text, text)))
+        change = bounded_change(changed_lines(loaded.text, text), workspace.limits)
+        return Success(EditOutput(where.shown, count, diff, change))
 
     return define_leaf(
         name="edit",

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import final
 
 from toolfx.core import (
+    ErrorCode,
     FileError,
     FileErrorKind,
     FileStat,
@@ -15,10 +16,12 @@ from toolfx.core import (
     ToolFailure,
     ToolRunContext,
 )
+from toolfx.leaves.bounded import cut_text
+from toolfx.leaves.diffs import ChangedLines
 from toolfx.leaves.text_files import decode_text, file_failure
-from toolfx.leaves.workspace import ResolvedPath, Workspace
+from toolfx.leaves.workspace import OutputLimits, ResolvedPath, Workspace
 
-__all__ = ["EDIT", "TextFile", "commit", "current_text"]
+__all__ = ["EDIT", "TextFile", "bounded_change", "commit", "current_text", "file_target"]
 
 EDIT = "edit"
 """The permission every file mutation asks for, with the path as its pattern."""
@@ -33,6 +36,28 @@ class TextFile:
     text: str
 
 
+def file_target(where: ResolvedPath, path: str) -> ToolFailure | None:
+    """An INVALID_ARGS failure when `path` (resolved to `where`) can only name a folder."""
+    if not where.path.endswith("/") and where.relative != ".":
+        return None
+    return ToolFailure.of(
+        ErrorCode.INVALID_ARGS,
+        f"path {path} names a folder (it ends in `/`, `.` or `..`); give a file's path",
+    )
+
+
+def bounded_change(change: ChangedLines, limits: OutputLimits) -> ChangedLines:
+    """`change` with each side cut to the output limits (a card never carries a whole file)."""
+
+    def cut(text: str) -> str:
+        shown, total_lines, _ = cut_text(text, limits)
+        if shown is text:
+            return text
+        return f"{shown}[cut at {len(shown.splitlines())} of {total_lines} lines]\n"
+
+    return ChangedLines(None if change.before is None else cut(change.before), cut(change.after))
+
+
 async def current_text(
     ctx: ToolRunContext, where: ResolvedPath, *, binary: str = "only text files can be changed"
 ) -> TextFile | ToolFailure | None:
@@ -40,12 +65,12 @@ async def current_text(
     `binary` ends the failure for a binary file."""
     files = ctx.runtime.files
     try:
-        stat = await _stat_or_none(files, where.path)
+        stat = await _stat_or_none(files, where)
         if stat is None:
             return None
         if stat.kind != "file":
             return ToolFailure(f"{where.shown} is a {stat.kind}, not a file")
-        data = await files.read_bytes(where.path)
+        data = await files.read_bytes(where.path, within=where.within)
     except FileError as error:
         return file_failure(error, where.shown)
     text = decode_text(data)
@@ -75,22 +100,22 @@ async def commit(
         return corrected
     files = ctx.runtime.files
     try:
-        if await _stat_or_none(files, where.path) != (None if loaded is None else loaded.stat):
+        if await _stat_or_none(files, where) != (None if loaded is None else loaded.stat):
             return ToolFailure(
                 f"{where.shown} changed on disk while the {verb} waited; nothing was written. "
                 "Read it again, then retry."
             )
-        await files.write_bytes(where.path, text.encode("utf-8"))
-        stat = await files.stat(where.path)
+        await files.write_bytes(where.path, text.encode("utf-8"), within=where.within)
+        stat = await files.stat(where.path, within=where.within)
     except FileError as error:
         return file_failure(error, where.shown)
     workspace.note_read(stat)
     return stat
 
 
-async def _stat_or_none(files: FileSystem, path: str) -> FileStat | None:
+async def _stat_or_none(files: FileSystem, where: ResolvedPath) -> FileStat | None:
     try:
-        return await files.stat(path)
+        return await files.stat(where.path, within=where.within)
     except FileError as error:
         if error.kind is FileErrorKind.NOT_FOUND:
             return None

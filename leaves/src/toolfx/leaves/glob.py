@@ -69,7 +69,7 @@ def glob_tool(
             matcher = glob_regex(pattern)
         except PatternError as error:
             return Failure(ToolFailure.of(ErrorCode.INVALID_ARGS, str(error)))
-        found = await files_to_search(ctx, workspace, args.get("path", "."), max_entries)
+        found = await files_to_search(ctx, workspace, args.get("path", "."), "glob", max_entries)
         if isinstance(found, ToolFailure):
             return Failure(found)
         paths = [

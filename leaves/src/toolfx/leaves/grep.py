@@ -105,7 +105,9 @@ def grep_tool(
             wanted = glob_regex(include, "include")
         except PatternError as error:
             return Failure(ToolFailure.of(ErrorCode.INVALID_ARGS, str(error)))
-        found = await files_to_search(ctx, workspace, args.get("path", "."), bounds.max_entries)
+        found = await files_to_search(
+            ctx, workspace, args.get("path", "."), "grep", bounds.max_entries
+        )
         if isinstance(found, ToolFailure):
             return Failure(found)
         kept = await files_matching(ctx, wanted, found.files, on_path="/" in include)
@@ -233,7 +235,9 @@ class _Search:
 async def _text_of(ctx: ToolRunContext, file: FoundFile) -> bytes | None:
     """The file's bytes; None for a binary file or one that cannot be read (or grew too large)."""
     try:
-        data = await ctx.runtime.files.read_bytes(file.path, MAX_FILE_BYTES + 1)
+        data = await ctx.runtime.files.read_bytes(
+            file.path, within=file.within, limit=MAX_FILE_BYTES + 1
+        )
     except FileError:
         return None
     return None if len(data) > MAX_FILE_BYTES or decode_text(data) is None else data

@@ -56,8 +56,9 @@ class Permissions:
         listed = ", ".join(asked)
         if action == "deny":
             raise PermissionDeclined(permission, f"a rule denies {listed}")
+        remembered = asked if always is None else tuple(always)
         request = ApprovalRequest(
-            ctx.call_id, ctx.name, ctx.agent, permission, asked, reason, ctx.arguments
+            ctx.call_id, ctx.name, ctx.agent, permission, asked, reason, ctx.arguments, remembered
         )
         reply = await ctx.runtime.approve(request, ctx.signal)
         if isinstance(reply, RejectedWithFeedback):
@@ -68,7 +69,7 @@ class Permissions:
         if reply == "allowed-once":
             return None
         if reply == "allowed-always":
-            self.remember(permission, asked if always is None else always)
+            self.remember(permission, remembered)
             return None
         if reply == "cancelled":
             raise Cancelled(ctx.signal.reason or "the approval was cancelled")

@@ -12,7 +12,6 @@ from returns.result import Failure, Result, Success
 from toolfx.core import (
     ErrorCode,
     FileError,
-    FileErrorKind,
     TextBlock,
     ToolDefinition,
     ToolFailure,
@@ -26,8 +25,8 @@ from toolfx.core.presentation import (
     ToolCallView,
 )
 from toolfx.leaves.cards import define_leaf
-from toolfx.leaves.file_changes import current_text
-from toolfx.leaves.text_files import cut_line, file_failure
+from toolfx.leaves.read_window import read_window
+from toolfx.leaves.text_files import file_failure
 from toolfx.leaves.workspace import Workspace
 
 __all__ = ["ReadArgs", "ReadLine", "ReadOutput", "read_tool"]
@@ -56,7 +55,8 @@ class ReadOutput:
     path: str
     offset: int
     lines: tuple[ReadLine, ...]
-    total_lines: int
+    total_lines: int | None
+    """None when the file goes on too far past the window to be counted."""
     next_offset: int | None
 
 
@@ -67,21 +67,26 @@ def read_tool(workspace: Workspace) -> ToolDefinition[ReadArgs, ReadOutput]:
         offset, limit = args.get("offset", 1), args.get("limit", workspace.limits.max_lines)
         if offset < 1 or limit < 1:
             return Failure(ToolFailure.of(ErrorCode.INVALID_ARGS, "offset and limit start at 1"))
-        where = await workspace.resolve(ctx, args["path"])
+        where = await workspace.resolve(ctx, args["path"], reading=True)
         if isinstance(where, ToolFailure):
             return Failure(where)
-        loaded = await current_text(ctx, where, binary="read refuses it")
-        if loaded is None:
-            missing = FileError(FileErrorKind.NOT_FOUND, where.path, "no such file")
-            return Failure(file_failure(missing, where.shown))
-        if isinstance(loaded, ToolFailure):
-            return Failure(loaded)
-        workspace.note_read(loaded.stat)
-        all_lines = loaded.text.splitlines()
-        window = _window(all_lines, offset, limit, workspace)
-        after = offset + len(window)
-        next_offset = after if after <= len(all_lines) else None
-        return Success(ReadOutput(where.shown, offset, window, len(all_lines), next_offset))
+        refused = await workspace.permit(ctx, "read", where)
+        if refused is not None:
+            return Failure(refused)
+        files = ctx.runtime.files
+        try:
+            stat = await files.stat(where.path, within=where.within)
+            if stat.kind != "file":
+                return Failure(ToolFailure(f"{where.shown} is a {stat.kind}, not a file"))
+            window = await read_window(files, where, offset, limit, workspace.limits)
+        except FileError as error:
+            return Failure(file_failure(error, where.shown))
+        if window is None:
+            return Failure(ToolFailure(f"{where.shown} is a binary file; read refuses it"))
+        workspace.note_read(stat)
+        shown = tuple(ReadLine(number, text) for number, text in window.lines)
+        next_offset = offset + len(shown) if window.more else None
+        return Success(ReadOutput(where.shown, offset, shown, window.total_lines, next_offset))
 
     return define_leaf(
         name="read",
@@ -99,29 +104,15 @@ def read_tool(workspace: Workspace) -> ToolDefinition[ReadArgs, ReadOutput]:
     )
 
 
-def _window(
-    lines: list[str], offset: int, limit: int, workspace: Workspace
-) -> tuple[ReadLine, ...]:
-    limits = workspace.limits
-    kept: list[ReadLine] = []
-    size = 0
-    for number, line in enumerate(lines[offset - 1 : offset - 1 + limit], start=offset):
-        shown = cut_line(line, limits.max_line_chars)
-        size += len(shown.encode("utf-8", "surrogatepass")) + 8
-        if kept and size > limits.max_bytes:
-            break
-        kept.append(ReadLine(number, shown))
-    return tuple(kept)
-
-
 def _render(args: ReadArgs, out: ReadOutput) -> tuple[TextBlock, ...]:
     body = "\n".join(f"{line.number:>6}\t{line.text}" for line in out.lines)
+    count = "more lines" if out.total_lines is None else f"{out.total_lines} lines"
     if not out.lines:
-        body = f"({out.path} has {out.total_lines} lines; nothing at line {out.offset})"
+        body = f"({out.path} has {count}; nothing at line {out.offset})"
     elif out.next_offset is not None:
         last = out.lines[-1].number
         body += (
-            f"\n\n({out.path} has {out.total_lines} lines; this shows {out.offset}-{last}. "
+            f"\n\n({out.path} has {count}; this shows {out.offset}-{last}. "
             f"Read on with offset={out.next_offset}.)"
         )
     return (TextBlock(body),)
@@ -132,7 +123,7 @@ def _card(args: ReadArgs, out: ReadOutput) -> ReadResultCard:
         path=out.path,
         offset=out.offset,
         lines=tuple(ReadFileLine(line.number, line.text) for line in out.lines),
-        total_lines=out.total_lines,
+        total_lines=out.lines[-1].number if out.total_lines is None else out.total_lines,
         title=f"Read {out.path}",
         lang=_language(out.path),
     )

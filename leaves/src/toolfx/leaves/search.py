@@ -1,9 +1,11 @@
 """What the search leaves share: the files below a search root, newest first, and cancellation.
 
-The walk skips `.git`, `.toolfx` and the workspace's state folder, never enters a symlinked
-folder, and keeps a symlinked file only when it resolves to a file inside the workspace or the
-search root (so a search cannot read outside what was allowed). A folder that cannot be listed
-is skipped; only the search root's own errors are reported.
+The walk skips `.git`, never enters a symlinked folder, and keeps a symlinked file only when it
+leads to a file below the folder the search is confined to (the workspace root, or the approved
+folder): every listing and stat goes through the file system `within` that folder, so a folder
+swapped for a symlink meanwhile is refused, never followed out. Names that are not UTF-8 are
+left out. A folder that cannot be listed is skipped; only the search root's own errors are
+reported.
 """
 
 from __future__ import annotations
@@ -32,8 +34,8 @@ __all__ = [
     "search_title",
 ]
 
-SKIPPED_FOLDERS: Final = frozenset({".git", ".toolfx"})
-"""Folder names a search never enters (besides the workspace's state folder)."""
+SKIPPED_FOLDERS: Final = frozenset({".git"})
+"""Folder names a search never enters."""
 
 CHECKPOINT_EVERY: Final = 32
 """How many folders or files a search goes through between two checkpoints."""
@@ -45,13 +47,15 @@ MATCH_SLICE: Final = 1000
 @final
 @dataclass(frozen=True, slots=True)
 class FoundFile:
-    """A file found: its path, how to show it, its path below the search root, size and mtime."""
+    """A file found: its path, how to show it, its path below the search root, size, mtime,
+    and the folder reading it is confined to."""
 
     path: str
     shown: str
     relative: str
     size: int
     mtime_ns: int
+    within: str
 
 
 @final
@@ -85,34 +89,37 @@ async def keep_going(ctx: ToolRunContext, step: int) -> None:
 
 
 async def files_to_search(
-    ctx: ToolRunContext, workspace: Workspace, path: str, max_entries: int
+    ctx: ToolRunContext, workspace: Workspace, path: str, permission: str, max_entries: int
 ) -> Found | ToolFailure:
-    """The files at or below `path` (outside the workspace: asked first), newest first.
+    """The files at or below `path` (outside the workspace: asked first), newest first, once
+    `permission` (allowed unless a rule says otherwise) is granted for `path`.
 
     The walk looks at no more than `max_entries` folder entries; past them it stops and says so.
     """
-    where = await workspace.resolve(ctx, path)
+    where = await workspace.resolve(ctx, path, reading=True)
     if isinstance(where, ToolFailure):
         return where
+    refused = await workspace.permit(ctx, permission, where)
+    if refused is not None:
+        return refused
     try:
-        top = await ctx.runtime.files.stat(where.path)
+        top = await ctx.runtime.files.stat(where.path, within=where.within)
     except FileError as error:
         return file_failure(error, where.shown)
     if top.kind == "file":
         name = posixpath.basename(where.path)
-        return Found((FoundFile(where.path, where.shown, name, top.size, top.mtime_ns),))
+        found_file = FoundFile(where.path, where.shown, name, top.size, top.mtime_ns, where.within)
+        return Found((found_file,))
     if top.kind != "directory":
         return ToolFailure(f"{where.shown} is neither a file nor a folder")
-    found, stopped = await _walk(ctx, workspace, where, max_entries)
+    found, stopped = await _walk(ctx, where, max_entries)
     return Found(tuple(sorted(found, key=lambda file: (-file.mtime_ns, file.shown))), stopped)
 
 
 async def _walk(
-    ctx: ToolRunContext, workspace: Workspace, top: ResolvedPath, max_entries: int
+    ctx: ToolRunContext, top: ResolvedPath, max_entries: int
 ) -> tuple[list[FoundFile], str | None]:
     files = ctx.runtime.files
-    state_dir = await files.resolve(workspace.state_dir)
-    inside = (await files.resolve(workspace.root), top.path)
     found: list[FoundFile] = []
     pending = [""]  # folders below the top, relative to it
     visited = seen = 0
@@ -122,7 +129,7 @@ async def _walk(
         await keep_going(ctx, visited)
         folder = pending.pop()
         try:
-            entries = await files.list_dir(posixpath.join(top.path, folder))
+            entries = await files.list_dir(posixpath.join(top.path, folder), within=top.within)
         except FileError:
             continue
         if seen + len(entries) > max_entries:
@@ -131,30 +138,41 @@ async def _walk(
         seen += len(entries)
         for entry in entries:
             name = posixpath.basename(entry.path)
+            if not _is_utf8(name):
+                continue
             relative = posixpath.join(folder, name) if folder else name
             if entry.kind == "directory":
-                if stopped is None and name not in SKIPPED_FOLDERS and entry.path != state_dir:
+                if stopped is None and name not in SKIPPED_FOLDERS:
                     pending.append(relative)
                 continue
-            stat = entry if entry.kind == "file" else await _linked_file(ctx, entry, inside)
+            stat = entry if entry.kind == "file" else await _linked_file(ctx, entry, top.within)
             if stat is not None:
                 shown = _shown(top, relative)
-                found.append(FoundFile(entry.path, shown, relative, stat.size, stat.mtime_ns))
+                found.append(
+                    FoundFile(stat.path, shown, relative, stat.size, stat.mtime_ns, top.within)
+                )
     return found, stopped
 
 
-async def _linked_file(
-    ctx: ToolRunContext, entry: FileStat, inside: tuple[str, ...]
-) -> FileStat | None:
-    """The stat of the file a symlink resolves to, if it is a file inside one of `inside`."""
+def _is_utf8(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+async def _linked_file(ctx: ToolRunContext, entry: FileStat, within: str) -> FileStat | None:
+    """The stat of the file a symlink leads to (by its resolved path), if it is below `within`;
+    the stat goes through `within`, so a link swapped meanwhile is refused, not followed."""
     if entry.kind != "symlink":
         return None
     files = ctx.runtime.files
     try:
         real = await files.resolve(entry.path)
-        if not any(is_inside(real, root) for root in inside):
+        if not is_inside(real, within):
             return None
-        stat = await files.stat(real)
+        stat = await files.stat(real, within=within)
     except FileError:
         return None
     return stat if stat.kind == "file" else None

@@ -33,11 +33,17 @@ _REASONS = {
     FileErrorKind.NOT_A_DIRECTORY: "has a file where a directory is expected",
     FileErrorKind.IS_A_DIRECTORY: "is a directory",
     FileErrorKind.PERMISSION: "cannot be accessed (permission denied)",
-    FileErrorKind.INVALID_PATH: "is not a valid path",
+    FileErrorKind.OUTSIDE: (
+        "resolves outside the folder it is confined to, through a symlink or `..`; "
+        "nothing was read or written"
+    ),
+    FileErrorKind.LOOP: "is a symlink loop (more than 40 symlinks to follow); nothing was done",
 }
 
 
 def file_failure(error: FileError, shown: str) -> ToolFailure:
     """A file error as the typed failure the model reads, naming the path as it was shown."""
-    reason = _REASONS.get(error.kind, error.reason)
+    reason = _REASONS.get(error.kind, f"cannot be used: {error.reason}")
+    if error.kind is FileErrorKind.INVALID_PATH:
+        reason = f"is not a valid path: it {error.reason}"
     return ToolFailure.of(ErrorCode.TOOL_ERROR, f"{shown} {reason}", {"kind": str(error.kind)})

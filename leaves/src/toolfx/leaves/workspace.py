@@ -2,15 +2,37 @@
 
 from __future__ import annotations
 
+import hashlib
 import posixpath
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import final
+from typing import Final, final
 
-from toolfx.core import FileStat, ToolFailure, ToolRunContext
+from toolfx.core import ErrorCode, FileError, FileStat, ToolFailure, ToolRunContext
 from toolfx.core.cell import AtomicCell
 from toolfx.leaves.permissions import Permissions
+from toolfx.leaves.text_files import file_failure
 
-__all__ = ["EXTERNAL_DIRECTORY", "OutputLimits", "ResolvedPath", "Workspace", "is_inside"]
+__all__ = [
+    "EXTERNAL_DIRECTORY",
+    "MAX_PATH_BYTES",
+    "MAX_PATH_NAMES",
+    "OutputLimits",
+    "ResolvedPath",
+    "Workspace",
+    "is_inside",
+    "path_limits",
+    "state_folder",
+]
+
+MAX_PATH_BYTES: Final = 4096
+"""The longest path argument accepted, in UTF-8 bytes."""
+
+MAX_PATH_NAMES: Final = 256
+"""The most names (components) a path argument may have."""
+
+_UNSAFE_NAME = re.compile(r"[^A-Za-z0-9_.-]")
 
 EXTERNAL_DIRECTORY = "external_directory"
 """The permission a path outside the workspace root asks for."""
@@ -19,6 +41,43 @@ EXTERNAL_DIRECTORY = "external_directory"
 def is_inside(path: str, folder: str) -> bool:
     """Whether the normalized absolute `path` is `folder` or below it."""
     return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+def path_limits(argument: str, path: str) -> ToolFailure | None:
+    """An INVALID_ARGS failure naming `argument` when `path` is over a limit, has a NUL or is
+    not valid UTF-8 (a lone surrogate); None when it is fine. Linear in the path's length."""
+    problem = None
+    if "\0" in path:
+        problem = f"contains a NUL character (at {path.index(chr(0))})"
+    else:
+        try:
+            size = len(path.encode("utf-8"))
+        except UnicodeEncodeError as error:
+            problem = f"is not valid UTF-8 (a lone surrogate at {error.start})"
+        else:
+            names = sum(1 for name in path.split("/") if name)
+            if size > MAX_PATH_BYTES:
+                problem = f"is {size} bytes long; at most {MAX_PATH_BYTES} are allowed"
+            elif names > MAX_PATH_NAMES:
+                problem = f"has {names} names; at most {MAX_PATH_NAMES} are allowed"
+    if problem is None:
+        return None
+    return ToolFailure.of(ErrorCode.INVALID_ARGS, f"{argument} {problem}")
+
+
+def state_folder(root: str, environ: Mapping[str, str]) -> str:
+    """The workspace's own folder under the user's state directory (`XDG_STATE_HOME`, else
+    `~/.local/state`): `toolfx/<name>-<hash of the root>`. ValueError when neither is set."""
+    base = environ.get("XDG_STATE_HOME", "")
+    if not posixpath.isabs(base):
+        home = environ.get("HOME", "")
+        if not posixpath.isabs(home):
+            raise ValueError("no state directory: set XDG_STATE_HOME or HOME to an absolute path")
+        base = posixpath.join(home, ".local", "state")
+    folder = posixpath.normpath(root)
+    name = _UNSAFE_NAME.sub("_", posixpath.basename(folder))[:40] or "root"
+    digest = hashlib.sha256(folder.encode("utf-8", "surrogateescape")).hexdigest()[:12]
+    return posixpath.join(posixpath.normpath(base), "toolfx", f"{name}-{digest}")
 
 
 @final
@@ -34,10 +93,14 @@ class OutputLimits:
 @final
 @dataclass(frozen=True, slots=True)
 class ResolvedPath:
-    """A path with every symlink resolved, and its form relative to the root when inside."""
+    """A path with every symlink resolved, its form relative to the root when inside, and the
+    folder every file operation on it is confined to (`within=`)."""
 
     path: str
+    """The resolved absolute path (ending in `/` when the argument named a folder that way)."""
     relative: str | None
+    within: str
+    """The workspace root for an inside path; the approved folder (or the state folder)."""
 
     @property
     def shown(self) -> str:
@@ -68,35 +131,77 @@ class Workspace:
     ) -> None:
         if not posixpath.isabs(root):
             raise ValueError(f"the workspace root must be an absolute path, not {root!r}")
+        if state_dir is not None and not posixpath.isabs(state_dir):
+            raise ValueError(f"the state folder must be an absolute path, not {state_dir!r}")
         self.root = posixpath.normpath(root)
         self.permissions = Permissions() if permissions is None else permissions
-        self.state_dir = posixpath.join(self.root, ".toolfx") if state_dir is None else state_dir
+        self.state_dir = None if state_dir is None else posixpath.normpath(state_dir)
+        """Where cut outputs are saved (see `state_folder`); None: they are not saved."""
         self.limits = OutputLimits() if limits is None else limits
         self._reads: AtomicCell[dict[str, _Stamp]] = AtomicCell({})
 
     def __repr__(self) -> str:
         return f"Workspace({self.root!r})"
 
-    async def resolve(self, ctx: ToolRunContext, path: str) -> ResolvedPath | ToolFailure:
+    async def resolve(
+        self, ctx: ToolRunContext, path: str, *, argument: str = "path", reading: bool = False
+    ) -> ResolvedPath | ToolFailure:
         """Resolve `path` (relative to the root) through symlinks; outside the root, ask first.
 
-        Returns the resolved path, or the user's corrected failure; a refusal raises
-        `PermissionDeclined` (see `Permissions.require`).
+        The limits come first (an INVALID_ARGS failure naming `argument`). A path inside the
+        state folder needs no approval when `reading`. Returns the resolved path, or the
+        failure to give the model; a refusal raises `PermissionDeclined`.
         """
+        limited = path_limits(argument, path)
+        if limited is not None:
+            return limited
         files = ctx.runtime.files
         joined = path if posixpath.isabs(path) else posixpath.join(self.root, path)
-        real, root = await files.resolve(joined), await files.resolve(self.root)
+        try:
+            real, root = await files.resolve(joined), await files.resolve(self.root)
+            state = None if self.state_dir is None else await files.resolve(self.state_dir)
+        except FileError as error:
+            return file_failure(error, path)
+        trail = "/" if path.rpartition("/")[2] in ("", ".", "..") and real != "/" else ""
         if is_inside(real, root):
-            return ResolvedPath(real, posixpath.relpath(real, root))
-        folder = posixpath.join(posixpath.dirname(real), "*")
+            relative = posixpath.relpath(real, root)
+            if relative == ".":
+                return ResolvedPath(real, relative, root)
+            return ResolvedPath(real + trail, relative + trail, root)
+        if reading and state is not None and is_inside(real, state):
+            return ResolvedPath(real + trail, None, state)
+        return await self._outside(ctx, path, real, trail)
+
+    async def _outside(
+        self, ctx: ToolRunContext, path: str, real: str, trail: str
+    ) -> ResolvedPath | ToolFailure:
+        """Ask `external_directory` for `real`; "always" remembers a file, or a folder and
+        what is below it (never a parent's tree, never a sibling sharing its prefix)."""
+        parent = posixpath.dirname(real)
+        try:
+            found = await ctx.runtime.files.stat(real, within=parent)
+        except FileError:
+            found = None
+        is_folder = found is not None and found.kind == "directory"
+        always = (real, posixpath.join(real, "*")) if is_folder else (real,)
         failure = await self.permissions.require(
             ctx,
             EXTERNAL_DIRECTORY,
             (real,),
             f"{path} resolves to {real}, outside the workspace {self.root}",
-            always=(folder,),
+            always=always,
         )
-        return ResolvedPath(real, None) if failure is None else failure
+        if failure is not None:
+            return failure
+        return ResolvedPath(real + trail, None, real if is_folder else parent)
+
+    async def permit(
+        self, ctx: ToolRunContext, permission: str, where: ResolvedPath
+    ) -> ToolFailure | None:
+        """Consult `permission` for `where` as shown (allowed unless a rule says otherwise)."""
+        return await self.permissions.require(
+            ctx, permission, (where.shown,), f"{permission} {where.shown}", default="allow"
+        )
 
     def note_read(self, stat: FileStat) -> None:
         """Remember the file as this session last saw it (read, written or edited)."""

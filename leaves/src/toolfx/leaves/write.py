@@ -18,7 +18,7 @@ from toolfx.core.json_render import plural
 from toolfx.core.presentation import DiffResultCard, ToolCallView
 from toolfx.leaves.cards import define_leaf
 from toolfx.leaves.diffs import ChangedLines, changed_lines, diff_result_card, pending_diff_card
-from toolfx.leaves.file_changes import commit, current_text
+from toolfx.leaves.file_changes import bounded_change, commit, current_text, file_target
 from toolfx.leaves.workspace import Workspace
 
 __all__ = ["WriteArgs", "WriteOutput", "write_tool"]
@@ -49,6 +49,8 @@ def write_tool(workspace: Workspace) -> ToolDefinition[WriteArgs, WriteOutput]:
         where = await workspace.resolve(ctx, args["path"])
         if isinstance(where, ToolFailure):
             return Failure(where)
+        if (not_a_file := file_target(where, args["path"])) is not None:
+            return Failure(not_a_file)
         loaded = await current_text(ctx, where)
         if isinstance(loaded, ToolFailure):
             return Failure(loaded)
@@ -63,7 +65,7 @@ def write_tool(workspace: Workspace) -> ToolDefinition[WriteArgs, WriteOutput]:
                 created=loaded is None,
                 bytes_written=written.size,
                 lines=len(content.splitlines()),
-                change=changed_lines(old, content),
+                change=bounded_change(changed_lines(old, content), workspace.limits),
             )
         )
 

@@ -3,7 +3,8 @@ catalog they make for one workspace, and its schemas in the forms models are giv
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import os
+from collections.abc import Callable, Mapping, Sequence
 from importlib.metadata import entry_points
 from typing import Any, Final, Literal
 
@@ -32,8 +33,9 @@ __all__ = [
 GROUP: Final = "toolfx.tools"
 """The entry point group tool providers register under."""
 
-ToolProvider = Callable[[str, JsonValue], Sequence[ToolDefinition[Any, Any]]]
-"""A provider: the tools over a workspace root (absolute), under permission rules (JSON)."""
+ToolProvider = Callable[[str, JsonValue, Mapping[str, str]], Sequence[ToolDefinition[Any, Any]]]
+"""A provider: the tools over a workspace root (absolute), under permission rules (JSON), given
+the environment (where the state folder goes)."""
 
 SchemaFormat = Literal["json", "openai", "anthropic", "gemini"]
 """How `toolfx tools` prints the schemas: toolfx's own, or a provider's tool list."""
@@ -43,8 +45,12 @@ class ProviderError(RuntimeError):
     """No provider is installed, or one failed to load or to build its tools."""
 
 
-def load_catalog(root: str, rules: JsonValue = None) -> Catalog:
+def load_catalog(
+    root: str, rules: JsonValue = None, environ: Mapping[str, str] | None = None
+) -> Catalog:
     """Every installed provider's tools over `root` under `rules`, in one catalog.
+
+    `environ` (default: this process's environment) is handed to each provider.
 
     Providers are taken in the order of their entry point names; one that refuses the root or
     the rules (a ValueError) is a `ProviderError` naming it.
@@ -56,7 +62,7 @@ def load_catalog(root: str, rules: JsonValue = None) -> Catalog:
     for point in found:
         provider: ToolProvider = point.load()
         try:
-            definitions = provider(root, rules)
+            definitions = provider(root, rules, os.environ if environ is None else environ)
         except ValueError as error:
             raise ProviderError(f"the tool provider {point.name!r} refused: {error}") from None
         for definition in definitions:

@@ -1,0 +1,236 @@
+"""Check-then-use races: a separate process swaps a file or folder inside the workspace for a
+symlink to an outside folder in a tight loop while the file leaves run; not one byte may be
+read from outside, and nothing written there. Attempts per leaf and race kind come from
+TOOLFX_SECURITY_ATTEMPTS (default 50). The in-memory file system gets the same escapes,
+deterministically, by a wrapper that swaps right after the workspace's check."""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Literal, TypedDict, final
+
+import pytest
+from returns.result import Result, Success
+
+from toolfx.core import (
+    ApprovalReply,
+    ApprovalRequest,
+    Catalog,
+    FileStat,
+    FileSystem,
+    Location,
+    Output,
+    TextBlock,
+    ToolDefinition,
+    ToolExecutionResult,
+    ToolFailure,
+    ToolRunContext,
+    define_tool,
+)
+from toolfx.core.cancel import CancelSignal
+from toolfx.core.pipeline import ToolCall, execute
+from toolfx.interpreters import AnyioRuntime, MemoryFileSystem, SyncRuntime, run_anyio, run_sync
+from toolfx.leaves import Permissions, Rule, Workspace, bound_text, workspace_tools
+
+ATTEMPTS = int(os.environ.get("TOOLFX_SECURITY_ATTEMPTS", "50"))
+MARKER = "OUTSIDE-MARKER-7f3a"
+RACER = str(Path(__file__).with_name("racer.py"))
+
+Interpreter = Literal["sync", "asyncio", "trio"]
+RaceKind = Literal["file", "folder"]
+
+
+def _snapshot(folder: str) -> dict[str, tuple[bytes | str, int]]:
+    """Every entry below `folder`: file content or link target, and its mtime."""
+    seen: dict[str, tuple[bytes | str, int]] = {}
+    for top, folders, files in os.walk(folder):
+        for name in folders + files:
+            path = posixpath.join(top, name)
+            status = os.lstat(path)
+            if os.path.islink(path):
+                seen[path] = (os.readlink(path), status.st_mtime_ns)
+            elif os.path.isfile(path):
+                seen[path] = (Path(path).read_bytes(), status.st_mtime_ns)
+            else:
+                seen[path] = ("dir", status.st_mtime_ns)
+    return seen
+
+
+class Scene:
+    """A real workspace and an outside folder holding the marker, with a racer swapping."""
+
+    def __init__(self, base: Path, kind: RaceKind) -> None:
+        self.root = os.path.realpath(base / "ws")
+        self.outside = os.path.realpath(base / "outside")
+        self.state = os.path.realpath(base / "state")
+        for folder in (self.root, self.outside, self.state):
+            os.makedirs(folder)
+        for name in ("secret.txt", "f.txt", "dir/f.txt", f"dir/{MARKER}.txt"):
+            path = Path(self.outside, name)
+            path.parent.mkdir(exist_ok=True)
+            path.write_text(f"{MARKER}\n")
+        Path(self.root, "dir").mkdir()
+        Path(self.root, "dir", "f.txt").write_text("inside\n")
+        Path(self.root, "f.txt").write_text("inside\n")
+        if kind == "file":
+            self.racing = ("file", posixpath.join(self.root, "f.txt"), f"{self.outside}/secret.txt")
+        else:
+            self.racing = ("folder", posixpath.join(self.root, "dir"), f"{self.outside}/dir")
+        self.before = _snapshot(self.outside)
+        self.stop = str(base / "stop")
+
+    def race(self) -> subprocess.Popen[bytes]:
+        """Start the racing process."""
+        return subprocess.Popen([sys.executable, RACER, *self.racing, self.stop])
+
+    def end(self, racer: subprocess.Popen[bytes]) -> None:
+        """Stop the racer and wait for it."""
+        Path(self.stop).touch()
+        racer.wait(timeout=60)
+
+
+def _refuse_outside(request: ApprovalRequest) -> ApprovalReply:
+    return "rejected" if request.permission == "external_directory" else "allowed-once"
+
+
+def _run(interpreter: Interpreter, catalog: Catalog, call: ToolCall) -> ToolExecutionResult:
+    description = execute(catalog, call)
+    result: ToolExecutionResult
+    if interpreter == "sync":
+        result = run_sync(description, SyncRuntime(approvals=_refuse_outside))
+    else:
+        result = run_anyio(description, interpreter, AnyioRuntime(approvals=_refuse_outside))
+    return result
+
+
+class SaveArgs(TypedDict):
+    """The probe's argument (unused)."""
+
+    note: str
+
+
+def _saver(workspace: Workspace) -> ToolDefinition[SaveArgs, str]:
+    """A probe tool that saves a cut output, as bash does."""
+
+    async def save(args: SaveArgs, ctx: ToolRunContext) -> Result[str, ToolFailure]:
+        bounded = await bound_text(ctx, workspace, "line\n" * 5000)
+        return Success(bounded.saved_to or "")
+
+    return define_tool(
+        name="save", description="d", parameters=SaveArgs, output=Output(str), execute=save
+    )
+
+
+def _catalog(workspace: Workspace) -> Catalog:
+    location = Location()
+    for tool in workspace_tools(workspace):
+        if tool.name != "bash":
+            location.register(tool)
+    location.register(_saver(workspace))
+    return location.catalog()
+
+
+def _calls(kind: RaceKind) -> list[tuple[str, dict[str, Any]]]:
+    target = "f.txt" if kind == "file" else "dir/f.txt"
+    return [
+        ("read", {"path": target}),
+        ("write", {"path": target, "content": "written\n"}),
+        ("read", {"path": target}),  # an edit needs a read first
+        ("edit", {"path": target, "old": "inside", "new": "edited"}),
+        ("glob", {"pattern": "**/*"}),
+        ("grep", {"regex": "MARKER|inside|written"}),
+        ("save", {"note": "x"}),
+    ]
+
+
+def _texts(result: ToolExecutionResult) -> str:
+    return "".join(block.text for block in result.content if isinstance(block, TextBlock))
+
+
+@pytest.mark.parametrize("interpreter", ["sync", "asyncio", "trio"])
+@pytest.mark.parametrize("kind", ["file", "folder"])
+def test_no_byte_crosses_the_workspace_boundary_under_a_racing_process(
+    tmp_path: Path, interpreter: Interpreter, kind: RaceKind
+) -> None:
+    scene = Scene(tmp_path, kind)
+    permissions = Permissions([Rule("edit", "*", "allow")])
+    catalog = _catalog(Workspace(scene.root, permissions, state_dir=scene.state))
+    racer = scene.race()
+    leaked: list[str] = []
+    try:
+        for attempt in range(ATTEMPTS):
+            for step, (name, arguments) in enumerate(_calls(kind)):
+                call = ToolCall(f"c{attempt}-{step}", name, arguments, CancelSignal())
+                text = _texts(_run(interpreter, catalog, call))
+                if MARKER in text:
+                    leaked.append(f"{name}: {text[:200]}")
+    finally:
+        scene.end(racer)
+    assert leaked == []
+    assert _snapshot(scene.outside) == scene.before
+    assert not Path(scene.root, ".toolfx").exists()
+
+
+# the in-memory file system: the check saw the tree before the swap -----------------------------
+
+
+@final
+class StaleCheck(FileSystem):
+    """A memory file system whose `resolve` answers as if no symlink were there: what the
+    workspace's check saw before a racing process swapped a folder for a symlink."""
+
+    __slots__ = ("files",)
+
+    def __init__(self, files: MemoryFileSystem) -> None:
+        self.files = files
+
+    async def stat(self, path: str, *, within: str, follow_symlinks: bool = True) -> FileStat:
+        return await self.files.stat(path, within=within, follow_symlinks=follow_symlinks)
+
+    async def resolve(self, path: str) -> str:
+        return posixpath.normpath(path)
+
+    async def read_bytes(
+        self, path: str, *, within: str, offset: int = 0, limit: int | None = None
+    ) -> bytes:
+        return await self.files.read_bytes(path, within=within, offset=offset, limit=limit)
+
+    async def write_bytes(self, path: str, data: bytes, *, within: str) -> None:
+        await self.files.write_bytes(path, data, within=within)
+
+    async def list_dir(self, path: str, *, within: str) -> tuple[FileStat, ...]:
+        return await self.files.list_dir(path, within=within)
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments"),
+    [
+        ("read", {"path": "dir/f.txt"}),
+        ("write", {"path": "dir/f.txt", "content": "x"}),
+        ("write", {"path": "dir/new/f.txt", "content": "x"}),
+        ("glob", {"pattern": "**/*", "path": "dir"}),
+        ("grep", {"regex": "M", "path": "dir"}),
+        ("grep", {"regex": "M"}),
+        ("glob", {"pattern": "**/*"}),
+        ("save", {"note": "x"}),
+    ],
+)
+def test_a_swap_after_the_check_is_refused_in_memory(name: str, arguments: dict[str, Any]) -> None:
+    memory = MemoryFileSystem.from_files(
+        {"/ws/a.txt": "a", "/outside/f.txt": MARKER, f"/outside/{MARKER}.txt": MARKER}
+    )
+    memory.add_symlink("/ws/dir", "../outside")
+    before = memory.snapshot()
+    permissions = Permissions([Rule("edit", "*", "allow")])
+    catalog = _catalog(Workspace("/ws", permissions, state_dir="/state/ws"))
+    runtime = SyncRuntime(approvals=lambda request: "rejected", files=StaleCheck(memory))
+    result = run_sync(execute(catalog, ToolCall("c", name, arguments, CancelSignal())), runtime)
+    assert MARKER not in _texts(result)
+    after = memory.snapshot()
+    assert {path: data for path, data in after.items() if not path.startswith("/state/")} == before
+    if name in ("read", "write"):
+        assert _texts(result).startswith(f"{arguments['path']} resolves outside")
