@@ -13,17 +13,27 @@ from toolfx.leaves.globs import glob_regex
 from toolfx.leaves.grep import GrepArgs, GrepMatch, GrepOutput, grep_tool
 from toolfx.leaves.permissions import Permissions
 from toolfx.leaves.rules import Action, Rule, RuleError, decide, load_rules, matches, parse_rules
+from toolfx.leaves.sandbox import (
+    DEFAULT_HIDDEN,
+    Confined,
+    Sandbox,
+    SandboxMode,
+    SandboxUnavailable,
+    sandbox_confinement,
+)
 from toolfx.leaves.shell_words import command_prefixes
 from toolfx.leaves.tools import workspace_tools
 from toolfx.leaves.workspace import EXTERNAL_DIRECTORY, OutputLimits, ResolvedPath, Workspace
 
 __all__ = [
     "BASH",
+    "DEFAULT_HIDDEN",
     "EXTERNAL_DIRECTORY",
     "Action",
     "BashArgs",
     "BashOutput",
     "BoundedText",
+    "Confined",
     "GlobArgs",
     "GlobOutput",
     "GrepArgs",
@@ -34,6 +44,9 @@ __all__ = [
     "ResolvedPath",
     "Rule",
     "RuleError",
+    "Sandbox",
+    "SandboxMode",
+    "SandboxUnavailable",
     "StreamOutput",
     "Workspace",
     "bash_tool",
@@ -47,5 +60,6 @@ __all__ = [
     "load_rules",
     "matches",
     "parse_rules",
+    "sandbox_confinement",
     "workspace_tools",
 ]
