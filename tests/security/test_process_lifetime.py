@@ -22,6 +22,7 @@ from tests.security.support import (
     confinement_for,
     run_spec,
 )
+from tests.support import marked
 from toolfx.core import CancelSignal, ProcessSpec
 from toolfx.core.processes import SandboxMechanism
 
@@ -43,18 +44,6 @@ echo ready
 """Start the leftovers, wait (bounded) until all five run, then say so."""
 
 _THEN: dict[Ending, str] = {"exit": "exit 0", "timeout": "sleep 300", "cancel": "sleep 300"}
-
-
-def marked(marker: str) -> list[int]:
-    """The live processes whose argv[0] is `marker`."""
-    found = []
-    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
-        try:
-            if cmdline.read_bytes().startswith(marker.encode() + b"\0"):
-                found.append(int(cmdline.parent.name))
-        except OSError:
-            continue  # ended while listed
-    return found
 
 
 def cancel_when_ready(signal: CancelSignal, ready: Path, done: threading.Event) -> None:

@@ -36,7 +36,8 @@ def mcp_tool(schema: ToolSchema) -> types.Tool:
 
 def mcp_serve(command: McpServeCommand) -> int:
     """`toolfx mcp serve`: serve the catalog over stdio until the client closes the connection."""
-    catalog = load_catalog(workspace_root(command.workspace), load_rules(command.rules))
+    root = workspace_root(command.workspace)
+    catalog = load_catalog(root, load_rules(command.rules), command.sandbox)
     logging.basicConfig(format="toolfx mcp serve: %(levelname)s %(name)s: %(message)s")  # stderr
     anyio.run(serve, catalog)
     return 0

@@ -3,9 +3,10 @@ catalog they make for one workspace, and its schemas in the forms models are giv
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from importlib.metadata import entry_points
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, Protocol
 
 from toolfx.core import (
     Catalog,
@@ -22,7 +23,9 @@ from toolfx.core import (
 
 __all__ = [
     "GROUP",
+    "SANDBOX_MODES",
     "ProviderError",
+    "SandboxChoice",
     "SchemaFormat",
     "ToolProvider",
     "export_schemas",
@@ -32,8 +35,22 @@ __all__ = [
 GROUP: Final = "toolfx.tools"
 """The entry point group tool providers register under."""
 
-ToolProvider = Callable[[str, JsonValue], Sequence[ToolDefinition[Any, Any]]]
-"""A provider: the tools over a workspace root (absolute), under permission rules (JSON)."""
+SandboxChoice = Literal["auto", "landlock", "bwrap", "off"]
+"""What confines the commands a provider's tools run: passed to each provider as `sandbox`."""
+
+SANDBOX_MODES: Final[tuple[SandboxChoice, ...]] = ("auto", "landlock", "bwrap", "off")
+
+
+class ToolProvider(Protocol):
+    """A provider: the tools over a workspace root (absolute), under permission rules (JSON),
+    with commands confined as `sandbox` says, `home` being the user's home folder."""
+
+    def __call__(
+        self, root: str, rules: JsonValue, /, *, sandbox: SandboxChoice, home: str | None
+    ) -> Sequence[ToolDefinition[Any, Any]]:
+        """The tools."""
+        ...
+
 
 SchemaFormat = Literal["json", "openai", "anthropic", "gemini"]
 """How `toolfx tools` prints the schemas: toolfx's own, or a provider's tool list."""
@@ -43,8 +60,8 @@ class ProviderError(RuntimeError):
     """No provider is installed, or one failed to load or to build its tools."""
 
 
-def load_catalog(root: str, rules: JsonValue = None) -> Catalog:
-    """Every installed provider's tools over `root` under `rules`, in one catalog.
+def load_catalog(root: str, rules: JsonValue = None, sandbox: SandboxChoice = "auto") -> Catalog:
+    """Every installed provider's tools over `root` under `rules` and `sandbox`, in one catalog.
 
     Providers are taken in the order of their entry point names; one that refuses the root or
     the rules (a ValueError) is a `ProviderError` naming it.
@@ -56,12 +73,18 @@ def load_catalog(root: str, rules: JsonValue = None) -> Catalog:
     for point in found:
         provider: ToolProvider = point.load()
         try:
-            definitions = provider(root, rules)
+            definitions = provider(root, rules, sandbox=sandbox, home=_home())
         except ValueError as error:
             raise ProviderError(f"the tool provider {point.name!r} refused: {error}") from None
         for definition in definitions:
             location.register(definition)
     return location.catalog()
+
+
+def _home() -> str | None:
+    """The user's home folder (its secrets are hidden from commands), if it can be told."""
+    home = os.path.expanduser("~")
+    return home if os.path.isabs(home) else None
 
 
 def export_schemas(catalog: Catalog, form: SchemaFormat) -> tuple[JsonValue, tuple[ToolNote, ...]]:
