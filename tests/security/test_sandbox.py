@@ -173,3 +173,12 @@ def test_auto_without_a_mechanism_asks_for_every_command_and_says_why(
     why = "(not sandboxed: no sandbox (bubblewrap or Landlock) is available on this machine)"
     assert all((request.reason or "").endswith(why) for request in session.asked)
     assert [run.confinement for run in processes.runs] == [None]
+
+
+def test_a_command_run_by_root_has_no_capabilities(
+    machine: Machine, interpreter: Interpreter
+) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("only root starts with capabilities")
+    _, output = machine.run(interpreter, "grep -E '^Cap(Eff|Prm):' /proc/self/status")
+    assert [line.split()[1] for line in output.splitlines()] == ["0" * 16] * 2
