@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 PROJECTS := pyproject.toml core/pyproject.toml leaves/pyproject.toml interpreters/pyproject.toml
 
-.PHONY: demo test check typetest unit bench security clean
+.PHONY: demo test check typetest unit bench security clean sandbox-tools
 
 $(STAMP): $(PROJECTS)
 	$(PYTHON) -m venv $(VENV)
@@ -28,7 +28,14 @@ typetest: $(STAMP)
 unit: $(STAMP)
 	$(PY) -m pytest --ignore=tests/typesafety
 
-test: check unit typetest
+# bubblewrap for the sandbox tests: installed when missing and apt-get is there (CI runs as
+# root on Debian/Ubuntu); elsewhere the bwrap tests skip, saying bubblewrap is not available.
+sandbox-tools:
+	@command -v bwrap >/dev/null 2>&1 || { command -v apt-get >/dev/null 2>&1 \
+		&& { apt-get update -qq && apt-get install -y -qq bubblewrap; } \
+		|| echo "bubblewrap is not installed and apt-get is not available: bwrap tests skip"; }
+
+test: sandbox-tools check unit typetest
 
 security: $(STAMP)
 	TOOLFX_SECURITY_ATTEMPTS=1000 TOOLFX_SECURITY_REPORT=1 $(PY) -m pytest tests/security

@@ -22,6 +22,7 @@ __all__ = [
     "assert_report_logs",
     "cancel_later",
     "gone_soon",
+    "marked",
 ]
 
 PROCESS_SLACK = 2.0
@@ -56,6 +57,18 @@ def alive(pid: int) -> bool:
     except FileNotFoundError:
         return False
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def marked(marker: str) -> list[int]:
+    """The live processes whose argv[0] is `marker`."""
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            if cmdline.read_bytes().startswith(marker.encode() + b"\0"):
+                found.append(int(cmdline.parent.name))
+        except OSError:
+            continue  # ended while listed
+    return found
 
 
 def gone_soon(pid: int) -> bool:

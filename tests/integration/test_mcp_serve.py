@@ -8,6 +8,7 @@ generous on purpose: this machine is noisy.
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -21,7 +22,7 @@ from mcp.client.session import ClientRequestContext, ElicitationFnT
 
 from tests.cli.support import TOOLFX
 from tests.integration.mcp_support import QUICK, eventually
-from tests.support import alive
+from tests.support import alive, marked
 from toolfx.core import thaw_json
 from toolfx.interpreters.cli import mcp_calls
 from toolfx.interpreters.cli.mcp_asks import ASK_SCHEMA
@@ -176,17 +177,18 @@ async def test_without_elicitation_an_ask_is_denied(workspace: Path) -> None:
 
 async def test_a_cancelled_call_stops_its_command(workspace: Path) -> None:
     allow_all = [{"permission": "bash", "pattern": "*", "action": "allow"}]
-    pid_file = workspace / "pid"
+    marker = f"toolfx-mcp-mark-{uuid.uuid4().hex}"
     async with serving(workspace, rules=allow_all) as client:
         with anyio.move_on_after(20) as scope:
             async with anyio.create_task_group() as group:
 
-                async def sleep_long() -> None:
-                    await client.call_tool("bash", {"command": "echo $$ > pid && exec sleep 30"})
+                async def sleep_long() -> None:  # a sandbox may give it a pid of its own: marked
+                    command = f"echo started > pid && exec -a {marker} sleep 30"
+                    await client.call_tool("bash", {"command": command})
 
                 group.start_soon(sleep_long)
-                await eventually(lambda: pid_file.exists() and pid_file.read_text().strip() != "")
-                pid = int(pid_file.read_text())
+                await eventually(lambda: len(marked(marker)) == 1)
+                (pid,) = marked(marker)
                 assert alive(pid)
                 group.cancel_scope.cancel()  # the client sends notifications/cancelled
         assert not scope.cancelled_caught

@@ -1,4 +1,4 @@
-"""The security suite's report: `make security` prints its figures after the run."""
+"""Fixtures of the security suite, and its report: `make security` prints the figures."""
 
 from __future__ import annotations
 
@@ -7,6 +7,14 @@ import os
 import pytest
 
 from tests.security.figures import FIGURES, Figures
+from tests.security.support import Interpreter
+
+
+@pytest.fixture(params=["sync", "asyncio", "trio"])
+def interpreter(request: pytest.FixtureRequest) -> Interpreter:
+    """Every security test with a real runner runs under sync and anyio on both backends."""
+    name: Interpreter = request.param
+    return name
 
 
 @pytest.fixture

@@ -95,7 +95,8 @@ def test_bash_asks_for_each_command_with_the_line_as_the_reason() -> None:
     result = session.call("bash", command=command)
     assert text_of(result) == "ok\nexit code 0"
     assert session.asks() == [("bash", ("git status", "npm run", "tee log"))]
-    assert session.asked[0].reason == command
+    not_sandboxed = "no sandbox (bubblewrap or Landlock) is available on this machine"
+    assert session.asked[0].reason == f"{command}\n(not sandboxed: {not_sandboxed})"
     assert processes.runs == (spec(command),)
 
 

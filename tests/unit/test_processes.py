@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Literal, TypeVar
 
@@ -13,6 +14,7 @@ import pytest
 from tests.support import PROCESS_SLACK, cancel_later, gone_soon
 from toolfx.core import (
     CancelSignal,
+    Confinement,
     Description,
     ProcessError,
     ProcessOutcome,
@@ -181,6 +183,37 @@ def test_a_command_that_cannot_start_is_a_process_error(
     assert raised.value.argv == spec.argv
 
 
+def test_each_call_has_a_private_temp_folder_removed_after_it(interpreter: Interpreter) -> None:
+    outcome = run(interpreter, bash('echo "$TMPDIR $TMP $TEMP"; touch "$TMPDIR/left"'))
+    temp, tmp, temp_again = outcome.stdout.data.decode().split()
+    assert temp == tmp == temp_again
+    assert Path(temp).name.startswith("toolfx-call-")
+    assert not Path(temp).exists()
+    other = run(interpreter, bash('echo "$TMPDIR"')).stdout.data.decode().strip()
+    assert other != temp
+
+
+def test_a_confinement_the_machine_cannot_enforce_is_refused_before_running(
+    interpreter: Interpreter, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from toolfx.interpreters import process_launch
+
+    monkeypatch.setattr(process_launch, "available_sandboxes", frozenset)
+    confined = Confinement("landlock", (str(tmp_path),))
+    spec = ProcessSpec(("/bin/bash", "-c", f"touch {tmp_path}/ran"), "/", 10.0, 100)
+    with pytest.raises(ProcessError, match="the landlock sandbox is not available"):
+        run(interpreter, replace(spec, confinement=confined))
+    assert not (tmp_path / "ran").exists()
+
+
+def test_the_real_runners_report_what_the_machine_enforces() -> None:
+    from toolfx.interpreters.process_launch import available_sandboxes
+
+    assert SyncProcessRunner().sandboxes() == available_sandboxes()
+    assert AnyioProcessRunner().sandboxes() == available_sandboxes()
+    assert available_sandboxes() <= {"landlock", "bwrap"}
+
+
 @pytest.mark.parametrize("backend", ["asyncio", "trio"])
 def test_a_cancelled_anyio_run_kills_the_group_before_it_leaves(
     backend: str, tmp_path: Path
@@ -329,6 +362,38 @@ def test_an_unscripted_command_is_a_process_error() -> None:
 
     with pytest.raises(ProcessError, match="no scripted process for 'rm -rf /'"):
         perform(program, DeterministicInterpreter())
+
+
+def test_a_scripted_table_refuses_a_confinement_it_was_not_given() -> None:
+    confined = replace(virtual("ls"), confinement=Confinement("bwrap", ("/work",)))
+    table = ScriptedProcesses([("ls", ScriptedProcess())], sandboxes=("landlock",))
+    assert table.sandboxes == {"landlock"}
+
+    async def program(runtime: Runtime) -> ProcessOutcome:
+        assert runtime.processes.sandboxes() == {"landlock"}
+        return await runtime.processes.run(confined, CancelSignal())
+
+    with pytest.raises(ProcessError, match="the bwrap sandbox is not available"):
+        perform(program, DeterministicInterpreter(processes=table))
+    assert table.runs == ()
+    assert ScriptedProcesses().sandboxes == frozenset()
+
+
+def test_a_scripted_run_records_its_confinement_in_the_trace() -> None:
+    confinement = Confinement("bwrap", ("/work",), read_only=("/work/.git",), hidden=("/h",))
+    table = ScriptedProcesses([("ls", ScriptedProcess())], sandboxes=("bwrap",))
+
+    async def program(runtime: Runtime) -> ProcessOutcome:
+        spec = replace(virtual("ls"), confinement=confinement)
+        return await runtime.processes.run(spec, CancelSignal())
+
+    interpreter = DeterministicInterpreter(processes=table)
+    assert perform(program, interpreter).exit_code == 0
+    (started, _) = [str(event) for event in interpreter.trace if "process" in str(event)]
+    assert started.endswith(
+        "'ls': started, confined by bwrap (writable /work; read-only /work/.git; hidden /h;"
+        " network off)"
+    )
 
 
 def test_the_same_seed_gives_the_same_trace_of_processes() -> None:

@@ -8,6 +8,7 @@ cancelled or interrupted, the group is killed at once and the process reaped bef
 
 from __future__ import annotations
 
+import os
 import subprocess
 from signal import SIGKILL, SIGTERM
 from typing import final
@@ -21,6 +22,7 @@ from toolfx.interpreters.anyio_wake import in_loop
 from toolfx.interpreters.process_common import (
     DRAIN_AFTER_KILL,
     READ_CHUNK,
+    SWEEP_WAIT,
     BoundedCapture,
     Stop,
     checked_argv,
@@ -28,8 +30,10 @@ from toolfx.interpreters.process_common import (
     not_started,
     signal_group,
     spawn_error,
+    sweep_now,
     wait_limit,
 )
+from toolfx.interpreters.process_launch import available_sandboxes, launch, started
 
 __all__ = ["AnyioProcessRunner"]
 
@@ -44,37 +48,69 @@ class AnyioProcessRunner(ProcessRunner):
         """Run the command until it ends or is stopped (TERM, then KILL, to its group)."""
         if signal.is_cancelled():
             return not_started()
-        started = anyio.current_time()
+        how = launch(spec, checked_argv(spec))
         try:
-            process = await anyio.open_process(
-                checked_argv(spec),
-                stdin=subprocess.DEVNULL,
-                cwd=spec.cwd,
-                env=spec.env,
-                start_new_session=True,
-            )
-        except OSError as error:
-            raise spawn_error(spec, error) from error
-        stdout, stderr = BoundedCapture(spec.output_limit), BoundedCapture(spec.output_limit)
-        exited, drained = anyio.Event(), anyio.Event()
-        try:
-            async with anyio.create_task_group() as group:
-                group.start_soon(_follow, process, stdout, stderr, exited, drained)
-                stop = await _until_stopped(drained, spec.timeout, signal)
-                if stop is not None:
-                    await _end_group(process.pid, spec.kill_grace, exited, drained)
-                group.cancel_scope.cancel()  # stop reading pipes a process outside the group holds
-        except BaseException:  # cancelled or interrupted: leave nothing running
-            signal_group(process.pid, SIGKILL)
-            raise
+            try:
+                process = await anyio.open_process(
+                    how.argv,
+                    stdin=subprocess.DEVNULL,
+                    cwd=spec.cwd,
+                    env=how.env,
+                    start_new_session=True,
+                    pass_fds=how.handed,
+                )
+            except OSError as error:
+                raise spawn_error(spec, error) from error
+            finally:
+                how.close_handed()
+            return await _watch(spec, signal, process, how.status)
         finally:
             with anyio.CancelScope(shield=True):
-                await process.aclose()
-        return ended(process.returncode, stdout, stderr, stop, anyio.current_time() - started)
+                await anyio.to_thread.run_sync(how.finish)
 
     def sandboxes(self) -> frozenset[SandboxMechanism]:
-        """None yet: a confined spec is refused."""
-        return frozenset()
+        """Landlock and bubblewrap, where this machine has them (probed once)."""
+        return available_sandboxes()
+
+
+async def _watch(
+    spec: ProcessSpec, signal: CancelSignal, process: anyio.abc.Process, status: int | None
+) -> ProcessOutcome:
+    """Follow a started process to its end, or stop it; nothing of it is left running after."""
+    started_at = anyio.current_time()
+    stdout, stderr = BoundedCapture(spec.output_limit), BoundedCapture(spec.output_limit)
+    exited, drained = anyio.Event(), anyio.Event()
+    try:
+        if status is not None:  # the supervisor writes nothing else: the pipes can wait
+            started(spec, await _read_all(status))
+        async with anyio.create_task_group() as group:
+            group.start_soon(_follow, process, stdout, stderr, exited, drained)
+            stop = await _until_stopped(drained, spec.timeout, signal)
+            if stop is not None:
+                await _end_group(process.pid, spec.kill_grace, exited, drained)
+            group.cancel_scope.cancel()  # stop reading pipes a process outside the group holds
+    except BaseException:  # cancelled, interrupted or not started: leave nothing running
+        with anyio.CancelScope(shield=True):
+            sweep_now(process.pid)
+            with anyio.move_on_after(SWEEP_WAIT):
+                await process.wait()
+        signal_group(process.pid, SIGKILL)
+        raise
+    finally:
+        with anyio.CancelScope(shield=True):
+            await process.aclose()
+    return ended(process.returncode, stdout, stderr, stop, anyio.current_time() - started_at)
+
+
+async def _read_all(fd: int) -> bytes:
+    """Everything written on the pipe `fd` until its last writer closes it."""
+    chunks: list[bytes] = []
+    while True:
+        await anyio.wait_readable(fd)
+        chunk = os.read(fd, READ_CHUNK)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
 
 
 async def _until_stopped(drained: anyio.Event, timeout: float, signal: CancelSignal) -> Stop | None:
@@ -91,11 +127,14 @@ async def _until_stopped(drained: anyio.Event, timeout: float, signal: CancelSig
 
 
 async def _end_group(pgid: int, grace: float, exited: anyio.Event, drained: anyio.Event) -> None:
-    """TERM the group; KILL it after `grace` unless its output ended; then drain briefly."""
+    """TERM the group; after `grace` have the supervisor kill all; KILL the group; drain briefly."""
     signal_group(pgid, SIGTERM)
-    with anyio.move_on_after(wait_limit(grace)):
+    with anyio.move_on_after(wait_limit(grace)) as graced:
         await drained.wait()
-        return
+    if graced.cancelled_caught:
+        sweep_now(pgid)
+        with anyio.move_on_after(SWEEP_WAIT):
+            await drained.wait()
     signal_group(pgid, SIGKILL)
     await exited.wait()
     with anyio.move_on_after(DRAIN_AFTER_KILL):

@@ -1,9 +1,10 @@
 """What every process runner shares: bounded capture, exit-status decoding and the kill policy.
 
 A run ends when the process has exited and both pipes are closed, or is stopped at its timeout
-or when its signal is set: SIGTERM to the whole process group, SIGKILL `kill_grace` seconds
-later if the output has not ended by then, and, once the leader is dead, at most
-`DRAIN_AFTER_KILL` seconds more of reading (a process that left the group may hold the pipes).
+or when its signal is set: SIGTERM to the whole process group; `kill_grace` seconds later, if
+the output has not ended by then, SIGUSR1 to the supervisor (the group's leader, which kills
+every process of the command), up to `SWEEP_WAIT` seconds for it; then SIGKILL to the group in
+any case, and, once the leader is dead, at most `DRAIN_AFTER_KILL` seconds more of reading.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from toolfx.core.processes import CapturedOutput, ProcessError, ProcessOutcome, 
 __all__ = [
     "DRAIN_AFTER_KILL",
     "READ_CHUNK",
+    "SWEEP_WAIT",
     "BoundedCapture",
     "Stop",
     "checked_argv",
@@ -24,11 +26,15 @@ __all__ = [
     "not_started",
     "signal_group",
     "spawn_error",
+    "sweep_now",
     "wait_limit",
 ]
 
 READ_CHUNK: Final = 1 << 16
 """Bytes asked of a pipe per read."""
+
+SWEEP_WAIT: Final = 2.0
+"""Seconds the supervisor is given to kill what is left before its group gets SIGKILL."""
 
 DRAIN_AFTER_KILL: Final = 0.25
 """Seconds the pipes are still read after a stopped process's leader has died."""
@@ -84,6 +90,14 @@ def signal_group(pgid: int, signum: signal.Signals) -> None:
     """Send `signum` to the process group `pgid`; nothing if the group is already gone."""
     try:
         os.killpg(pgid, signum)
+    except ProcessLookupError:
+        return
+
+
+def sweep_now(pid: int) -> None:
+    """Ask the supervisor `pid` to kill every process of its command now (SIGUSR1)."""
+    try:
+        os.kill(pid, signal.SIGUSR1)
     except ProcessLookupError:
         return
 

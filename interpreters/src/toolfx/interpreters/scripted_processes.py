@@ -6,7 +6,9 @@ a callable is asked with the argv. Running a script writes its output at once (k
 output limit and counted in full, as the real runners do), then takes `duration` virtual
 seconds. At the timeout, or when the signal is set, the group gets SIGTERM: a script that
 ignores it dies of SIGKILL `kill_grace` virtual seconds later (unless it ends first), any other
-dies of SIGTERM at once. Each run is recorded in the trace as `process` events.
+dies of SIGTERM at once. Each run is recorded in the trace as `process` events, with its
+confinement. The table enforces the `sandboxes` it is given (none by default): a spec confined
+by another mechanism is refused with `ProcessError`, as a real runner refuses it.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import final
 
 from toolfx.core.cancel import CancelSignal
 from toolfx.core.processes import (
+    Confinement,
     ProcessError,
     ProcessOutcome,
     ProcessRunner,
@@ -64,10 +67,16 @@ class ScriptedProcess:
 class ScriptedProcesses:
     """A process table: scripts matched in order; `runs` keeps the specs it started, across runs."""
 
-    __slots__ = ("_runs", "_scripts")
+    __slots__ = ("_runs", "_sandboxes", "_scripts")
 
-    def __init__(self, scripts: Iterable[tuple[ProcessMatcher, ScriptedProcess]] = ()) -> None:
+    def __init__(
+        self,
+        scripts: Iterable[tuple[ProcessMatcher, ScriptedProcess]] = (),
+        *,
+        sandboxes: Iterable[SandboxMechanism] = (),
+    ) -> None:
         self._scripts = tuple(scripts)
+        self._sandboxes = frozenset(sandboxes)
         self._runs: list[ProcessSpec] = []
 
     @property
@@ -78,6 +87,11 @@ class ScriptedProcesses:
     def on(self, scheduler: Scheduler) -> ProcessRunner:
         """This table as the process runner of one run's scheduler."""
         return _ScriptedRunner(self, scheduler)
+
+    @property
+    def sandboxes(self) -> frozenset[SandboxMechanism]:
+        """The mechanisms this table claims to enforce (none unless given)."""
+        return self._sandboxes
 
     def _find(self, argv: tuple[str, ...]) -> ScriptedProcess:
         for matcher, script in self._scripts:
@@ -90,12 +104,16 @@ class ScriptedProcesses:
     ) -> ProcessOutcome:
         shown = _shown(spec.argv)
         script = self._find(spec.argv)
+        confinement = spec.confinement
+        if confinement is not None and confinement.mechanism not in self._sandboxes:
+            reason = f"the {confinement.mechanism} sandbox is not available on this machine"
+            raise ProcessError(spec.argv, reason)
         if signal.is_cancelled():
             scheduler.record("process", f"{shown}: not started, cancelled")
             return not_started()
         self._runs.append(spec)
         started = scheduler.now
-        scheduler.record("process", f"{shown}: started")
+        scheduler.record("process", f"{shown}: started{_confined(confinement)}")
         timeout = wait_limit(spec.timeout)
         stop: Stop | None
         try:
@@ -135,8 +153,8 @@ class _ScriptedRunner(ProcessRunner):
         return await self._table._run(self._scheduler, spec, signal)
 
     def sandboxes(self) -> frozenset[SandboxMechanism]:
-        """None yet: a confined spec is refused."""
-        return frozenset()
+        """The mechanisms the table was given: a confinement with another one is refused."""
+        return self._table.sandboxes
 
 
 async def _terminated(script: ScriptedProcess, remaining: float, grace: float) -> int:
@@ -145,6 +163,20 @@ async def _terminated(script: ScriptedProcess, remaining: float, grace: float) -
         return -SIGTERM
     await Sleep(min(remaining, grace), None)
     return script.returncode if remaining <= grace else -SIGKILL
+
+
+def _confined(confinement: Confinement | None) -> str:
+    """How a run's confinement reads in the trace (nothing when it runs unconfined)."""
+    if confinement is None:
+        return ""
+    lists = (
+        ("writable", confinement.writable),
+        ("read-only", confinement.read_only),
+        ("hidden", confinement.hidden),
+    )
+    shown = "; ".join(f"{name} {', '.join(paths)}" for name, paths in lists if paths)
+    network = "network on" if confinement.network else "network off"
+    return f", confined by {confinement.mechanism} ({shown}; {network})"
 
 
 def _shell_command(argv: tuple[str, ...]) -> str | None:

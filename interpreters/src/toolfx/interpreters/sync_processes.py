@@ -8,6 +8,7 @@ thread; it wakes the wait at once. The kill policy is the one in `process_common
 from __future__ import annotations
 
 import math
+import os
 import subprocess
 import threading
 import time
@@ -20,6 +21,7 @@ from toolfx.core.processes import ProcessOutcome, ProcessRunner, ProcessSpec, Sa
 from toolfx.interpreters.process_common import (
     DRAIN_AFTER_KILL,
     READ_CHUNK,
+    SWEEP_WAIT,
     BoundedCapture,
     Stop,
     checked_argv,
@@ -27,8 +29,10 @@ from toolfx.interpreters.process_common import (
     not_started,
     signal_group,
     spawn_error,
+    sweep_now,
     wait_limit,
 )
+from toolfx.interpreters.process_launch import available_sandboxes, launch, started
 
 __all__ = ["SyncProcessRunner"]
 
@@ -44,34 +48,54 @@ class SyncProcessRunner(ProcessRunner):
         return _run(spec, signal)
 
     def sandboxes(self) -> frozenset[SandboxMechanism]:
-        """None yet: a confined spec is refused."""
-        return frozenset()
+        """Landlock and bubblewrap, where this machine has them (probed once)."""
+        return available_sandboxes()
 
 
 def _run(spec: ProcessSpec, signal: CancelSignal) -> ProcessOutcome:
     if signal.is_cancelled():
         return not_started()
-    started = time.monotonic()
+    started_at = time.monotonic()
+    how = launch(spec, checked_argv(spec))
     try:
-        child = subprocess.Popen(
-            checked_argv(spec),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            cwd=spec.cwd,
-            env=spec.env,
-            start_new_session=True,
-            bufsize=0,  # unbuffered pipes: each read returns what is there, up to READ_CHUNK
-        )
-    except OSError as error:
-        raise spawn_error(spec, error) from error
+        try:
+            child = subprocess.Popen(
+                how.argv,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=spec.cwd,
+                env=how.env,
+                start_new_session=True,
+                pass_fds=how.handed,
+                bufsize=0,  # unbuffered pipes: each read returns what is there, up to READ_CHUNK
+            )
+        except OSError as error:
+            raise spawn_error(spec, error) from error
+        finally:
+            how.close_handed()
+        return _watch(spec, signal, child, how.status, started_at)
+    finally:
+        how.finish()
+
+
+def _watch(
+    spec: ProcessSpec,
+    signal: CancelSignal,
+    child: subprocess.Popen[bytes],
+    status: int | None,
+    started_at: float,
+) -> ProcessOutcome:
+    """Follow a started child to its end, or stop it; nothing of it is left running after."""
+    stdout, stderr = BoundedCapture(spec.output_limit), BoundedCapture(spec.output_limit)
+    exited, drained, wake = threading.Event(), threading.Event(), threading.Event()
     try:
-        stdout, stderr = BoundedCapture(spec.output_limit), BoundedCapture(spec.output_limit)
-        exited, drained, wake = threading.Event(), threading.Event(), threading.Event()
         assert child.stdout is not None
         assert child.stderr is not None
         pumps = (_thread(_pump, child.stdout, stdout), _thread(_pump, child.stderr, stderr))
         _thread(_follow, child, pumps, exited, drained, wake)
+        if status is not None:
+            started(spec, _read_all(status))
         unsubscribe = signal.on_cancel(wake.set)
         try:
             wake.wait(_wait_time(spec.timeout))
@@ -81,20 +105,31 @@ def _run(spec: ProcessSpec, signal: CancelSignal) -> ProcessOutcome:
         if not drained.is_set():
             stop = "cancelled" if signal.is_cancelled() else "timed out"
             _end_group(child.pid, spec.kill_grace, exited, drained)
-    except BaseException:  # an interrupt on this thread: leave nothing running
+    except BaseException:  # an interrupt on this thread, or no start: leave nothing running
+        sweep_now(child.pid)
+        exited.wait(SWEEP_WAIT)
         signal_group(child.pid, SIGKILL)
         raise
-    return ended(child.returncode, stdout, stderr, stop, time.monotonic() - started)
+    return ended(child.returncode, stdout, stderr, stop, time.monotonic() - started_at)
 
 
 def _end_group(pgid: int, grace: float, exited: threading.Event, drained: threading.Event) -> None:
-    """TERM the group; KILL it after `grace` unless its output ended; then drain briefly."""
+    """TERM the group; after `grace` have the supervisor kill all; KILL the group; drain briefly."""
     signal_group(pgid, SIGTERM)
-    if drained.wait(_wait_time(grace)):
-        return
+    if not drained.wait(_wait_time(grace)):
+        sweep_now(pgid)
+        drained.wait(SWEEP_WAIT)
     signal_group(pgid, SIGKILL)
     exited.wait()
     drained.wait(DRAIN_AFTER_KILL)
+
+
+def _read_all(fd: int) -> bytes:
+    """Everything written on the pipe `fd` until its last writer closes it."""
+    chunks: list[bytes] = []
+    while chunk := os.read(fd, READ_CHUNK):
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def _wait_time(seconds: float) -> float | None:

@@ -14,6 +14,14 @@ from toolfx.leaves.grep import GrepArgs, GrepMatch, GrepOutput, grep_tool
 from toolfx.leaves.permissions import Permissions
 from toolfx.leaves.regexes import PatternError
 from toolfx.leaves.rules import Action, Rule, RuleError, decide, load_rules, matches, parse_rules
+from toolfx.leaves.sandbox import (
+    DEFAULT_HIDDEN,
+    Confined,
+    Sandbox,
+    SandboxMode,
+    SandboxUnavailable,
+    sandbox_confinement,
+)
 from toolfx.leaves.search import SearchLimits
 from toolfx.leaves.shell_words import command_prefixes
 from toolfx.leaves.tools import workspace_tools
@@ -21,11 +29,13 @@ from toolfx.leaves.workspace import EXTERNAL_DIRECTORY, OutputLimits, ResolvedPa
 
 __all__ = [
     "BASH",
+    "DEFAULT_HIDDEN",
     "EXTERNAL_DIRECTORY",
     "Action",
     "BashArgs",
     "BashOutput",
     "BoundedText",
+    "Confined",
     "GlobArgs",
     "GlobMatcher",
     "GlobOutput",
@@ -38,6 +48,9 @@ __all__ = [
     "ResolvedPath",
     "Rule",
     "RuleError",
+    "Sandbox",
+    "SandboxMode",
+    "SandboxUnavailable",
     "SearchLimits",
     "StreamOutput",
     "Workspace",
@@ -52,5 +65,6 @@ __all__ = [
     "load_rules",
     "matches",
     "parse_rules",
+    "sandbox_confinement",
     "workspace_tools",
 ]

@@ -24,6 +24,7 @@ from toolfx.core import (
 from toolfx.core.presentation import TerminalCallCard, TerminalResultCard, ToolCallView
 from toolfx.leaves.bounded import bound_text
 from toolfx.leaves.cards import define_leaf
+from toolfx.leaves.sandbox import Confined, Sandbox, SandboxUnavailable, sandbox_confinement
 from toolfx.leaves.shell_words import command_prefixes
 from toolfx.leaves.text_files import file_failure
 from toolfx.leaves.workspace import Workspace
@@ -78,8 +79,14 @@ def bash_tool(
     default_timeout: float = 120.0,
     max_timeout: float = 600.0,
     kill_grace: float = 2.0,
+    sandbox: Sandbox | None = None,
 ) -> ToolDefinition[BashArgs, BashOutput]:
-    """The `bash` tool over `workspace`; `kill_grace` seconds pass between SIGTERM and SIGKILL."""
+    """The `bash` tool over `workspace`; `kill_grace` seconds pass between SIGTERM and SIGKILL.
+
+    Commands run in `sandbox` (default: `Sandbox()`, auto); confined, they need no approval
+    unless a rule says so; when the sandbox is unavailable each asks, saying why.
+    """
+    setting = Sandbox() if sandbox is None else sandbox
 
     async def bash(args: BashArgs, ctx: ToolRunContext) -> Result[BashOutput, ToolFailure]:
         command = args["command"]
@@ -101,12 +108,30 @@ def bash_tool(
             return Failure(ToolFailure(f"{where.shown} is a {stat.kind}, not a folder"))
         prefixes = command_prefixes(command) or (command.strip(),)
         always = _remembered(prefixes)
-        refusal = await workspace.permissions.require(ctx, BASH, prefixes, command, always=always)
+        available = ctx.runtime.processes.sandboxes()
+        placed = sandbox_confinement(setting, workspace.root, workspace.state_dir, available)
+        confinement = placed.confinement if isinstance(placed, Confined) else None
+        reason = command
+        if isinstance(placed, SandboxUnavailable):
+            reason = f"{command}\n(not sandboxed: {placed.reason})"
+        refusal = await workspace.permissions.require(
+            ctx,
+            BASH,
+            prefixes,
+            reason,
+            always=always,
+            default="ask" if confinement is None else "allow",
+        )
         if refusal is not None:
             return Failure(refusal)
         limit = workspace.limits.max_bytes
         spec = ProcessSpec(
-            (_SHELL, "-c", command), where.path, timeout, limit, kill_grace=kill_grace
+            (_SHELL, "-c", command),
+            where.path,
+            timeout,
+            limit,
+            kill_grace=kill_grace,
+            confinement=confinement,
         )
         try:
             outcome = await ctx.runtime.processes.run(spec, ctx.signal)

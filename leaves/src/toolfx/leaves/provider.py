@@ -4,11 +4,12 @@ as parsed JSON), so a host such as the `toolfx` CLI gets them without importing 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast, get_args
 
 from toolfx.core import JsonValue, ToolDefinition
 from toolfx.leaves.permissions import Permissions
 from toolfx.leaves.rules import parse_rules
+from toolfx.leaves.sandbox import Sandbox, SandboxMode
 from toolfx.leaves.tools import workspace_tools
 from toolfx.leaves.workspace import Workspace, state_folder
 
@@ -16,14 +17,30 @@ __all__ = ["builtin_tools"]
 
 
 def builtin_tools(
-    root: str, rules: JsonValue = None, environ: Mapping[str, str] | None = None
+    root: str,
+    rules: JsonValue = None,
+    *,
+    sandbox: str = "auto",
+    environ: Mapping[str, str] | None = None,
 ) -> tuple[ToolDefinition[Any, Any], ...]:
     """Every built-in leaf over a workspace at `root` (absolute), under `rules` (None: no rules).
 
     `rules` is a JSON list of `{"permission", "pattern", "action"}` objects; a malformed one
-    raises `RuleError`, and a relative root raises ValueError. `environ` (the host's
-    environment) places the state folder (`state_folder`); None: cut outputs are not saved.
+    raises `RuleError`, and a relative root raises ValueError. `sandbox` is the bash leaf's
+    mode (auto, landlock, bwrap or off; another is a ValueError). `environ` (the host's
+    environment) places the state folder (`state_folder`) and names the home folder whose
+    secrets commands may not read; None: cut outputs are not saved and, with no home to
+    protect, the sandbox is unavailable (every command asks).
     """
     permissions = Permissions(() if rules is None else parse_rules(rules))
     state_dir = None if environ is None else state_folder(root, environ)
-    return workspace_tools(Workspace(root, permissions, state_dir=state_dir))
+    home = None if environ is None else environ.get("HOME") or None
+    workspace = Workspace(root, permissions, state_dir=state_dir)
+    return workspace_tools(workspace, Sandbox(_mode(sandbox), home))
+
+
+def _mode(name: str) -> SandboxMode:
+    for mode in get_args(SandboxMode):
+        if name == mode:
+            return cast("SandboxMode", mode)
+    raise ValueError(f"unknown sandbox mode {name!r}: auto, landlock, bwrap or off")

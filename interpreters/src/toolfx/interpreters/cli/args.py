@@ -8,9 +8,10 @@ from dataclasses import dataclass
 from typing import final
 
 from toolfx.interpreters.cli.log import INTERPRETERS, Interpreter
-from toolfx.interpreters.cli.providers import SchemaFormat
+from toolfx.interpreters.cli.providers import SANDBOX_MODES, SandboxChoice, SchemaFormat
 
 __all__ = [
+    "SANDBOX_MODES",
     "Command",
     "DemoCommand",
     "McpServeCommand",
@@ -44,6 +45,7 @@ class RunCommand:
     yes: bool = False
     deny_asks: bool = False
     output: OutputOptions = OutputOptions()
+    sandbox: SandboxChoice = "auto"
 
 
 @final
@@ -54,6 +56,7 @@ class DemoCommand:
     interpreter: Interpreter = "sync"
     log: str | None = None
     output: OutputOptions = OutputOptions()
+    sandbox: SandboxChoice = "auto"
 
 
 @final
@@ -81,6 +84,7 @@ class McpServeCommand:
 
     workspace: str = "."
     rules: str | None = None
+    sandbox: SandboxChoice = "auto"
 
 
 Command = RunCommand | DemoCommand | ReplayCommand | ToolsCommand | McpServeCommand
@@ -126,6 +130,14 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--rules", metavar="FILE", help="permission rules (a JSON list)")
     for command in (tools, serve):
         command.add_argument("--workspace", default=".", metavar="DIR", help="the workspace root")
+    for command in (demo, run, serve):
+        command.add_argument(
+            "--sandbox",
+            choices=SANDBOX_MODES,
+            default="auto",
+            help="what confines bash commands (default: auto, bubblewrap then Landlock; "
+            "where none is available every command asks)",
+        )
     return parser
 
 
@@ -135,13 +147,13 @@ def parse_args(argv: Sequence[str]) -> Command:
     if args.command == "tools":
         return ToolsCommand(args.format, args.workspace)
     if args.command == "mcp":
-        return McpServeCommand(args.workspace, args.rules)
+        return McpServeCommand(args.workspace, args.rules, args.sandbox)
     output = OutputOptions(json=args.json, color=not args.no_color)
     if args.command == "replay":
         return ReplayCommand(args.log, output)
     interpreter = INTERPRETERS[args.interpreter]
     if args.command == "demo":
-        return DemoCommand(interpreter, args.log, output)
+        return DemoCommand(interpreter, args.log, output, args.sandbox)
     return RunCommand(
         args.session,
         args.workspace,
@@ -151,4 +163,5 @@ def parse_args(argv: Sequence[str]) -> Command:
         args.yes,
         args.deny_asks,
         output,
+        args.sandbox,
     )

@@ -124,7 +124,7 @@ def run(command: RunCommand) -> int:
     """`toolfx run`: play the session; asks are answered as the options and terminal say."""
     root = workspace_root(command.workspace)
     turns = parse_session(read_text(command.session, "session file"))
-    catalog = load_catalog(root, load_rules(command.rules))
+    catalog = load_catalog(root, load_rules(command.rules), command.sandbox)
     interactive = all(stream is not None and stream.isatty() for stream in (sys.stdin, sys.stdout))
 
     def answer_for(display: Display) -> Answer:

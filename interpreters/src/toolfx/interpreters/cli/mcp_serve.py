@@ -50,7 +50,8 @@ def mcp_tool(schema: ToolSchema) -> types.Tool:
 
 def mcp_serve(command: McpServeCommand) -> int:
     """`toolfx mcp serve`: serve the catalog over stdio until the client closes the connection."""
-    catalog = load_catalog(workspace_root(command.workspace), load_rules(command.rules))
+    root = workspace_root(command.workspace)
+    catalog = load_catalog(root, load_rules(command.rules), command.sandbox)
     handler = logging.StreamHandler()  # stderr
     handler.setFormatter(VisibleFormatter(LOG_FORMAT))
     logging.basicConfig(handlers=[handler])

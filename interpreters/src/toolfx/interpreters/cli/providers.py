@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping, Sequence
 from importlib.metadata import entry_points
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, Protocol
 
 from toolfx.core import (
     Catalog,
@@ -23,7 +23,9 @@ from toolfx.core import (
 
 __all__ = [
     "GROUP",
+    "SANDBOX_MODES",
     "ProviderError",
+    "SandboxChoice",
     "SchemaFormat",
     "ToolProvider",
     "export_schemas",
@@ -33,9 +35,29 @@ __all__ = [
 GROUP: Final = "toolfx.tools"
 """The entry point group tool providers register under."""
 
-ToolProvider = Callable[[str, JsonValue, Mapping[str, str]], Sequence[ToolDefinition[Any, Any]]]
-"""A provider: the tools over a workspace root (absolute), under permission rules (JSON), given
-the environment (where the state folder goes)."""
+SandboxChoice = Literal["auto", "landlock", "bwrap", "off"]
+"""What confines the commands a provider's tools run: passed to each provider as `sandbox`."""
+
+SANDBOX_MODES: Final[tuple[SandboxChoice, ...]] = ("auto", "landlock", "bwrap", "off")
+
+
+class ToolProvider(Protocol):
+    """A provider: the tools over a workspace root (absolute), under permission rules (JSON),
+    with commands confined as `sandbox` says, `environ` the host's environment
+    (where the state folder goes, and the home folder whose secrets commands may not read)."""
+
+    def __call__(
+        self,
+        root: str,
+        rules: JsonValue,
+        /,
+        *,
+        sandbox: SandboxChoice,
+        environ: Mapping[str, str],
+    ) -> Sequence[ToolDefinition[Any, Any]]:
+        """The tools."""
+        ...
+
 
 SchemaFormat = Literal["json", "openai", "anthropic", "gemini"]
 """How `toolfx tools` prints the schemas: toolfx's own, or a provider's tool list."""
@@ -46,9 +68,12 @@ class ProviderError(RuntimeError):
 
 
 def load_catalog(
-    root: str, rules: JsonValue = None, environ: Mapping[str, str] | None = None
+    root: str,
+    rules: JsonValue = None,
+    sandbox: SandboxChoice = "auto",
+    environ: Mapping[str, str] | None = None,
 ) -> Catalog:
-    """Every installed provider's tools over `root` under `rules`, in one catalog.
+    """Every installed provider's tools over `root` under `rules` and `sandbox`, in one catalog.
 
     `environ` (default: this process's environment) is handed to each provider.
 
@@ -62,7 +87,9 @@ def load_catalog(
     for point in found:
         provider: ToolProvider = point.load()
         try:
-            definitions = provider(root, rules, os.environ if environ is None else environ)
+            definitions = provider(
+                root, rules, sandbox=sandbox, environ=os.environ if environ is None else environ
+            )
         except ValueError as error:
             raise ProviderError(f"the tool provider {point.name!r} refused: {error}") from None
         for definition in definitions:

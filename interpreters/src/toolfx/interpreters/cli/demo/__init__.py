@@ -35,7 +35,8 @@ def demo(command: DemoCommand) -> int:
             shutil.copytree(source, root, ignore=shutil.ignore_patterns("__pycache__"))
         _write_build_log(os.path.join(root, "logs", "build.log"))
         turns = parse_session((_DATA / "session.jsonl").read_text("utf-8"))
-        catalog = load_catalog(root, json.loads((_DATA / "rules.json").read_text("utf-8")))
+        rules = json.loads((_DATA / "rules.json").read_text("utf-8"))
+        catalog = load_catalog(root, rules, command.sandbox)
         header = SessionHeader(root, command.interpreter)
         play(
             turns,

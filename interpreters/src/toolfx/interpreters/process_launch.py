@@ -1,0 +1,119 @@
+"""How a runner starts a command: under the supervisor, confined as asked, with its own temp folder.
+
+On Linux every command runs under `_supervisor.py` (see there), which ends every process the
+command leaves behind; Landlock rules go to the supervisor in its policy, bubblewrap wraps the
+command. Each call gets a private temporary folder (TMPDIR, TMP and TEMP), writable inside the
+sandbox and removed after the call. A confinement this machine cannot enforce is a
+`ProcessError` before anything starts.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import shutil
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final, final
+
+from toolfx.core.processes import Confinement, ProcessError, ProcessSpec, SandboxMechanism
+from toolfx.interpreters import _landlock
+from toolfx.interpreters._bwrap import SANDBOX_TMP, bwrap_argv, bwrap_path
+from toolfx.interpreters._supervisor import STATUS_OK
+
+__all__ = ["Launch", "available_sandboxes", "launch", "started"]
+
+SUPERVISED: Final = sys.platform == "linux"
+"""Whether commands run under the supervisor (it needs Linux's subreaper and /proc)."""
+
+_SUPERVISOR: Final = str(Path(__file__).with_name("_supervisor.py"))
+
+
+@functools.cache
+def available_sandboxes() -> frozenset[SandboxMechanism]:
+    """The mechanisms that work on this machine: probed once per process."""
+    if not SUPERVISED:
+        return frozenset()
+    found: set[SandboxMechanism] = set()
+    if _landlock.abi_version() >= 1:
+        found.add("landlock")
+    if bwrap_path() is not None:
+        found.add("bwrap")
+    return frozenset(found)
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class Launch:
+    """What to start for one spec, and the call's resources: its temp folder, the status pipe."""
+
+    argv: tuple[str, ...]
+    env: dict[str, str]
+    temp: str
+    status: int | None
+    """The read end of the supervisor's status pipe (None: no supervisor)."""
+    handed: tuple[int, ...]
+    """The fds the child inherits (the status pipe's write end), closed here once started."""
+
+    def close_handed(self) -> None:
+        """Close this side's copy of the fds the child inherited."""
+        for fd in self.handed:
+            os.close(fd)
+
+    def finish(self) -> None:
+        """Close the status pipe and remove the temp folder with all the command left in it."""
+        if self.status is not None:
+            os.close(self.status)
+        shutil.rmtree(self.temp, ignore_errors=True)
+
+
+def launch(spec: ProcessSpec, argv: tuple[str, ...]) -> Launch:
+    """The launch of `argv` for `spec`; ProcessError if its confinement cannot be enforced."""
+    confinement = spec.confinement
+    if confinement is not None and confinement.mechanism not in available_sandboxes():
+        reason = f"the {confinement.mechanism} sandbox is not available on this machine"
+        raise ProcessError(spec.argv, reason)
+    temp = tempfile.mkdtemp(prefix="toolfx-call-")
+    inside_temp = SANDBOX_TMP if _mechanism(confinement) == "bwrap" else temp
+    env = dict(os.environ if spec.env is None else spec.env)
+    env.update(TMPDIR=inside_temp, TMP=inside_temp, TEMP=inside_temp)
+    if not SUPERVISED:
+        return Launch(argv, env, temp, None, ())
+    if confinement is not None and confinement.mechanism == "bwrap":
+        bwrap = bwrap_path()
+        assert bwrap is not None  # available_sandboxes() said so
+        argv = bwrap_argv(bwrap, confinement, temp, spec.cwd, argv)
+    read_end, write_end = os.pipe2(os.O_CLOEXEC)
+    policy = {
+        "parent": os.getpid(),
+        "status_fd": write_end,
+        "landlock": _landlock_policy(confinement, temp),
+    }
+    supervisor = (sys.executable, "-I", "-S", _SUPERVISOR, json.dumps(policy), "--")
+    return Launch((*supervisor, *argv), env, temp, read_end, (write_end,))
+
+
+def started(spec: ProcessSpec, status: bytes) -> None:
+    """Check what the supervisor reported on its status pipe; ProcessError unless it started."""
+    if status == STATUS_OK:
+        return
+    reason = status.decode("utf-8", "replace") or "the supervisor ended before starting it"
+    raise ProcessError(spec.argv, reason)
+
+
+def _mechanism(confinement: Confinement | None) -> SandboxMechanism | None:
+    return None if confinement is None else confinement.mechanism
+
+
+def _landlock_policy(confinement: Confinement | None, temp: str) -> dict[str, object] | None:
+    if confinement is None or confinement.mechanism != "landlock":
+        return None
+    return {
+        "writable": [*confinement.writable, temp],
+        "read_only": list(confinement.read_only),
+        "hidden": list(confinement.hidden),
+        "network": confinement.network,
+    }
