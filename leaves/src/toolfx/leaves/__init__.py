@@ -12,18 +12,31 @@ from toolfx.leaves.glob import GlobArgs, GlobOutput, glob_tool
 from toolfx.leaves.globs import glob_regex
 from toolfx.leaves.grep import GrepArgs, GrepMatch, GrepOutput, grep_tool
 from toolfx.leaves.permissions import Permissions
-from toolfx.leaves.rules import Action, Rule, RuleError, decide, load_rules, matches, parse_rules
-from toolfx.leaves.shell_words import command_prefixes
+from toolfx.leaves.rules import (
+    PERMISSIONS,
+    Action,
+    Rule,
+    RuleError,
+    decide,
+    load_rules,
+    matches,
+    parse_rules,
+)
+from toolfx.leaves.shell_rules import CommandReview, review_line
+from toolfx.leaves.shell_syntax import CommandTooComplex, ShellLine, SimpleCommand, parse_line
 from toolfx.leaves.tools import workspace_tools
 from toolfx.leaves.workspace import EXTERNAL_DIRECTORY, OutputLimits, ResolvedPath, Workspace
 
 __all__ = [
     "BASH",
     "EXTERNAL_DIRECTORY",
+    "PERMISSIONS",
     "Action",
     "BashArgs",
     "BashOutput",
     "BoundedText",
+    "CommandReview",
+    "CommandTooComplex",
     "GlobArgs",
     "GlobOutput",
     "GrepArgs",
@@ -34,11 +47,12 @@ __all__ = [
     "ResolvedPath",
     "Rule",
     "RuleError",
+    "ShellLine",
+    "SimpleCommand",
     "StreamOutput",
     "Workspace",
     "bash_tool",
     "bound_text",
-    "command_prefixes",
     "cut_text",
     "decide",
     "glob_regex",
@@ -46,6 +60,8 @@ __all__ = [
     "grep_tool",
     "load_rules",
     "matches",
+    "parse_line",
     "parse_rules",
+    "review_line",
     "workspace_tools",
 ]

@@ -4,6 +4,7 @@ and every byte not kept reported."""
 
 from __future__ import annotations
 
+import posixpath
 import signal
 from dataclasses import dataclass
 from typing import Annotated, NotRequired, TypedDict
@@ -24,14 +25,12 @@ from toolfx.core import (
 from toolfx.core.presentation import TerminalCallCard, TerminalResultCard, ToolCallView
 from toolfx.leaves.bounded import bound_text
 from toolfx.leaves.cards import define_leaf
-from toolfx.leaves.shell_words import command_prefixes
+from toolfx.leaves.shell_rules import BASH, redirect_paths, review_line
+from toolfx.leaves.shell_syntax import CommandTooComplex, parse_line
 from toolfx.leaves.text_files import file_failure
-from toolfx.leaves.workspace import Workspace
+from toolfx.leaves.workspace import Workspace, is_inside
 
 __all__ = ["BASH", "BashArgs", "BashOutput", "StreamOutput", "bash_tool"]
-
-BASH = "bash"
-"""The permission a command asks for, with its commands' leading words as the patterns."""
 
 _SHELL = "/bin/bash"
 
@@ -86,6 +85,10 @@ def bash_tool(
         timeout = args.get("timeout", default_timeout)
         if not command.strip():
             return Failure(ToolFailure.of(ErrorCode.INVALID_ARGS, "the command is empty"))
+        try:
+            line = parse_line(command)
+        except CommandTooComplex as error:
+            return Failure(ToolFailure.of(ErrorCode.INVALID_ARGS, str(error)))
         if not timeout > 0:
             message = f"timeout must be a positive number of seconds, not {timeout:g}"
             return Failure(ToolFailure.of(ErrorCode.INVALID_ARGS, message))
@@ -99,9 +102,19 @@ def bash_tool(
             return Failure(file_failure(error, where.shown))
         if stat.kind != "directory":
             return Failure(ToolFailure(f"{where.shown} is a {stat.kind}, not a folder"))
-        prefixes = command_prefixes(command) or (command.strip(),)
-        always = _remembered(prefixes)
-        refusal = await workspace.permissions.require(ctx, BASH, prefixes, command, always=always)
+        cwd = where.relative
+        outside = frozenset(
+            [
+                path
+                for path in redirect_paths(line, cwd)
+                if not await _stays_in(ctx, workspace, path)
+            ]
+        )
+        permissions = workspace.permissions
+        review = review_line(line, permissions.rules, cwd=cwd, outside=outside)
+        refusal = await permissions.settle(
+            ctx, review.action, BASH, review.patterns, command, always=review.always
+        )
         if refusal is not None:
             return Failure(refusal)
         limit = workspace.limits.max_bytes
@@ -144,14 +157,14 @@ def bash_tool(
     )
 
 
-def _remembered(prefixes: tuple[str, ...]) -> tuple[str, ...]:
-    """The rules an `always` answer adds: each prefix, alone or followed by more words.
-
-    A prefix with a wildcard of its own (`rm *`) is not remembered: as a rule it would allow
-    far more than what the user saw.
-    """
-    plain = (prefix for prefix in prefixes if "*" not in prefix and "?" not in prefix)
-    return tuple(rule for prefix in plain for rule in (prefix, f"{prefix} *"))
+async def _stays_in(ctx: ToolRunContext, workspace: Workspace, path: str) -> bool:
+    """Whether a redirection path (relative to the root) resolves inside the workspace."""
+    try:
+        root = await ctx.runtime.files.resolve(workspace.root)
+        real = await ctx.runtime.files.resolve(posixpath.join(root, path))
+    except FileError:
+        return False
+    return is_inside(real, root)
 
 
 def _stream(captured: CapturedOutput) -> StreamOutput:

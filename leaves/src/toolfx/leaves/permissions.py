@@ -8,7 +8,7 @@ from typing import final
 from toolfx.core import ErrorCode, PermissionDeclined, ToolFailure, ToolRunContext
 from toolfx.core.cell import AtomicCell
 from toolfx.core.runtime import ApprovalRequest, Cancelled, RejectedWithFeedback
-from toolfx.leaves.rules import Action, Rule, decide
+from toolfx.leaves.rules import Action, Rule, RuleError, check_rule, decide
 
 __all__ = ["Permissions"]
 
@@ -20,6 +20,10 @@ class Permissions:
     __slots__ = ("_rules",)
 
     def __init__(self, rules: Sequence[Rule] = ()) -> None:
+        for index, rule in enumerate(rules):
+            if not isinstance(rule, Rule):
+                raise RuleError(f"rules[{index}]", f"expected a Rule, found {type(rule).__name__}")
+            check_rule(rule, f"rules[{index}]")
         self._rules = AtomicCell(tuple(rules))
 
     @property
@@ -49,15 +53,33 @@ class Permissions:
         remembers `always` (default: the patterns) as allow rules for the session. `default` is
         the action when no rule matches.
         """
+        action = decide(self.rules, permission, patterns, default)
+        return await self.settle(ctx, action, permission, patterns, reason, always=always)
+
+    async def settle(
+        self,
+        ctx: ToolRunContext,
+        action: Action,
+        permission: str,
+        patterns: Sequence[str],
+        reason: str,
+        *,
+        always: Sequence[str] | None = None,
+    ) -> ToolFailure | None:
+        """Act on an `action` already decided (see `require`): go on, refuse, or ask.
+
+        The request shows `always` (default: the patterns): exactly what an `always` answer
+        remembers; an empty `always` offers none, and such an answer counts as once.
+        """
         asked = tuple(patterns)
-        action = decide(self.rules, permission, asked, default)
+        remembered = asked if always is None else tuple(always)
         if action == "allow":
             return None
         listed = ", ".join(asked)
         if action == "deny":
             raise PermissionDeclined(permission, f"a rule denies {listed}")
         request = ApprovalRequest(
-            ctx.call_id, ctx.name, ctx.agent, permission, asked, reason, ctx.arguments
+            ctx.call_id, ctx.name, ctx.agent, permission, asked, reason, ctx.arguments, remembered
         )
         reply = await ctx.runtime.approve(request, ctx.signal)
         if isinstance(reply, RejectedWithFeedback):
@@ -68,7 +90,7 @@ class Permissions:
         if reply == "allowed-once":
             return None
         if reply == "allowed-always":
-            self.remember(permission, asked if always is None else always)
+            self.remember(permission, remembered)
             return None
         if reply == "cancelled":
             raise Cancelled(ctx.signal.reason or "the approval was cancelled")
