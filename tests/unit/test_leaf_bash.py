@@ -36,6 +36,7 @@ from toolfx.core.description import Description
 from toolfx.core.pipeline import ToolCall, run_call
 from toolfx.core.presentation import TerminalCallCard, TerminalResultCard
 from toolfx.interpreters import ScriptedProcess, ScriptedProcesses
+from toolfx.interpreters.cli.approvals import ask_lines
 from toolfx.leaves import Permissions, Rule, Workspace, bash_tool, parse_line, review_line
 
 GRACE = 0.3
@@ -376,3 +377,12 @@ def test_a_real_command_runs_in_its_folder_and_reports_its_exit(
     Path(root, "sub").mkdir()
     result = run_bash(root, backend, "pwd", command="pwd; echo oops >&2; exit 3", cwd="sub")
     assert text_of(result) == f"{root}/sub\noops\nexit code 3"
+
+
+def test_the_cli_approval_shows_what_always_remembers_or_that_it_is_not_offered() -> None:
+    session = LeafSession(replies=["allowed-once", "allowed-once"], processes=table())
+    session.call("bash", command="git status --short")
+    session.call("bash", command="git status > /etc/x")
+    offered, withheld = (ask_lines(request) for request in session.asked)
+    assert offered[-1] == "always will allow: git status --short"
+    assert withheld[-1] == "always is not offered: nothing here can be remembered safely"
