@@ -190,5 +190,5 @@ def test_mcp_serve_refuses_a_missing_workspace_or_bad_rules(
     rules.write_text('[{"permission": "bash", "action": "sometimes"}]')
     bad = toolfx(capsys, "mcp", "serve", "--workspace", str(workspace), "--rules", str(rules))
     assert (bad.code, bad.out) == (2, "")
-    assert "action must be one of allow, deny, ask" in bad.err
+    assert "rules[0].action: 'sometimes' is not one of allow, ask, deny" in bad.err
     assert toolfx(capsys, "mcp").code == 2  # `serve` is the only MCP command, and it is needed

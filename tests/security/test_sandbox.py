@@ -59,12 +59,14 @@ class Machine:
         location.register(bash_tool(workspace, kill_grace=0.3, sandbox=sandbox))
         self.catalog = location.catalog()
 
-    def bash(self, interpreter: Interpreter, command: str) -> ToolExecutionResult:
-        """Run `command` with the bash leaf; any ask is recorded and rejected."""
+    def bash(
+        self, interpreter: Interpreter, command: str, reply: ApprovalReply = "rejected"
+    ) -> ToolExecutionResult:
+        """Run `command` with the bash leaf; any ask is recorded and answered with `reply`."""
 
         def answer(request: ApprovalRequest) -> ApprovalReply:
             self.asked.append(request)
-            return "rejected"
+            return reply
 
         call = ToolCall("call", "bash", {"command": command}, CancelSignal())
         result: ToolExecutionResult
@@ -75,11 +77,14 @@ class Machine:
             result = run_anyio(execute(self.catalog, call), interpreter, runtime)
         return result
 
-    def run(self, interpreter: Interpreter, command: str) -> tuple[int | None, str]:
-        """The exit code and output of `command`, which must run without an ask."""
-        result = self.bash(interpreter, command)
+    def run(
+        self, interpreter: Interpreter, command: str, *, approved: bool = False
+    ) -> tuple[int | None, str]:
+        """The exit code and output of `command`, which must run without an ask (`approved`:
+        whatever it asks is allowed once, so only the sandbox stands in its way)."""
+        result = self.bash(interpreter, command, "allowed-once" if approved else "rejected")
         value = value_of(result)
-        assert self.asked == []
+        assert approved or self.asked == []
         return value["exit_code"], value["output"]
 
 
@@ -118,7 +123,7 @@ def test_a_command_cannot_write_outside_the_workspace(
 def test_a_command_cannot_write_the_git_config(machine: Machine, interpreter: Interpreter) -> None:
     fsmonitor = "[core]\n\tfsmonitor = touch /tmp/pwned\n"
     command = f"printf '{fsmonitor}' > .git/config; rm -f .git/config; mv .git .g; touch .git/x"
-    code, _ = machine.run(interpreter, command)
+    code, _ = machine.run(interpreter, command, approved=True)
     assert code != 0
     assert (machine.root / ".git" / "config").read_text() == "[core]\n"
     assert sorted(p.name for p in (machine.root / ".git").iterdir()) == ["config"]
@@ -141,7 +146,7 @@ def test_a_command_cannot_open_a_tcp_connection(
     machine: Machine, interpreter: Interpreter, listener: int
 ) -> None:
     command = f"exec 3<>/dev/tcp/127.0.0.1/{listener} && echo connected"
-    code, output = machine.run(interpreter, command)
+    code, output = machine.run(interpreter, command, approved=True)
     assert code != 0
     assert "connected" not in output
 
@@ -158,7 +163,7 @@ def test_with_the_network_allowed_a_command_connects(
     location.register(bash_tool(workspace, sandbox=sandbox))
     machine.catalog = location.catalog()
     command = f"exec 3<>/dev/tcp/127.0.0.1/{listener} && echo connected"
-    assert machine.run(interpreter, command) == (0, "connected\n")
+    assert machine.run(interpreter, command, approved=True) == (0, "connected\n")
 
 
 def test_auto_without_a_mechanism_asks_for_every_command_and_says_why(

@@ -37,7 +37,8 @@ from toolfx.core.description import Description
 from toolfx.core.pipeline import ToolCall, run_call
 from toolfx.core.presentation import TerminalCallCard, TerminalResultCard
 from toolfx.interpreters import ScriptedProcess, ScriptedProcesses
-from toolfx.leaves import Permissions, Rule, Workspace, bash_tool, command_prefixes
+from toolfx.interpreters.cli.approvals import ask_lines
+from toolfx.leaves import Permissions, Rule, Workspace, bash_tool, parse_line, review_line
 
 GRACE = 0.3
 """The kill grace of the real runs: short, so that the suite stays fast."""
@@ -64,28 +65,22 @@ def spec(command: str, cwd: str = ROOT, timeout: float = 120.0) -> ProcessSpec:
     ("command", "patterns"),
     [
         ("git status", ("git status",)),
-        ("ls", ("ls",)),
         (
             "git status --short && npm run build | tee log; ls",
-            ("git status", "npm run", "tee log", "ls"),
+            ("git status --short", "npm run build", "tee log", "ls"),
         ),
         ("make || make clean\nmake", ("make", "make clean")),
-        ("FOO=1 BAR=2 pytest -x", ("pytest -x",)),
-        ("echo 'a && b; c'", ("echo a && b; c",)),
-        ("make 2>&1 > build.log", ("make",)),
+        ("FOO=1 pytest -x", ("FOO=1 pytest -x",)),
+        ("make 2>&1 > build.log", ("make 2>&1 > build.log",)),
         ("cd sub && (make; make install) &", ("cd sub", "make", "make install")),
-        ("echo $(rm -rf /tmp/x)", ("echo", "rm -rf")),
-        ('echo "`rm -rf /tmp/x`"', ("echo `rm -rf /tmp/x`", "rm -rf")),
-        ("cat <(curl example.org)", ("cat", "curl example.org")),
-        ("if test -f x; then rm x; fi", ("test -f", "rm x")),
+        ("echo $(rm -rf /tmp/x)", ("echo $(rm -rf /tmp/x)", "rm -rf /tmp/x")),
         ("# build it\nmake all", ("make all",)),
-        ('echo "unbalanced', ("echo unbalanced",)),
     ],
 )
-def test_the_patterns_are_the_leading_words_of_each_command(
+def test_the_patterns_are_the_simple_commands_as_written(
     command: str, patterns: tuple[str, ...]
 ) -> None:
-    assert command_prefixes(command) == patterns
+    assert review_line(parse_line(command), (), cwd=".").patterns == patterns
 
 
 def test_bash_asks_for_each_command_with_the_line_as_the_reason() -> None:
@@ -94,18 +89,19 @@ def test_bash_asks_for_each_command_with_the_line_as_the_reason() -> None:
     command = "git status --short && npm run build | tee log"
     result = session.call("bash", command=command)
     assert text_of(result) == "ok\nexit code 0"
-    assert session.asks() == [("bash", ("git status", "npm run", "tee log"))]
+    assert session.asks() == [("bash", ("git status --short", "npm run build", "tee log"))]
     not_sandboxed = "no sandbox (bubblewrap or Landlock) is available on this machine"
     assert session.asked[0].reason == f"{command}\n(not sandboxed: {not_sandboxed})"
+    assert session.asked[0].always == ("git status --short", "npm run build", "tee log")
     assert processes.runs == (spec(command),)
 
 
 def test_a_deny_rule_after_an_allow_rule_denies() -> None:
-    rules = [Rule("bash", "git *", "allow"), Rule("bash", "git push", "deny")]
+    rules = [Rule("bash", "git *", "allow"), Rule("bash", "git push*", "deny")]
     processes = table()
     session = LeafSession(rules=rules, processes=processes)
     assert text_of(session.call("bash", command="git status")) == "ok\nexit code 0"
-    for command in ("git push --force", "git status && git push"):
+    for command in ("git push --force", "git status && git push", "env git push"):
         denied = failure(session.call("bash", command=command))
         assert denied.error.code == ErrorCode.DENIED
         assert "git push" in denied.error.message
@@ -113,7 +109,7 @@ def test_a_deny_rule_after_an_allow_rule_denies() -> None:
     assert [run.argv[2] for run in processes.runs] == ["git status"]
 
 
-def test_an_always_answer_is_remembered_for_the_leading_words() -> None:
+def test_an_always_answer_remembers_exactly_the_commands_shown() -> None:
     replies: list[ApprovalReply] = ["allowed-always", "allowed-always"]
 
     def answer(request: ApprovalRequest) -> ApprovalReply:
@@ -121,28 +117,47 @@ def test_an_always_answer_is_remembered_for_the_leading_words() -> None:
 
     session = LeafSession(replies=answer, processes=table())
     session.call("bash", command="npm run build")
-    session.call("bash", command="npm run test -- --watch")
-    session.call("bash", command="ls")
-    session.call("bash", command="ls -la src")
-    assert session.asks() == [("bash", ("npm run",)), ("bash", ("ls",))]
+    session.call("bash", command="npm run build > out.log")
+    session.call("bash", command="ls -la && npm run build")
+    assert session.asks() == [("bash", ("npm run build",)), ("bash", ("ls -la", "npm run build"))]
+    assert [request.always for request in session.asked] == [
+        ("npm run build",),
+        ("ls -la", "npm run build"),
+    ]
     assert session.workspace.permissions.rules == (
-        Rule("bash", "npm run", "allow"),
-        Rule("bash", "npm run *", "allow"),
-        Rule("bash", "ls", "allow"),
-        Rule("bash", "ls *", "allow"),
+        Rule("bash", "npm run build", "allow"),
+        Rule("bash", "ls -la", "allow"),
+        Rule("bash", "npm run build", "allow"),
     )
-    assert failure(session.call("bash", command="rm -rf x")).error.code == ErrorCode.DENIED
+    denied = failure(session.call("bash", command="npm run build > /tmp/x"))
+    assert denied.error.code == ErrorCode.DENIED  # asked again: the redirection leaves
 
 
-def test_an_always_answer_for_a_command_with_a_wildcard_is_not_remembered() -> None:
+@pytest.mark.parametrize(
+    "command", ["rm *.tmp", "echo $HOME", "git status > /etc/x", "A=1 make", "eval ls", "ls ("]
+)
+def test_a_command_that_is_not_contained_offers_no_always(command: str) -> None:
     session = LeafSession(replies=["allowed-always"], processes=table())
-    assert text_of(session.call("bash", command="rm *.tmp && ls")) == "ok\nexit code 0"
-    assert session.workspace.permissions.rules == (
-        Rule("bash", "ls", "allow"),
-        Rule("bash", "ls *", "allow"),
-    )
-    assert failure(session.call("bash", command="rm -rf /")).error.code == ErrorCode.DENIED
-    assert session.asks() == [("bash", ("rm *.tmp", "ls")), ("bash", ("rm -rf",))]
+    session.call("bash", command=command)
+    assert session.asked[0].always == ()
+    assert session.workspace.permissions.rules == ()
+
+
+def test_a_command_past_the_bounds_is_refused_before_asking() -> None:
+    session = LeafSession(processes=table())
+    for command in ("echo " + "x" * 5000, "echo " + "$(" * 100):
+        refused = failure(session.call("bash", command=command))
+        assert refused.error.code == ErrorCode.INVALID_ARGS
+    assert session.asked == []
+
+
+def test_a_redirection_through_a_symlink_out_of_the_workspace_is_not_covered() -> None:
+    rules = [Rule("bash", "git status*", "allow")]
+    session = LeafSession(rules=rules, replies=["allowed-once"], processes=table())
+    session.fs.add_symlink(f"{ROOT}/link", "/elsewhere")
+    session.call("bash", command="git status > inside.txt")
+    session.call("bash", command="git status > link/x")
+    assert session.asks() == [("bash", ("git status > link/x",))]
 
 
 def test_a_rejection_runs_nothing_and_feedback_reaches_the_model() -> None:
@@ -370,3 +385,12 @@ def test_a_real_command_runs_in_its_folder_and_reports_its_exit(
     Path(root, "sub").mkdir()
     result = run_bash(root, backend, "pwd", command="pwd; echo oops >&2; exit 3", cwd="sub")
     assert text_of(result) == f"{root}/sub\noops\nexit code 3"
+
+
+def test_the_cli_approval_shows_what_always_remembers_or_that_it_is_not_offered() -> None:
+    session = LeafSession(replies=["allowed-once", "allowed-once"], processes=table())
+    session.call("bash", command="git status --short")
+    session.call("bash", command="git status > /etc/x")
+    offered, withheld = (ask_lines(request) for request in session.asked)
+    assert offered[-1] == "always will allow: git status --short"
+    assert withheld[-1] == "always is not offered: nothing here can be remembered safely"

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toolfx.leaves import Rule, RuleError, decide, load_rules, matches, parse_rules
+from toolfx.leaves import Permissions, Rule, RuleError, decide, load_rules, matches, parse_rules
 
 
 @functools.cache
@@ -98,11 +98,72 @@ def test_rule_files_are_read_with_clear_errors() -> None:
     cases = [
         ({"rules": []}, "rules: expected a list of rules, found dict"),
         ([3], r"rules\[0\]: expected an object, found int"),
-        ([{"permission": "", "action": "allow"}], r"rules\[0\]: permission must be"),
-        ([{"permission": "x", "action": "maybe"}], r"rules\[0\]: action must be one of"),
-        ([{"permission": "x", "action": "ask", "when": 1}], r"rules\[0\]: unknown keys \['when'\]"),
-        ([{"permission": "x", "pattern": 3, "action": "ask"}], r"rules\[0\]: pattern must be"),
+        ([{"permission": "", "action": "allow"}], r"rules\[0\]\.permission: must be"),
+        ([{"permission": "bash", "action": "maybe"}], r"rules\[0\]\.action: 'maybe' is not one"),
+        (
+            [{"permission": "bash", "action": "ask", "patern": "x"}],
+            r"rules\[0\]\.patern: unknown key: .* did you mean 'pattern'\?",
+        ),
+        ([{"permission": "bash", "pattern": 3, "action": "ask"}], r"rules\[0\]\.pattern: must be"),
+        (
+            [{"permission": "bash", "action": "ask"}, {"permission": "raed", "action": "allow"}],
+            r"rules\[1\]\.permission: 'raed' is not one of .*; did you mean 'read'\?",
+        ),
+        ([{"permission": "Edit", "action": "allow"}], r"did you mean 'edit'\?"),
+        ([{"permission": "bash", "action": "alow"}], r"\.action: .*did you mean 'allow'\?"),
+        ([{"permission": "net*", "action": "allow"}], r"\.permission: 'net\*' is not one of"),
     ]
     for value, message in cases:
         with pytest.raises(RuleError, match=message):
             parse_rules(value)
+
+
+def test_rules_and_permissions_refuse_what_no_leaf_asks_for() -> None:
+    with pytest.raises(RuleError, match=r"^rule\.permission: 'grpe' .*did you mean 'grep'\?"):
+        Rule("grpe", "*", "allow")
+    with pytest.raises(RuleError, match=r"^rule\.action: 'never' is not one of allow, ask, deny"):
+        Rule("bash", "*", "never")  # type: ignore[arg-type]
+    with pytest.raises(RuleError, match=r"^rules\[1\]: expected a Rule, found str"):
+        Permissions([Rule("bash", "*", "allow"), "edit"])  # type: ignore[list-item]
+    for wildcard in ("*", "e*", "external_*", "?ash"):
+        assert Rule(wildcard, "*", "allow").permission == wildcard
+
+
+@pytest.mark.parametrize(
+    "path", [".git/config", "/w/.git/hooks/pre-commit", "sub/.git/HEAD", ".git"]
+)
+def test_an_allow_rule_reaches_into_git_only_when_it_names_git(path: str) -> None:
+    assert decide([Rule("edit", "*", "allow")], "edit", [path]) == "ask"
+    assert decide([Rule("edit", "*", "allow")], "edit", [path], default="allow") == "allow"
+    assert decide([Rule("edit", "*.git*", "allow")], "edit", [path]) == "allow"
+    assert decide([Rule("edit", "*", "deny")], "edit", [path]) == "deny"
+    assert (
+        decide([Rule("edit", "*", "allow")], "edit", [path.replace(".git", ".github")]) == "allow"
+    )
+
+
+@given(st.text(ALPHABET, max_size=8).filter(lambda p: "*" in p), st.integers(0, 3))
+def test_matching_is_linear_on_long_texts(pattern: str, repeat: int) -> None:
+    text = "a/" * 2000 * repeat + "b"
+    assert matches(pattern, text) is reference_match_linear(pattern, text)
+
+
+def reference_match_linear(pattern: str, text: str) -> bool:
+    """A glob matcher by dynamic programming over pattern positions (no recursion)."""
+    states = {0}
+    for char in text:
+        states = _closure(pattern, states)
+        states = {i + 1 for i in states if i < len(pattern) and pattern[i] in (char, "?")} | {
+            i for i in states if i < len(pattern) and pattern[i] == "*"
+        }
+    return len(pattern) in _closure(pattern, states)
+
+
+def _closure(pattern: str, states: set[int]) -> set[int]:
+    found = set(states)
+    for i in sorted(states):
+        j = i
+        while j < len(pattern) and pattern[j] == "*":
+            j += 1
+            found.add(j)
+    return found

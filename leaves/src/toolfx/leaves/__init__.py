@@ -13,7 +13,16 @@ from toolfx.leaves.globs import GlobMatcher, glob_regex
 from toolfx.leaves.grep import GrepArgs, GrepMatch, GrepOutput, grep_tool
 from toolfx.leaves.permissions import Permissions
 from toolfx.leaves.regexes import PatternError
-from toolfx.leaves.rules import Action, Rule, RuleError, decide, load_rules, matches, parse_rules
+from toolfx.leaves.rules import (
+    PERMISSIONS,
+    Action,
+    Rule,
+    RuleError,
+    decide,
+    load_rules,
+    matches,
+    parse_rules,
+)
 from toolfx.leaves.sandbox import (
     DEFAULT_HIDDEN,
     Confined,
@@ -23,7 +32,8 @@ from toolfx.leaves.sandbox import (
     sandbox_confinement,
 )
 from toolfx.leaves.search import SearchLimits
-from toolfx.leaves.shell_words import command_prefixes
+from toolfx.leaves.shell_rules import CommandReview, review_line
+from toolfx.leaves.shell_syntax import CommandTooComplex, ShellLine, SimpleCommand, parse_line
 from toolfx.leaves.tools import workspace_tools
 from toolfx.leaves.workspace import EXTERNAL_DIRECTORY, OutputLimits, ResolvedPath, Workspace
 
@@ -31,10 +41,13 @@ __all__ = [
     "BASH",
     "DEFAULT_HIDDEN",
     "EXTERNAL_DIRECTORY",
+    "PERMISSIONS",
     "Action",
     "BashArgs",
     "BashOutput",
     "BoundedText",
+    "CommandReview",
+    "CommandTooComplex",
     "Confined",
     "GlobArgs",
     "GlobMatcher",
@@ -52,11 +65,12 @@ __all__ = [
     "SandboxMode",
     "SandboxUnavailable",
     "SearchLimits",
+    "ShellLine",
+    "SimpleCommand",
     "StreamOutput",
     "Workspace",
     "bash_tool",
     "bound_text",
-    "command_prefixes",
     "cut_text",
     "decide",
     "glob_regex",
@@ -64,7 +78,9 @@ __all__ = [
     "grep_tool",
     "load_rules",
     "matches",
+    "parse_line",
     "parse_rules",
+    "review_line",
     "sandbox_confinement",
     "workspace_tools",
 ]

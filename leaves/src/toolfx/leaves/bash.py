@@ -4,6 +4,8 @@ and every byte not kept reported."""
 
 from __future__ import annotations
 
+import functools
+import posixpath
 import signal
 from dataclasses import dataclass
 from typing import Annotated, NotRequired, TypedDict
@@ -25,14 +27,12 @@ from toolfx.core.presentation import TerminalCallCard, TerminalResultCard, ToolC
 from toolfx.leaves.bounded import bound_text
 from toolfx.leaves.cards import define_leaf
 from toolfx.leaves.sandbox import Confined, Sandbox, SandboxUnavailable, sandbox_confinement
-from toolfx.leaves.shell_words import command_prefixes
+from toolfx.leaves.shell_rules import BASH, redirect_paths, review_line
+from toolfx.leaves.shell_syntax import CommandTooComplex, parse_line
 from toolfx.leaves.text_files import file_failure
-from toolfx.leaves.workspace import Workspace
+from toolfx.leaves.workspace import Workspace, is_inside
 
 __all__ = ["BASH", "BashArgs", "BashOutput", "StreamOutput", "bash_tool"]
-
-BASH = "bash"
-"""The permission a command asks for, with its commands' leading words as the patterns."""
 
 _SHELL = "/bin/bash"
 
@@ -93,6 +93,10 @@ def bash_tool(
         timeout = args.get("timeout", default_timeout)
         if not command.strip():
             return Failure(ToolFailure.of(ErrorCode.INVALID_ARGS, "the command is empty"))
+        try:  # a parse of up to MAX_COMMAND_BYTES may take a while: off the event loop
+            line = await ctx.runtime.run_blocking(functools.partial(parse_line, command))
+        except CommandTooComplex as error:
+            return Failure(ToolFailure.of(ErrorCode.INVALID_ARGS, str(error)))
         if not timeout > 0:
             message = f"timeout must be a positive number of seconds, not {timeout:g}"
             return Failure(ToolFailure.of(ErrorCode.INVALID_ARGS, message))
@@ -106,21 +110,30 @@ def bash_tool(
             return Failure(file_failure(error, where.shown))
         if stat.kind != "directory":
             return Failure(ToolFailure(f"{where.shown} is a {stat.kind}, not a folder"))
-        prefixes = command_prefixes(command) or (command.strip(),)
-        always = _remembered(prefixes)
         available = ctx.runtime.processes.sandboxes()
         placed = sandbox_confinement(setting, workspace.root, workspace.state_dir, available)
         confinement = placed.confinement if isinstance(placed, Confined) else None
         reason = command
         if isinstance(placed, SandboxUnavailable):
             reason = f"{command}\n(not sandboxed: {placed.reason})"
-        refusal = await workspace.permissions.require(
-            ctx,
-            BASH,
-            prefixes,
-            reason,
-            always=always,
+        cwd = where.relative
+        outside = frozenset(
+            [
+                path
+                for path in redirect_paths(line, cwd)
+                if not await _stays_in(ctx, workspace, path)
+            ]
+        )
+        permissions = workspace.permissions
+        review = review_line(
+            line,
+            permissions.rules,
+            cwd=cwd,
+            outside=outside,
             default="ask" if confinement is None else "allow",
+        )
+        refusal = await permissions.settle(
+            ctx, review.action, BASH, review.patterns, reason, always=review.always
         )
         if refusal is not None:
             return Failure(refusal)
@@ -169,14 +182,14 @@ def bash_tool(
     )
 
 
-def _remembered(prefixes: tuple[str, ...]) -> tuple[str, ...]:
-    """The rules an `always` answer adds: each prefix, alone or followed by more words.
-
-    A prefix with a wildcard of its own (`rm *`) is not remembered: as a rule it would allow
-    far more than what the user saw.
-    """
-    plain = (prefix for prefix in prefixes if "*" not in prefix and "?" not in prefix)
-    return tuple(rule for prefix in plain for rule in (prefix, f"{prefix} *"))
+async def _stays_in(ctx: ToolRunContext, workspace: Workspace, path: str) -> bool:
+    """Whether a redirection path (relative to the root) resolves inside the workspace."""
+    try:
+        root = await ctx.runtime.files.resolve(workspace.root)
+        real = await ctx.runtime.files.resolve(posixpath.join(root, path))
+    except FileError:
+        return False
+    return is_inside(real, root)
 
 
 def _stream(captured: CapturedOutput) -> StreamOutput:

@@ -8,7 +8,7 @@ from typing import final
 from toolfx.core import ErrorCode, PermissionDeclined, ToolFailure, ToolRunContext
 from toolfx.core.cell import AtomicCell
 from toolfx.core.runtime import ApprovalRequest, Cancelled, RejectedWithFeedback
-from toolfx.leaves.rules import Action, Rule, decide
+from toolfx.leaves.rules import Action, Rule, RuleError, check_rule, decide
 
 __all__ = ["Permissions"]
 
@@ -20,6 +20,10 @@ class Permissions:
     __slots__ = ("_rules",)
 
     def __init__(self, rules: Sequence[Rule] = ()) -> None:
+        for index, rule in enumerate(rules):
+            if not isinstance(rule, Rule):
+                raise RuleError(f"rules[{index}]", f"expected a Rule, found {type(rule).__name__}")
+            check_rule(rule, f"rules[{index}]")
         self._rules = AtomicCell(tuple(rules))
 
     @property
@@ -49,8 +53,26 @@ class Permissions:
         remembers `always` (default: the patterns) as allow rules for the session. `default` is
         the action when no rule matches.
         """
+        action = decide(self.rules, permission, patterns, default)
+        return await self.settle(ctx, action, permission, patterns, reason, always=always)
+
+    async def settle(
+        self,
+        ctx: ToolRunContext,
+        action: Action,
+        permission: str,
+        patterns: Sequence[str],
+        reason: str,
+        *,
+        always: Sequence[str] | None = None,
+    ) -> ToolFailure | None:
+        """Act on an `action` already decided (see `require`): go on, refuse, or ask.
+
+        The request shows `always` (default: the patterns): exactly what an `always` answer
+        remembers; an empty `always` offers none, and such an answer counts as once.
+        """
         asked = tuple(patterns)
-        action = decide(self.rules, permission, asked, default)
+        remembered = asked if always is None else tuple(always)
         if action == "allow":
             return None
         listed = ", ".join(asked)

@@ -1,84 +1,97 @@
-"""The leading words of each simple command in a shell line: what `bash` asks permission for.
+"""One shell word as bash reads it: its value after quote removal when it is a plain literal,
+else its source text and the mark that the shell would expand it.
 
-A line splits into simple commands at `;`, `&`, `&&`, `|`, `||`, newlines and parentheses
-(quotes respected, by `shlex`, falling back to a rough split for an unbalanced quote). Leading
-variable assignments and reserved words (`if`, `then`, `do`, `!`, ...) are skipped, a
-redirection's target is no word of its command, a comment line asks nothing, and the text of
-each `$(...)` and each backquoted part is parsed again, quoted or not. The split errs towards
-asking for more: it is a permission prompt's summary, not a sandbox.
+A word is literal when it is made only of unquoted characters (backslash escapes decoded),
+single-quoted text and double-quoted text without expansions. Anything the shell could expand
+makes it not literal: `$x`, `${...}`, `$(...)`, backquotes, `$'...'` and `$"..."`, arithmetic,
+unquoted glob characters `*?[]`, braces (brace expansion; a bare `{}` is literal) and `~`.
 """
 
 from __future__ import annotations
 
-import re
-import shlex
-from collections.abc import Iterator
-from typing import Final
+from dataclasses import dataclass
+from typing import Final, final
 
-__all__ = ["command_prefixes"]
+import tree_sitter
 
-_PUNCTUATION: Final = "();<>|&\n"
-_SEPARATORS: Final = frozenset(";&|\n")
-_RESERVED: Final = frozenset(
-    {"!", "{", "}", "if", "then", "else", "elif", "fi", "do", "done", "while", "until", "time"}
-)
-_ASSIGNMENT: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
-_SUBSTITUTION: Final = re.compile(r"\$\(")
-_ROUGH_TOKEN: Final = re.compile(r"[();<>|&\n]+|[^\s();<>|&'\"]+")
+__all__ = ["Word", "word_of"]
 
 
-def command_prefixes(command: str) -> tuple[str, ...]:
-    """Each simple command's first two words (or its only one), in order, without repeats."""
-    substituted = [command[start.end() :] for start in _SUBSTITUTION.finditer(command)]
-    backquoted = command.split("`")[1::2]
-    found: dict[str, None] = {}
-    for text in (command, *substituted, *backquoted):
-        for words in _simple_commands(text):
-            lead = _leading(words)
-            if lead is not None:
-                found[lead] = None
-    return tuple(found)
+@final
+@dataclass(frozen=True, slots=True)
+class Word:
+    """A word: its literal value, or (when the shell would expand it) its source text."""
+
+    text: str
+    literal: bool
 
 
-def _tokens(command: str) -> list[str]:
-    try:
-        lexer = shlex.shlex(command, posix=True, punctuation_chars=_PUNCTUATION)
-        lexer.whitespace = " \t\r"  # a newline separates commands
-        lexer.whitespace_split = True
-        lexer.commenters = ""  # `#` inside a word is no comment to bash
-        return list(lexer)
-    except ValueError:  # an unbalanced quote or a final backslash: quotes split words
-        return _ROUGH_TOKEN.findall(command)
+_UNQUOTED_SPECIAL: Final = frozenset("*?[]{}~$`()<>|&;")
+_DOUBLE_QUOTED_ESCAPES: Final = frozenset('$`"\\\n')
 
 
-def _simple_commands(command: str) -> Iterator[list[str]]:
-    words: list[str] = []
-    redirected = False
-    for token in _tokens(command):
-        if token and all(char in _PUNCTUATION for char in token):
-            if "(" in token or ")" in token or set(token) <= _SEPARATORS:
-                if token.startswith("(") and words and words[-1].endswith("$"):
-                    words[-1] = words[-1][:-1]  # `$(`: the `$` opens the substitution
-                yield words
-                words, redirected = [], False
-            else:  # a redirection: a file descriptor before it and its target are no words
-                if words and words[-1].isdigit():
-                    words.pop()
-                redirected = True
-            continue
-        if redirected:
-            redirected = False
+def _source(node: tree_sitter.Node) -> str:
+    return (node.text or b"").decode("utf-8", "surrogatepass")
+
+
+def word_of(node: tree_sitter.Node) -> Word:
+    """The word a tree-sitter-bash node stands for (a word, string, concatenation, ...)."""
+    value = _literal(node)
+    return Word(_source(node), False) if value is None else Word(value, True)
+
+
+def _literal(node: tree_sitter.Node) -> str | None:
+    kind = node.type
+    if kind in ("word", "number"):
+        text = _source(node)
+        return "{}" if text == "{}" else _unquoted(text)
+    if kind == "raw_string":
+        return _source(node)[1:-1]
+    if kind == "string":
+        parts = []
+        for child in node.children:
+            if child.type == "string_content":
+                decoded = _double_quoted(_source(child))
+                if decoded is None:
+                    return None
+                parts.append(decoded)
+            elif child.type != '"':
+                return None
+        return "".join(parts)
+    if kind == "concatenation":
+        values = [_literal(child) for child in node.children]
+        return None if any(value is None for value in values) else "".join(map(str, values))
+    return None
+
+
+def _unquoted(text: str) -> str | None:
+    """An unquoted word's value with escapes decoded, or None if the shell would expand it."""
+    out: list[str] = []
+    chars = iter(text)
+    for char in chars:
+        if char == "\\":
+            escaped = next(chars, "\\")
+            if escaped != "\n":
+                out.append(escaped)
+        elif char in _UNQUOTED_SPECIAL or char.isspace():
+            return None
         else:
-            words.append(token)
-    yield words
+            out.append(char)
+    return "".join(out)
 
 
-def _leading(words: list[str]) -> str | None:
-    start = 0
-    words = [word for word in words if word]
-    while start < len(words) and (words[start] in _RESERVED or _ASSIGNMENT.match(words[start])):
-        start += 1
-    lead = words[start : start + 2]
-    if not lead or lead[0].startswith("#"):  # nothing to run, or a comment
-        return None
-    return " ".join(lead)
+def _double_quoted(text: str) -> str | None:
+    """Double-quoted text's value (only ``$ ` " \\`` and newline escape), None if it expands."""
+    out: list[str] = []
+    chars = iter(text)
+    for char in chars:
+        if char == "\\":
+            escaped = next(chars, "")
+            if escaped == "\n":
+                continue
+            out.append(escaped if escaped in _DOUBLE_QUOTED_ESCAPES else f"\\{escaped}")
+        elif char in "$`":
+            return None
+        else:
+            out.append(char)
+    return "".join(out)

@@ -36,6 +36,10 @@ def ask_lines(request: ApprovalRequest) -> list[str]:
     ]
     if request.reason is not None:
         lines.append(f"why: {request.reason}")
+    if request.always:
+        lines.append(f"always will allow: {', '.join(request.always)}")
+    else:
+        lines.append("always is not offered: nothing here can be remembered safely")
     return lines
 
 
@@ -60,11 +64,13 @@ class Prompter:
         with self._pause():
             text = Text("\n".join(visible(line, lines=False) for line in ask_lines(request)))
             console.print(Panel(text, title="approval", border_style="yellow"))
+            offered = [key for key in CHOICES if request.always or key != "a"]
+            always = "[a]lways, " if request.always else ""
             try:
                 key = Prompt.ask(
-                    Text("Allow? [o]nce, [a]lways, [r]eject, reject with [f]eedback"),
+                    Text(f"Allow? [o]nce, {always}[r]eject, reject with [f]eedback"),
                     console=console,
-                    choices=[*CHOICES, "f"],
+                    choices=[*offered, "f"],
                     show_choices=False,
                 )
                 if key == "f":
