@@ -4,11 +4,13 @@ check that only toolfx's own styling (SGR sequences) reaches the terminal."""
 from __future__ import annotations
 
 import io
+import os
 import re
 from typing import Final
 
 from rich.console import Console, RenderableType
 
+from tests.security.figures import FIGURES
 from toolfx.interpreters.cli.visible import visible
 
 __all__ = ["HOSTILE", "assert_only_own_styling", "plain", "render", "terminal_console"]
@@ -67,6 +69,13 @@ def assert_only_own_styling(out: str, *shown: str) -> None:
     """Every escape in `out` is an SGR style, nothing else hidden is raw, and each of the
     `shown` texts appears in its visible form."""
     raw = _RAW.findall(plain(out))
+    FIGURES.escapes(_surface(), 1, sum(len(found) for found in raw))
     assert not raw, f"raw on the terminal: {raw!r}"
     for text in shown:
         assert visible(text, lines=False) in plain(out), f"not shown: {text!r}"
+
+
+def _surface() -> str:
+    """The running test's name (what surface it renders), for the figures."""
+    test = os.environ.get("PYTEST_CURRENT_TEST", "unknown")
+    return test.split("::")[-1].split("[")[0].split(" ")[0].removeprefix("test_")
