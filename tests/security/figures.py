@@ -8,13 +8,20 @@ end of the run (`TOOLFX_SECURITY_REPORT=1`). The attempt count per race comes fr
 from __future__ import annotations
 
 import os
-import resource
 import time
+import tracemalloc
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final, TypeVar, final
 
+K = TypeVar("K")
 T = TypeVar("T")
+
+CPU_BUDGET: Final = 1.0
+"""Seconds of CPU one pathological input may cost (the issue's bound)."""
+
+MEMORY_BUDGET: Final = 100 * 2**20
+"""Bytes of (traced) memory one pathological input may hold at its peak."""
 
 ATTEMPTS: Final = int(os.environ.get("TOOLFX_SECURITY_ATTEMPTS", "50"))
 """How many times each race is tried."""
@@ -23,20 +30,10 @@ ATTEMPTS: Final = int(os.environ.get("TOOLFX_SECURITY_ATTEMPTS", "50"))
 @final
 @dataclass(frozen=True, slots=True)
 class Work:
-    """The CPU seconds and the growth of the peak resident memory of one piece of work."""
+    """The CPU seconds and the peak memory of one piece of work."""
 
     cpu_seconds: float
     peak_bytes: int
-
-
-def measured(function: Callable[[], T]) -> tuple[T, Work]:
-    """Run `function` here, with its CPU time (this process) and its peak memory growth."""
-    rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    cpu_before = time.process_time()
-    value = function()
-    cpu = time.process_time() - cpu_before
-    rss_after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return value, Work(cpu, max(rss_after - rss_before, 0) * 1024)
 
 
 @final
@@ -52,15 +49,11 @@ class Figures:
 
     def race(self, leaf: str, kind: str, attempts: int, escaped_bytes: int) -> None:
         """Record `attempts` races of `kind` against `leaf` and the bytes that crossed."""
-        row = self.races.setdefault((leaf, kind), [0, 0])
-        row[0] += attempts
-        row[1] += escaped_bytes
+        _add(self.races, (leaf, kind), attempts, escaped_bytes)
 
     def bypass(self, family: str, tried: int, ran: int) -> None:
         """Record `tried` commands of a bypass family and how many ran their payload."""
-        row = self.bypasses.setdefault(family, [0, 0])
-        row[0] += tried
-        row[1] += ran
+        _add(self.bypasses, family, tried, ran)
 
     def cost(self, input_class: str, work: Work) -> None:
         """Keep the worst CPU and memory seen for an input class."""
@@ -74,15 +67,11 @@ class Figures:
 
     def processes(self, ending: str, calls: int, alive_after: int) -> None:
         """Record `calls` commands ended by `ending` and the processes alive after them."""
-        row = self.survivors.setdefault(ending, [0, 0])
-        row[0] += calls
-        row[1] += alive_after
+        _add(self.survivors, ending, calls, alive_after)
 
     def escapes(self, surface: str, renders: int, raw_bytes: int) -> None:
         """Record `renders` hostile renders on a surface and the raw escape bytes that got out."""
-        row = self.terminal.setdefault(surface, [0, 0])
-        row[0] += renders
-        row[1] += raw_bytes
+        _add(self.terminal, surface, renders, raw_bytes)
 
     def lines(self) -> list[str]:
         """The tables as text."""
@@ -97,7 +86,9 @@ class Figures:
             out += ["bypass families: commands tried, payload runs"]
             out += [f"  {name:<40} {n:>5} {r:>5}" for name, (n, r) in sorted(self.bypasses.items())]
         if self.work:
-            out += ["pathological inputs: worst CPU s, worst peak memory growth MB"]
+            out += [
+                "pathological inputs (budget 1 s CPU, 100 MB): worst CPU s, worst peak traced MB"
+            ]
             out += [
                 f"  {name:<40} {w.cpu_seconds:>7.3f} {w.peak_bytes / 2**20:>8.1f}"
                 for name, w in sorted(self.work.items())
@@ -111,6 +102,30 @@ class Figures:
             out += ["terminal (surface): hostile renders, raw escape bytes out"]
             out += [f"  {name:<40} {n:>5} {r:>5}" for name, (n, r) in sorted(self.terminal.items())]
         return out
+
+
+def within_budget(input_class: str, function: Callable[[], T]) -> T:
+    """Run `function` twice (CPU untraced, then peak memory under tracemalloc), keep the
+    class's worst figures, and fail past `CPU_BUDGET` or `MEMORY_BUDGET`."""
+    started = time.process_time()
+    result = function()
+    cpu = time.process_time() - started
+    tracemalloc.start()
+    try:
+        function()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    FIGURES.cost(input_class, Work(cpu, peak))
+    assert cpu < CPU_BUDGET, f"{input_class} took {cpu:.2f} s of CPU"
+    assert peak < MEMORY_BUDGET, f"{input_class} held {peak / 2**20:.1f} MB"
+    return result
+
+
+def _add(table: dict[K, list[int]], key: K, tried: int, bad: int) -> None:
+    row = table.setdefault(key, [0, 0])
+    row[0] += tried
+    row[1] += bad
 
 
 FIGURES: Final = Figures()

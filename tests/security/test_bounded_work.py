@@ -9,16 +9,14 @@ generous CPU ceiling asserted as a safety net.
 
 from __future__ import annotations
 
-import time
-import tracemalloc
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
 
 from tests.leaves_support import ROOT, failure, text_of, value_of
-from tests.security.figures import FIGURES, Work
+from tests.security.figures import within_budget as record
 from toolfx.core import ErrorCode, Location, ToolExecutionResult
 from toolfx.core.cancel import CancelSignal
 from toolfx.core.pipeline import ToolCall, execute
@@ -38,32 +36,7 @@ from toolfx.leaves.regexes import MAX_PATTERN_CHARS
 
 T = TypeVar("T")
 
-CPU_CEILING = 5.0
-"""Seconds of CPU no scenario may take (a safety net; the bounds asserted are on work)."""
-
 INTERPRETERS = ["sync", "asyncio", "trio", "deterministic"]
-
-
-def measure(function: Callable[[], T]) -> tuple[T, float, int]:
-    """Call `function` twice: its result and CPU seconds untraced, then its peak bytes traced."""
-    started = time.process_time()
-    result = function()
-    cpu = time.process_time() - started
-    tracemalloc.start()
-    try:
-        function()
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    return result, cpu, peak
-
-
-def record(input_class: str, function: Callable[[], T]) -> T:
-    """Run `function` measured, keep the class's worst figures, and check the CPU ceiling."""
-    result, cpu, peak = measure(function)
-    FIGURES.cost(input_class, Work(cpu, peak))
-    assert cpu < CPU_CEILING, f"{input_class} took {cpu:.2f}s of CPU"
-    return result
 
 
 class Runner:
