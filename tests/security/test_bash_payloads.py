@@ -75,6 +75,11 @@ PAYLOADS_A: dict[str, Sequence[str]] = {
         "git status \\\ntouch {mark}",
     ),
     "config-driven": ("git -c core.fsmonitor='touch {mark}' status",),
+    "word split": (
+        "git status\r# ; touch {mark}",
+        "git status\v# ; touch {mark}",
+        "git status\f# ; touch {mark}",
+    ),
 }
 
 PAYLOADS_B: dict[str, Sequence[str]] = {
@@ -103,6 +108,45 @@ PAYLOADS_B: dict[str, Sequence[str]] = {
         "bash -c 'rm {victim}'",
         'sh -c "rm {victim}"',
         "unlink {victim}",
+    ),
+    "wrapper options": (
+        "bash -c -- 'rm {victim}'",
+        "env -S'rm {victim}'",
+        "env -iS'rm {victim}'",
+        "env -iu HOME rm {victim}",
+        "printf '{victim}\\0' | xargs -0n 1 rm",
+        "timeout -k1 5 rm {victim}",
+        "dash -c 'rm {victim}'",
+    ),
+    "launcher": (
+        "script -qc 'rm {victim}' /dev/null",
+        "chroot / rm {victim}",
+        "flock {victim}.lock rm {victim}",
+        "setpriv rm {victim}",
+        "taskset 1 rm {victim}",
+        "prlimit rm {victim}",
+        "strace -o /dev/null rm {victim}",
+        "runuser -u root -- rm {victim}",
+        "su -c 'rm {victim}'",
+    ),
+    "builtin evaluation": (
+        "printf -v 'a[$(rm {victim})]' 1",
+        "read 'a[$(rm {victim})]' <<< x",
+        "unset 'a[$(rm {victim})]'",
+        "declare 'a[$(rm {victim})]=1'",
+        "test -v 'a[$(rm {victim})]'",
+        "[ -v 'a[$(rm {victim})]' ]",
+        "declare -i n; n='a[$(rm {victim})]'",
+        "declare -n r='a[$(rm {victim})]'; r=1",
+        "PS4='$(rm {victim})'; set -x; true",
+        "hash -p /bin/rm ls; ls {victim}",
+    ),
+    "environment": (
+        "echo 'rm {victim}' > e.sh; BASH_ENV=./e.sh bash -c true",
+        "echo 'rm {victim}' > e.sh; env BASH_ENV=./e.sh bash -c true",
+        "echo 'rm {victim}' > e.sh; export BASH_ENV=./e.sh; bash -c true",
+        "GIT_PAGER='rm {victim}' git -p status",
+        "PAGER='rm {victim}' git -p status",
     ),
 }
 

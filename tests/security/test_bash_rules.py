@@ -54,6 +54,10 @@ ALLOW_BYPASSES = [
     "git status #x\nrm y",
     "git status\\\n;rm x",
     "git st\\\natus; rm x",
+    # blanks to tree-sitter, word characters to bash: a `#` after them starts no comment
+    "git status\r# ; rm x",
+    "git status \v# ; rm x",
+    "git status\f#`rm x`",
     # expansions
     "git status ${x@P}",
     "git status $x",
@@ -162,7 +166,74 @@ DENY_BYPASSES = [
     "ls; rm x",
     "r?m x",
     "/bin/r* x",
+    # option clusters and shells' options
+    "env -S'rm x'",
+    "env -iS'rm x'",
+    "env -iu HOME rm x",
+    "xargs -0n 1 rm",
+    "timeout -sKILL 5 rm x",
+    "bash -c -- 'rm x'",
+    "sh -c -e 'rm x'",
+    "bash -c -o errexit 'rm x'",
+    "bash5 -c 'rm x'",
+    "ash -c 'rm x'",
+    "fish -c 'rm x'",
+    "busybox rm x",
+    "busybox sh -c 'rm x'",
+    "coproc rm x",
+    # launchers whose options are not read
+    "chroot / rm x",
+    "flock f rm x",
+    "strace rm x",
+    "su -c 'rm x'",
+    "script -c 'rm x'",
+    "watch rm x",
+    "ssh host rm x",
+    "unshare rm x",
+    # builtins that evaluate a quoted `$(...)` in a variable name
+    "printf -v 'a[$(rm x)]' 1",
+    "read 'a[$(rm x)]' <<< x",
+    "unset 'a[$(rm x)]'",
+    "declare 'a[$(rm x)]=1'",
+    "test -v 'a[$(rm x)]'",
+    "[ -v 'a[$(rm x)]' ]",
+    "declare -i n; n='a[$(rm x)]'",
+    "PS4='$(rm x)'; set -x; true",
+    "hash -p /bin/rm ls; ls x",
+    # assignments that choose code
+    "BASH_ENV=./e bash -c true",
+    "env BASH_ENV=./e bash -c true",
+    "export BASH_ENV=./e; bash -c true",
+    "PATH=./bin:/bin ls",
+    "GIT_PAGER='rm x' git -p log",
+    "LD_PRELOAD=./x.so ls",
 ]
+
+GIT_PUSH_DENIED = (Rule("bash", "*", "allow"), Rule("bash", "git push*", "deny"))
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git push",
+        "git -C sub push",
+        "git --git-dir=.git push",
+        "git --git-dir .git --work-tree . push",
+        "git --no-pager push",
+        "git -p push",
+        "git -c alias.x='!git push' x",
+        "git --exec-path=. push",
+    ],
+)
+def test_git_global_options_do_not_hide_a_denied_subcommand(command: str) -> None:
+    assert verdict(GIT_PUSH_DENIED, command) != "allow"
+
+
+@pytest.mark.parametrize(
+    "command", ["git -C sub status", "CFLAGS=-O2 make", "printf '%s' x", "env -i ls", "bash -c ls"]
+)
+def test_plain_commands_stay_allowed_beside_a_deny_rule(command: str) -> None:
+    assert verdict(GIT_PUSH_DENIED, command) == "allow"
 
 
 @pytest.mark.parametrize("command", DENY_BYPASSES)
@@ -207,7 +278,7 @@ def test_git_status_with_any_literal_arguments_is_allowed(
     assert review.always == (" ".join(["git", "status", *arguments]),)
 
 
-SHELLISH = st.text(st.sampled_from(list("ab '\"\\$`#;|&<>(){}*?~=\n-/x")), max_size=24)
+SHELLISH = st.text(st.sampled_from(list("ab '\"\\$`#;|&<>(){}*?~=\n\r\v\f-/x")), max_size=24)
 
 
 @settings(max_examples=150, deadline=None)

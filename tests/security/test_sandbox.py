@@ -142,6 +142,23 @@ def test_a_command_cannot_read_a_denied_secret(
         assert "readable" in output  # the rest of the home folder stays readable
 
 
+def test_a_command_does_not_see_the_environments_secrets(
+    machine: Machine, interpreter: Interpreter, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    secrets = {
+        "OPENAI_API_KEY": "sk-one",
+        "GITHUB_TOKEN": "ghp-two",
+        "AWS_SECRET_ACCESS_KEY": "aws-three",
+        "my_db_password": "four",
+    }
+    for name, value in secrets.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("TOOLFX_PLAIN_SETTING", "kept")
+    _, output = machine.run(interpreter, "env; cat /proc/self/environ")
+    assert [value for value in secrets.values() if value in output] == []
+    assert "TOOLFX_PLAIN_SETTING=kept" in output
+
+
 def test_a_command_cannot_open_a_tcp_connection(
     machine: Machine, interpreter: Interpreter, listener: int
 ) -> None:

@@ -9,6 +9,7 @@ from toolfx.core import Confinement
 from toolfx.core.processes import SandboxMechanism
 from toolfx.leaves import (
     DEFAULT_HIDDEN,
+    DEFAULT_HIDDEN_VARIABLES,
     Confined,
     Sandbox,
     SandboxUnavailable,
@@ -36,6 +37,7 @@ def test_auto_confines_the_workspace_with_git_and_state_read_only_and_secrets_hi
         ("/ws/.git", "/state/ws"),
         tuple(f"{HOME}/{pattern[2:]}" for pattern in DEFAULT_HIDDEN),
         network=False,
+        hidden_variables=DEFAULT_HIDDEN_VARIABLES,
     )
     assert f"{HOME}/.ssh" in found.confinement.hidden
     assert found.shown == "sandboxed by bwrap, no network"

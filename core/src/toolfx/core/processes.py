@@ -29,7 +29,8 @@ class Confinement:
 
     Every path is absolute. Reads are allowed everywhere but `hidden`; writes only below
     `writable` (and a private temporary folder the runner makes for the call, as TMPDIR),
-    except below `read_only`; no network unless `network`.
+    except below `read_only`; no network unless `network`. Environment variables whose names
+    match a `hidden_variables` pattern (`*` any text, upper and lower case alike) are removed.
     """
 
     mechanism: SandboxMechanism
@@ -37,6 +38,7 @@ class Confinement:
     read_only: tuple[str, ...] = ()
     hidden: tuple[str, ...] = ()
     network: bool = False
+    hidden_variables: tuple[str, ...] = ()
 
 
 @final

@@ -2,19 +2,22 @@
 
 On Linux every command runs under `_supervisor.py` (see there), which ends every process the
 command leaves behind; Landlock rules go to the supervisor in its policy, bubblewrap wraps the
-command. Each call gets a private temporary folder (TMPDIR, TMP and TEMP), writable inside the
+command, and the environment's variables it hides are removed. Each call gets a private
+temporary folder (TMPDIR, TMP and TEMP), writable inside the
 sandbox and removed after the call. A confinement this machine cannot enforce is a
 `ProcessError` before anything starts.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import functools
 import json
 import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, final
@@ -78,7 +81,7 @@ def launch(spec: ProcessSpec, argv: tuple[str, ...]) -> Launch:
         raise ProcessError(spec.argv, reason)
     temp = tempfile.mkdtemp(prefix="toolfx-call-")
     inside_temp = SANDBOX_TMP if _mechanism(confinement) == "bwrap" else temp
-    env = dict(os.environ if spec.env is None else spec.env)
+    env = _visible(os.environ if spec.env is None else spec.env, confinement)
     env.update(TMPDIR=inside_temp, TMP=inside_temp, TEMP=inside_temp)
     if not SUPERVISED:
         return Launch(argv, env, temp, None, ())
@@ -102,6 +105,17 @@ def started(spec: ProcessSpec, status: bytes) -> None:
         return
     reason = status.decode("utf-8", "replace") or "the supervisor ended before starting it"
     raise ProcessError(spec.argv, reason)
+
+
+def _visible(env: Mapping[str, str], confinement: Confinement | None) -> dict[str, str]:
+    """The environment less the variables the confinement hides (names compared in upper case)."""
+    hidden = () if confinement is None else confinement.hidden_variables
+    patterns = [pattern.upper() for pattern in hidden]
+    return {
+        name: value
+        for name, value in env.items()
+        if not any(fnmatch.fnmatchcase(name.upper(), pattern) for pattern in patterns)
+    }
 
 
 def _mechanism(confinement: Confinement | None) -> SandboxMechanism | None:

@@ -25,6 +25,7 @@ from toolfx.leaves.rules import (
 )
 from toolfx.leaves.sandbox import (
     DEFAULT_HIDDEN,
+    DEFAULT_HIDDEN_VARIABLES,
     Confined,
     Sandbox,
     SandboxMode,
@@ -40,6 +41,7 @@ from toolfx.leaves.workspace import EXTERNAL_DIRECTORY, OutputLimits, ResolvedPa
 __all__ = [
     "BASH",
     "DEFAULT_HIDDEN",
+    "DEFAULT_HIDDEN_VARIABLES",
     "EXTERNAL_DIRECTORY",
     "PERMISSIONS",
     "Action",

@@ -2,7 +2,8 @@
 
 With a sandbox, a command writes only in the workspace (not its `.git/` nor the state folder),
 `extra_writable` folders and its private temp folder, reads everything but the `hidden`
-secrets, and has no network unless `network`. `auto` takes bubblewrap, else Landlock, whichever
+secrets, does not see the `hidden_variables` of the environment (API keys, tokens...), and has
+no network unless `network`. `auto` takes bubblewrap, else Landlock, whichever
 the runner can enforce; with neither (or without the mechanism asked for) the sandbox is
 unavailable, and every command asks, saying why.
 """
@@ -19,6 +20,7 @@ from toolfx.core.processes import SandboxMechanism
 
 __all__ = [
     "DEFAULT_HIDDEN",
+    "DEFAULT_HIDDEN_VARIABLES",
     "Confined",
     "Sandbox",
     "SandboxMode",
@@ -52,6 +54,24 @@ DEFAULT_HIDDEN: Final = (
 )
 """Secrets no command may read: `~` is the home folder the sandbox is given."""
 
+DEFAULT_HIDDEN_VARIABLES: Final = (
+    "*API_KEY*",
+    "*_KEY",
+    "*TOKEN*",
+    "*SECRET*",
+    "*PASSWORD*",
+    "*PASSWD*",
+    "*CREDENTIAL*",
+    "*_AUTH",
+    "*_AUTH_*",
+    "AWS_*",
+    "AZURE_*",
+    "GOOGLE_APPLICATION_CREDENTIALS",
+    "SSH_AUTH_SOCK",
+    "GPG_AGENT_INFO",
+)
+"""Environment variables no command sees (name patterns, `*` any text, any case)."""
+
 _PREFERRED: Final[tuple[SandboxMechanism, ...]] = ("bwrap", "landlock")
 """The order `auto` tries the mechanisms in: bubblewrap also hides the network entirely."""
 
@@ -67,6 +87,7 @@ class Sandbox:
     hidden: tuple[str, ...] = DEFAULT_HIDDEN
     network: bool = False
     extra_writable: tuple[str, ...] = ()
+    hidden_variables: tuple[str, ...] = DEFAULT_HIDDEN_VARIABLES
 
 
 @final
@@ -113,7 +134,9 @@ def sandbox_confinement(
         return SandboxUnavailable(f"a writable folder is not an absolute path: {bad[0]!r}")
     state = () if state_dir is None else (state_dir,)
     read_only = (posixpath.join(root, ".git"), *state)
-    confinement = Confinement(mechanism, writable, read_only, hidden, sandbox.network)
+    confinement = Confinement(
+        mechanism, writable, read_only, hidden, sandbox.network, sandbox.hidden_variables
+    )
     return Confined(confinement)
 
 

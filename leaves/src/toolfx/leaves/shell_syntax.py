@@ -93,6 +93,8 @@ class ShellLine:
 _OPENERS: Final = frozenset("([{")
 _CLOSERS: Final = frozenset(")]}")
 _JOINED_WORDS: Final = re.compile(r"\S(?:\\\n)+\S")
+_SPLIT_DIFFERENTLY: Final = re.compile("[\r\v\f]")
+"""Characters tree-sitter-bash reads as blanks between words where bash reads word characters."""
 _SUBSTITUTIONS: Final = frozenset({"command_substitution", "process_substitution"})
 _CONTAINERS: Final = frozenset(
     {
@@ -182,6 +184,8 @@ def parse_line(command: str) -> ShellLine:
         walk.unclear.append("the line does not parse as bash")
     if _JOINED_WORDS.search(command):
         walk.unclear.append("a backslash-newline joins two words")
+    if _SPLIT_DIFFERENTLY.search(command):
+        walk.unclear.append("a carriage return, vertical tab or form feed is not a blank to bash")
     walk.run(tree.root_node)
     return ShellLine(tuple(walk.commands), tuple(dict.fromkeys(walk.unclear)))
 
