@@ -70,7 +70,7 @@ async def current_text(
             return None
         if stat.kind != "file":
             return ToolFailure(f"{where.shown} is a {stat.kind}, not a file")
-        data = await files.read_bytes(where.path, within=where.within)
+        data = await files.read_bytes(where.path, within=where.within, resolved=True)
     except FileError as error:
         return file_failure(error, where.shown)
     text = decode_text(data)
@@ -105,8 +105,10 @@ async def commit(
                 f"{where.shown} changed on disk while the {verb} waited; nothing was written. "
                 "Read it again, then retry."
             )
-        await files.write_bytes(where.path, text.encode("utf-8"), within=where.within)
-        stat = await files.stat(where.path, within=where.within)
+        await files.write_bytes(
+            where.path, text.encode("utf-8"), within=where.within, resolved=True
+        )
+        stat = await files.stat(where.path, within=where.within, resolved=True)
     except FileError as error:
         return file_failure(error, where.shown)
     workspace.note_read(stat)
@@ -115,7 +117,7 @@ async def commit(
 
 async def _stat_or_none(files: FileSystem, where: ResolvedPath) -> FileStat | None:
     try:
-        return await files.stat(where.path, within=where.within)
+        return await files.stat(where.path, within=where.within, resolved=True)
     except FileError as error:
         if error.kind is FileErrorKind.NOT_FOUND:
             return None

@@ -236,7 +236,7 @@ async def _text_of(ctx: ToolRunContext, file: FoundFile) -> bytes | None:
     """The file's bytes; None for a binary file or one that cannot be read (or grew too large)."""
     try:
         data = await ctx.runtime.files.read_bytes(
-            file.path, within=file.within, limit=MAX_FILE_BYTES + 1
+            file.path, within=file.within, limit=MAX_FILE_BYTES + 1, resolved=True
         )
     except FileError:
         return None

@@ -103,7 +103,7 @@ async def files_to_search(
     if refused is not None:
         return refused
     try:
-        top = await ctx.runtime.files.stat(where.path, within=where.within)
+        top = await ctx.runtime.files.stat(where.path, within=where.within, resolved=True)
     except FileError as error:
         return file_failure(error, where.shown)
     if top.kind == "file":
@@ -129,7 +129,9 @@ async def _walk(
         await keep_going(ctx, visited)
         folder = pending.pop()
         try:
-            entries = await files.list_dir(posixpath.join(top.path, folder), within=top.within)
+            entries = await files.list_dir(
+                posixpath.join(top.path, folder), within=top.within, resolved=True
+            )
         except FileError:
             continue
         if seen + len(entries) > max_entries:
@@ -172,7 +174,7 @@ async def _linked_file(ctx: ToolRunContext, entry: FileStat, within: str) -> Fil
         real = await files.resolve(entry.path)
         if not is_inside(real, within):
             return None
-        stat = await files.stat(real, within=within)
+        stat = await files.stat(real, within=within, resolved=True)
     except FileError:
         return None
     return stat if stat.kind == "file" else None
