@@ -188,22 +188,38 @@ class StaleCheck(FileSystem):
     def __init__(self, files: MemoryFileSystem) -> None:
         self.files = files
 
-    async def stat(self, path: str, *, within: str, follow_symlinks: bool = True) -> FileStat:
-        return await self.files.stat(path, within=within, follow_symlinks=follow_symlinks)
+    async def stat(
+        self, path: str, *, within: str, follow_symlinks: bool = True, resolved: bool = False
+    ) -> FileStat:
+        return await self.files.stat(
+            path, within=within, follow_symlinks=follow_symlinks, resolved=resolved
+        )
 
     async def resolve(self, path: str) -> str:
         return posixpath.normpath(path)
 
     async def read_bytes(
-        self, path: str, *, within: str, offset: int = 0, limit: int | None = None
+        self,
+        path: str,
+        *,
+        within: str,
+        offset: int = 0,
+        limit: int | None = None,
+        resolved: bool = False,
     ) -> bytes:
-        return await self.files.read_bytes(path, within=within, offset=offset, limit=limit)
+        return await self.files.read_bytes(
+            path, within=within, offset=offset, limit=limit, resolved=resolved
+        )
 
-    async def write_bytes(self, path: str, data: bytes, *, within: str) -> None:
-        await self.files.write_bytes(path, data, within=within)
+    async def write_bytes(
+        self, path: str, data: bytes, *, within: str, resolved: bool = False
+    ) -> None:
+        await self.files.write_bytes(path, data, within=within, resolved=resolved)
 
-    async def list_dir(self, path: str, *, within: str) -> tuple[FileStat, ...]:
-        return await self.files.list_dir(path, within=within)
+    async def list_dir(
+        self, path: str, *, within: str, resolved: bool = False
+    ) -> tuple[FileStat, ...]:
+        return await self.files.list_dir(path, within=within, resolved=resolved)
 
 
 @pytest.mark.parametrize(
@@ -233,4 +249,4 @@ def test_a_swap_after_the_check_is_refused_in_memory(name: str, arguments: dict[
     after = memory.snapshot()
     assert {path: data for path, data in after.items() if not path.startswith("/state/")} == before
     if name in ("read", "write"):
-        assert _texts(result).startswith(f"{arguments['path']} resolves outside")
+        assert _texts(result).startswith(f"{arguments['path']} changed while in use")

@@ -222,3 +222,54 @@ def test_openat2_and_the_walk_agree_on_random_trees(
         os.mkdir(root)
         _build(root, tree)
         assert _outcomes("walk", root, paths) == _outcomes("openat2", root, paths)
+
+
+async def _resolved(files: FileSystem, operation: str, path: str, within: str) -> object:
+    match operation:
+        case "stat":
+            return await files.stat(path, within=within, resolved=True)
+        case "read":
+            return await files.read_bytes(path, within=within, resolved=True)
+        case "list":
+            return await files.list_dir(path, within=within, resolved=True)
+        case "write":
+            await files.write_bytes(path, b"changed", within=within, resolved=True)
+            return None
+    raise AssertionError(operation)
+
+
+@pytest.mark.parametrize("operation", ["stat", "read", "write"])
+@pytest.mark.parametrize("link", ["hop", "folder/a.txt"])
+def test_a_resolved_operation_meeting_a_symlink_below_is_changed(
+    world: World, operation: str, link: str
+) -> None:
+    world.add_file("sub/a.txt", b"inside")
+    world.add_symlink("hop", "sub/a.txt")
+    world.add_symlink("folder", "sub")
+    path = under(world, *link.split("/"))
+    error = failure(world, lambda files: _resolved(files, operation, path, world.root))
+    assert (error.kind, error.path) == (FileErrorKind.CHANGED, path)
+    assert (
+        world.run(lambda files: files.read_bytes(under(world, "sub", "a.txt"), within=world.root))
+        == b"inside"
+    )
+
+
+@pytest.mark.parametrize("lookup", ["openat2", "walk"])
+@pytest.mark.parametrize("operation", ["stat", "read", "list", "write"])
+def test_both_local_lookups_refuse_a_symlink_when_resolved(
+    tmp_path: Path, lookup: Lookup, operation: str
+) -> None:
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "a.txt").write_bytes(b"inside")
+    (tmp_path / "folder").symlink_to("sub")
+    path = str(tmp_path / "folder" / ("a.txt" if operation != "list" else ""))
+    files = LocalFileSystem(lookup=lookup)
+    with pytest.raises(FileError) as raised:
+        run_sync(
+            Description(
+                lambda runtime: _resolved(files, operation, path.rstrip("/"), str(tmp_path))
+            )
+        )
+    assert raised.value.kind is FileErrorKind.CHANGED
+    assert (tmp_path / "sub" / "a.txt").read_bytes() == b"inside"

@@ -94,24 +94,40 @@ class CountingFiles(FileSystem):
         self.files = files
         self.read = 0
 
-    async def stat(self, path: str, *, within: str, follow_symlinks: bool = True) -> FileStat:
-        return await self.files.stat(path, within=within, follow_symlinks=follow_symlinks)
+    async def stat(
+        self, path: str, *, within: str, follow_symlinks: bool = True, resolved: bool = False
+    ) -> FileStat:
+        return await self.files.stat(
+            path, within=within, follow_symlinks=follow_symlinks, resolved=resolved
+        )
 
     async def resolve(self, path: str) -> str:
         return await self.files.resolve(path)
 
     async def read_bytes(
-        self, path: str, *, within: str, offset: int = 0, limit: int | None = None
+        self,
+        path: str,
+        *,
+        within: str,
+        offset: int = 0,
+        limit: int | None = None,
+        resolved: bool = False,
     ) -> bytes:
-        data = await self.files.read_bytes(path, within=within, offset=offset, limit=limit)
+        data = await self.files.read_bytes(
+            path, within=within, offset=offset, limit=limit, resolved=resolved
+        )
         self.read += len(data)
         return data
 
-    async def write_bytes(self, path: str, data: bytes, *, within: str) -> None:
-        await self.files.write_bytes(path, data, within=within)
+    async def write_bytes(
+        self, path: str, data: bytes, *, within: str, resolved: bool = False
+    ) -> None:
+        await self.files.write_bytes(path, data, within=within, resolved=resolved)
 
-    async def list_dir(self, path: str, *, within: str) -> tuple[FileStat, ...]:
-        return await self.files.list_dir(path, within=within)
+    async def list_dir(
+        self, path: str, *, within: str, resolved: bool = False
+    ) -> tuple[FileStat, ...]:
+        return await self.files.list_dir(path, within=within, resolved=resolved)
 
 
 def _read(files: FileSystem, root: str, **arguments: object) -> ToolExecutionResult:

@@ -117,6 +117,7 @@ def test_glob_shows_100_paths_and_counts_them_all() -> None:
         "total": 150,
         "truncated": True,
         "stopped_early": None,
+        "withheld": 0,
     }
 
 

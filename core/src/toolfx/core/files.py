@@ -38,6 +38,8 @@ class FileErrorKind(enum.StrEnum):
     """The path leads out of the folder the operation is confined to (a symlink or `..`)."""
     LOOP = "loop"
     """More than 40 symlinks were followed in one lookup (a loop, most likely)."""
+    CHANGED = "changed"
+    """A symlink is where the path, resolved before, had none: it changed since (a race)."""
     OTHER = "other"
 
 
@@ -63,9 +65,15 @@ class FileSystem(Protocol):
     absolute symlink always does) is an OUTSIDE error, more than 40 symlinks a LOOP error.
     A relative path, NUL, a name that is not UTF-8, a name over 255 bytes or a path over 4,095
     bytes is INVALID_PATH.
+
+    `resolved=True` says the path came from `resolve` (no symlink left in it): then no symlink
+    below `within` is followed at all, and meeting one (put there since) is a CHANGED error, so
+    what a check decided for the resolved path is what the operation acts on.
     """
 
-    async def stat(self, path: str, *, within: str, follow_symlinks: bool = True) -> FileStat:
+    async def stat(
+        self, path: str, *, within: str, follow_symlinks: bool = True, resolved: bool = False
+    ) -> FileStat:
         """What `path` is; NOT_FOUND if nothing is there."""
         ...
 
@@ -75,12 +83,20 @@ class FileSystem(Protocol):
         ...
 
     async def read_bytes(
-        self, path: str, *, within: str, offset: int = 0, limit: int | None = None
+        self,
+        path: str,
+        *,
+        within: str,
+        offset: int = 0,
+        limit: int | None = None,
+        resolved: bool = False,
     ) -> bytes:
         """The file's bytes from `offset` on (at most `limit` of them when given)."""
         ...
 
-    async def write_bytes(self, path: str, data: bytes, *, within: str) -> None:
+    async def write_bytes(
+        self, path: str, data: bytes, *, within: str, resolved: bool = False
+    ) -> None:
         """Replace the file's content atomically, creating missing parent directories.
 
         A symlink that stays below `within` is followed: the file it leads to is written, the
@@ -88,6 +104,8 @@ class FileSystem(Protocol):
         """
         ...
 
-    async def list_dir(self, path: str, *, within: str) -> tuple[FileStat, ...]:
+    async def list_dir(
+        self, path: str, *, within: str, resolved: bool = False
+    ) -> tuple[FileStat, ...]:
         """The directory's entries sorted by name, symlinks among them not followed."""
         ...

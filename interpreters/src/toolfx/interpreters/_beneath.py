@@ -5,7 +5,8 @@ The walk holds one O_PATH handle at a time, opens each name with O_NOFOLLOW, fol
 symlink itself (its target read from the handle of the link just checked; an absolute one, or
 `..` above the starting handle, is EXDEV), and remembers the device and inode of every folder
 it went through, so `..` must land on the very folder it came from. Errors are `OSError`s
-with the kernel's numbers: EXDEV outside, ELOOP for more than 40 symlinks.
+with the kernel's numbers: EXDEV outside, ELOOP for more than 40 symlinks, or for any
+symlink at all with `no_symlinks` (RESOLVE_NO_SYMLINKS).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ Lookup = Literal["openat2", "walk"]
 
 _MAX_SYMLINKS: Final = 40
 _RESOLVE_NO_MAGICLINKS: Final = 0x02
+_RESOLVE_NO_SYMLINKS: Final = 0x04
 _RESOLVE_BENEATH: Final = 0x08
 _OPENAT2: Final = {"x86_64": 437, "aarch64": 437}.get(platform.machine())
 _STEP: Final = os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -48,9 +50,13 @@ class _Kernel:
         self.libc = ctypes.CDLL(None, use_errno=True)
         self.available = _OPENAT2 is not None
 
-    def openat2(self, directory: int, relative: str, flags: int, mode: int) -> int | None:
+    def openat2(
+        self, directory: int, relative: str, flags: int, mode: int, no_symlinks: bool
+    ) -> int | None:
         """The new descriptor; None when the walk must do it (ENOSYS, or a rename race)."""
-        how = _OpenHow(flags | os.O_CLOEXEC, mode, _RESOLVE_BENEATH | _RESOLVE_NO_MAGICLINKS)
+        resolve = _RESOLVE_BENEATH | _RESOLVE_NO_MAGICLINKS
+        resolve |= _RESOLVE_NO_SYMLINKS if no_symlinks else 0
+        how = _OpenHow(flags | os.O_CLOEXEC, mode, resolve)
         number = ctypes.c_long(_OPENAT2 or 0)
         encoded = os.fsencode(relative)
         result: int = self.libc.syscall(
@@ -72,21 +78,28 @@ _KERNEL: Final = _Kernel()
 
 
 def open_beneath(
-    directory: int, relative: str, flags: int, mode: int = 0, *, lookup: Lookup
+    directory: int,
+    relative: str,
+    flags: int,
+    mode: int = 0,
+    *,
+    lookup: Lookup,
+    no_symlinks: bool = False,
 ) -> int:
-    """A descriptor for `relative` opened with `flags`, resolved beneath `directory`."""
+    """A descriptor for `relative` opened with `flags`, resolved beneath `directory`; with
+    `no_symlinks`, any symlink on the way (the final name too) is ELOOP."""
     if lookup == "openat2" and _KERNEL.available:
-        opened = _KERNEL.openat2(directory, relative, flags, mode)
+        opened = _KERNEL.openat2(directory, relative, flags, mode, no_symlinks)
         if opened is not None:
             return opened
-    return _walk(directory, relative, flags, mode)
+    return _walk(directory, relative, flags, mode, no_symlinks)
 
 
 def _identity(status: os.stat_result) -> tuple[int, int]:
     return status.st_dev, status.st_ino
 
 
-def _walk(directory: int, relative: str, flags: int, mode: int) -> int:
+def _walk(directory: int, relative: str, flags: int, mode: int, no_symlinks: bool) -> int:
     current = os.open(".", os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=directory)
     try:
         folders = [_identity(os.fstat(current))]  # where the walk is, the starting folder first
@@ -118,6 +131,8 @@ def _walk(directory: int, relative: str, flags: int, mode: int) -> int:
                 finally:
                     os.close(step)
             followed += 1
+            if no_symlinks:
+                raise OSError(errno.ELOOP, "a symlink where none was", relative)
             if followed > _MAX_SYMLINKS:
                 raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), relative)
             if target.startswith("/"):

@@ -24,11 +24,15 @@ class TracedFileSystem(FileSystem):
         self._files = files
         self._scheduler = scheduler
 
-    async def stat(self, path: str, *, within: str, follow_symlinks: bool = True) -> FileStat:
+    async def stat(
+        self, path: str, *, within: str, follow_symlinks: bool = True, resolved: bool = False
+    ) -> FileStat:
         """The wrapped `stat` (`lstat` in the trace when not following symlinks), traced."""
         return await self._traced(
             f"{'stat' if follow_symlinks else 'lstat'} {path}",
-            lambda: self._files.stat(path, within=within, follow_symlinks=follow_symlinks),
+            lambda: self._files.stat(
+                path, within=within, follow_symlinks=follow_symlinks, resolved=resolved
+            ),
         )
 
     async def resolve(self, path: str) -> str:
@@ -36,7 +40,13 @@ class TracedFileSystem(FileSystem):
         return await self._traced(f"resolve {path}", lambda: self._files.resolve(path))
 
     async def read_bytes(
-        self, path: str, *, within: str, offset: int = 0, limit: int | None = None
+        self,
+        path: str,
+        *,
+        within: str,
+        offset: int = 0,
+        limit: int | None = None,
+        resolved: bool = False,
     ) -> bytes:
         """The wrapped `read_bytes`, traced with the offset and limit when given."""
         window = "".join(
@@ -44,17 +54,27 @@ class TracedFileSystem(FileSystem):
         )
         return await self._traced(
             f"read {path}{window}",
-            lambda: self._files.read_bytes(path, within=within, offset=offset, limit=limit),
+            lambda: self._files.read_bytes(
+                path, within=within, offset=offset, limit=limit, resolved=resolved
+            ),
         )
 
-    async def write_bytes(self, path: str, data: bytes, *, within: str) -> None:
+    async def write_bytes(
+        self, path: str, data: bytes, *, within: str, resolved: bool = False
+    ) -> None:
         """The wrapped `write_bytes`, traced with the size written."""
         what = f"write {path} ({len(data)} bytes)"
-        await self._traced(what, lambda: self._files.write_bytes(path, data, within=within))
+        await self._traced(
+            what, lambda: self._files.write_bytes(path, data, within=within, resolved=resolved)
+        )
 
-    async def list_dir(self, path: str, *, within: str) -> tuple[FileStat, ...]:
+    async def list_dir(
+        self, path: str, *, within: str, resolved: bool = False
+    ) -> tuple[FileStat, ...]:
         """The wrapped `list_dir`, traced."""
-        return await self._traced(f"list {path}", lambda: self._files.list_dir(path, within=within))
+        return await self._traced(
+            f"list {path}", lambda: self._files.list_dir(path, within=within, resolved=resolved)
+        )
 
     async def _traced(self, what: str, operation: Callable[[], Awaitable[T]]) -> T:
         await Checkpoint()

@@ -6,7 +6,8 @@ on the parent's handle, listing by the folder's handle, reading by `pread` on th
 Writes go to a temporary file made (O_EXCL | O_NOFOLLOW) in the target folder's handle,
 flushed and renamed over the target relative to that same handle, so a reader sees the old
 content or the new, never a part; an existing file keeps its permission bits. Every `OSError`
-becomes a `FileError` naming the path the caller gave; every descriptor is closed.
+becomes a `FileError` naming the path the caller gave; every descriptor is closed. A `resolved`
+operation follows no symlink below `within` (RESOLVE_NO_SYMLINKS): one met is CHANGED.
 """
 
 from __future__ import annotations
@@ -55,6 +56,8 @@ _CHUNK: Final = 1 << 20
 
 _FOLDER: Final = os.O_PATH | os.O_DIRECTORY
 
+_CHANGED_REASON: Final = "a symlink is where the resolved path had none"
+
 
 @final
 class _Local:
@@ -65,21 +68,23 @@ class _Local:
     def __init__(self, lookup: Lookup) -> None:
         self.lookup: Lookup = lookup
 
-    def stat(self, path: str, within: str, follow_symlinks: bool) -> FileStat:
+    def stat(self, path: str, within: str, follow_symlinks: bool, resolved: bool) -> FileStat:
         relative = beneath(path, within)
         folder, name = split_target(relative)
-        with _Handles(path, within) as handles:
+        with _Handles(path, within, self.lookup, resolved) as handles:
             if follow_symlinks or name in ("", ".", ".."):
-                return _file_stat(path, os.fstat(handles.open(relative, os.O_PATH, self.lookup)))
-            parent = handles.open(folder, _FOLDER, self.lookup)
+                return _file_stat(path, os.fstat(handles.open(relative, os.O_PATH)))
+            parent = handles.open(folder, _FOLDER)
             return _file_stat(path, os.stat(name, dir_fd=parent, follow_symlinks=False))
 
-    def read_bytes(self, path: str, within: str, offset: int, limit: int | None) -> bytes:
+    def read_bytes(
+        self, path: str, within: str, offset: int, limit: int | None, resolved: bool
+    ) -> bytes:
         check_read_window(offset, limit)
         relative = beneath(path, within)
-        with _Handles(path, within) as handles:
+        with _Handles(path, within, self.lookup, resolved) as handles:
             flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY
-            file = handles.open(relative, flags, self.lookup)
+            file = handles.open(relative, flags)
             mode = os.fstat(file).st_mode
             if stat.S_ISDIR(mode):
                 raise FileError(FileErrorKind.IS_A_DIRECTORY, path, "is a directory")
@@ -87,9 +92,9 @@ class _Local:
                 raise FileError(FileErrorKind.OTHER, path, "is not a regular file")
             return _pread(file, offset, limit)
 
-    def write_bytes(self, path: str, data: bytes, within: str) -> None:
+    def write_bytes(self, path: str, data: bytes, within: str, resolved: bool) -> None:
         relative = beneath(path, within)
-        with _Handles(path, within) as handles:
+        with _Handles(path, within, self.lookup, resolved) as handles:
             for _ in range(MAX_SYMLINKS + 1):
                 if names_directory(relative):
                     raise FileError(FileErrorKind.IS_A_DIRECTORY, path, "names a directory")
@@ -97,7 +102,7 @@ class _Local:
                 parent = handles.keep(
                     open_creating(
                         folder,
-                        lambda below: handles.open(below, _FOLDER, self.lookup, keep=False),
+                        lambda below: handles.open(below, _FOLDER, keep=False),
                         _make_dir,
                         os.close,
                     )
@@ -106,16 +111,18 @@ class _Local:
                 if target is None:
                     _replace(path, name, parent, data)
                     return
+                if resolved:
+                    raise FileError(FileErrorKind.CHANGED, path, _CHANGED_REASON)
                 if target.startswith("/"):
                     raise FileError(FileErrorKind.OUTSIDE, path, "an absolute symlink leads out")
                 relative = target if folder == "." else f"{folder}/{target}"
             raise FileError(FileErrorKind.LOOP, path, LOOP_REASON)
 
-    def list_dir(self, path: str, within: str) -> tuple[FileStat, ...]:
+    def list_dir(self, path: str, within: str, resolved: bool) -> tuple[FileStat, ...]:
         relative = beneath(path, within)
         entries: list[FileStat] = []
-        with _Handles(path, within) as handles:
-            folder = handles.open(relative, os.O_RDONLY | os.O_DIRECTORY, self.lookup)
+        with _Handles(path, within, self.lookup, resolved) as handles:
+            folder = handles.open(relative, os.O_RDONLY | os.O_DIRECTORY)
             for name in os.listdir(folder):
                 with suppress(FileNotFoundError):  # removed since the directory was read
                     status = os.stat(name, dir_fd=folder, follow_symlinks=False)
@@ -125,14 +132,17 @@ class _Local:
 
 @final
 class _Handles:
-    """The handle of `within` and every descriptor opened beneath it, closed on exit; an
-    `OSError` inside becomes a `FileError` naming `path`."""
+    """The handle of `within` and every descriptor opened beneath it (by `lookup`; following
+    no symlink when `resolved`), closed on exit; an `OSError` inside becomes a `FileError`
+    naming `path`."""
 
-    __slots__ = ("_opened", "_path", "_within")
+    __slots__ = ("_lookup", "_opened", "_path", "_resolved", "_within")
 
-    def __init__(self, path: str, within: str) -> None:
+    def __init__(self, path: str, within: str, lookup: Lookup, resolved: bool) -> None:
         self._path = path
         self._within = within
+        self._lookup: Lookup = lookup
+        self._resolved = resolved
         self._opened: list[int] = []
 
     def __enter__(self) -> _Handles:
@@ -148,11 +158,15 @@ class _Handles:
         if isinstance(error, OSError):
             raise _error(self._path, error) from error
 
-    def open(self, relative: str, flags: int, lookup: Lookup, *, keep: bool = True) -> int:
+    def open(self, relative: str, flags: int, *, keep: bool = True) -> int:
         """`relative` opened beneath `within`; closed on exit unless `keep` is False."""
         try:
-            opened = open_beneath(self._opened[0], relative, flags, lookup=lookup)
+            opened = open_beneath(
+                self._opened[0], relative, flags, lookup=self._lookup, no_symlinks=self._resolved
+            )
         except OSError as error:
+            if self._resolved and error.errno == errno.ELOOP:
+                raise FileError(FileErrorKind.CHANGED, self._path, _CHANGED_REASON) from error
             raise _error(self._path, error) from error
         return self.keep(opened) if keep else opened
 
@@ -295,28 +309,40 @@ class LocalFileSystem(FileSystem):
     def __init__(self, *, lookup: Lookup = "openat2") -> None:
         self._local = _Local(lookup)
 
-    async def stat(self, path: str, *, within: str, follow_symlinks: bool = True) -> FileStat:
+    async def stat(
+        self, path: str, *, within: str, follow_symlinks: bool = True, resolved: bool = False
+    ) -> FileStat:
         """`fstat` of `path` opened beneath `within` (`fstatat` in its folder when not following
         a final symlink)."""
-        return self._local.stat(path, within, follow_symlinks)
+        return self._local.stat(path, within, follow_symlinks, resolved)
 
     async def resolve(self, path: str) -> str:
         """`path` with every symlink resolved, like `os.path.realpath`; a loop is an error."""
         return _resolve(path)
 
     async def read_bytes(
-        self, path: str, *, within: str, offset: int = 0, limit: int | None = None
+        self,
+        path: str,
+        *,
+        within: str,
+        offset: int = 0,
+        limit: int | None = None,
+        resolved: bool = False,
     ) -> bytes:
         """At most `limit` bytes from `offset` of the regular file `path` beneath `within`."""
-        return self._local.read_bytes(path, within, offset, limit)
+        return self._local.read_bytes(path, within, offset, limit, resolved)
 
-    async def write_bytes(self, path: str, data: bytes, *, within: str) -> None:
+    async def write_bytes(
+        self, path: str, data: bytes, *, within: str, resolved: bool = False
+    ) -> None:
         """Write a temporary file in the target's folder handle, then rename it over the target."""
-        self._local.write_bytes(path, data, within)
+        self._local.write_bytes(path, data, within, resolved)
 
-    async def list_dir(self, path: str, *, within: str) -> tuple[FileStat, ...]:
+    async def list_dir(
+        self, path: str, *, within: str, resolved: bool = False
+    ) -> tuple[FileStat, ...]:
         """The folder's names, sorted, each `fstatat`ed in its handle without following."""
-        return self._local.list_dir(path, within)
+        return self._local.list_dir(path, within, resolved)
 
 
 @final
@@ -331,27 +357,41 @@ class AnyioFileSystem(FileSystem):
     def __init__(self, *, lookup: Lookup = "openat2") -> None:
         self._local = _Local(lookup)
 
-    async def stat(self, path: str, *, within: str, follow_symlinks: bool = True) -> FileStat:
+    async def stat(
+        self, path: str, *, within: str, follow_symlinks: bool = True, resolved: bool = False
+    ) -> FileStat:
         """`LocalFileSystem.stat` in a worker thread."""
-        return await _in_thread(lambda: self._local.stat(path, within, follow_symlinks))
+        return await _in_thread(lambda: self._local.stat(path, within, follow_symlinks, resolved))
 
     async def resolve(self, path: str) -> str:
         """`LocalFileSystem.resolve` in a worker thread."""
         return await _in_thread(lambda: _resolve(path))
 
     async def read_bytes(
-        self, path: str, *, within: str, offset: int = 0, limit: int | None = None
+        self,
+        path: str,
+        *,
+        within: str,
+        offset: int = 0,
+        limit: int | None = None,
+        resolved: bool = False,
     ) -> bytes:
         """`LocalFileSystem.read_bytes` in a worker thread."""
-        return await _in_thread(lambda: self._local.read_bytes(path, within, offset, limit))
+        return await _in_thread(
+            lambda: self._local.read_bytes(path, within, offset, limit, resolved)
+        )
 
-    async def write_bytes(self, path: str, data: bytes, *, within: str) -> None:
+    async def write_bytes(
+        self, path: str, data: bytes, *, within: str, resolved: bool = False
+    ) -> None:
         """`LocalFileSystem.write_bytes` in a worker thread."""
-        await _in_thread(lambda: self._local.write_bytes(path, data, within))
+        await _in_thread(lambda: self._local.write_bytes(path, data, within, resolved))
 
-    async def list_dir(self, path: str, *, within: str) -> tuple[FileStat, ...]:
+    async def list_dir(
+        self, path: str, *, within: str, resolved: bool = False
+    ) -> tuple[FileStat, ...]:
         """`LocalFileSystem.list_dir` in a worker thread."""
-        return await _in_thread(lambda: self._local.list_dir(path, within))
+        return await _in_thread(lambda: self._local.list_dir(path, within, resolved))
 
 
 async def _in_thread(operation: Callable[[], T]) -> T:

@@ -4,7 +4,8 @@ Lookups follow the kernel's rules as `openat2(RESOLVE_BENEATH)` does for the loc
 start at `within`; a name below a file is NOT_A_DIRECTORY, `..` goes to the parent of the
 directory reached so far but never above `within` (OUTSIDE), an absolute symlink is OUTSIDE,
 a trailing `/` follows a final symlink, and following more than `MAX_SYMLINKS` symlinks in one
-lookup is LOOP (never a hang). `resolve` follows `os.path.realpath`. Modification times come
+lookup is LOOP (never a hang); a `resolved` lookup follows no symlink (one met is CHANGED).
+`resolve` follows `os.path.realpath`. Modification times come
 from `clock` (seconds).
 """
 
@@ -29,6 +30,8 @@ from toolfx.interpreters.file_paths import (
 )
 
 __all__ = ["MemoryFileSystem"]
+
+_CHANGED_REASON = "a symlink is where the resolved path had none"
 
 
 @final
@@ -75,32 +78,44 @@ class MemoryFileSystem(FileSystem):
             memory.add_file(path, content)
         return memory
 
-    async def stat(self, path: str, *, within: str, follow_symlinks: bool = True) -> FileStat:
+    async def stat(
+        self, path: str, *, within: str, follow_symlinks: bool = True, resolved: bool = False
+    ) -> FileStat:
         """What `path` names, its final symlink followed unless `follow_symlinks` is False."""
-        return _file_stat(path, self._lookup(path, within, follow=follow_symlinks))
+        return _file_stat(path, self._lookup(path, within, follow_symlinks, resolved))
 
     async def resolve(self, path: str) -> str:
         """`path` with every symlink resolved, like `os.path.realpath`; a loop is an error."""
         return resolve_path(path, _Cursor(self._root))
 
     async def read_bytes(
-        self, path: str, *, within: str, offset: int = 0, limit: int | None = None
+        self,
+        path: str,
+        *,
+        within: str,
+        offset: int = 0,
+        limit: int | None = None,
+        resolved: bool = False,
     ) -> bytes:
         """At most `limit` bytes of the file from `offset` on."""
         check_read_window(offset, limit)
-        node = self._lookup(path, within, follow=True)
+        node = self._lookup(path, within, True, resolved)
         if isinstance(node, _Dir):
             raise FileError(FileErrorKind.IS_A_DIRECTORY, path, "is a directory")
         assert isinstance(node, _File)  # a followed symlink is never what a lookup ends on
         return node.data[offset:] if limit is None else node.data[offset : offset + limit]
 
-    async def write_bytes(self, path: str, data: bytes, *, within: str) -> None:
+    async def write_bytes(
+        self, path: str, data: bytes, *, within: str, resolved: bool = False
+    ) -> None:
         """Replace the content of the file `path` leads to, creating missing parents."""
-        self._write(path, bytes(data), within)
+        self._write(path, bytes(data), within, resolved)
 
-    async def list_dir(self, path: str, *, within: str) -> tuple[FileStat, ...]:
+    async def list_dir(
+        self, path: str, *, within: str, resolved: bool = False
+    ) -> tuple[FileStat, ...]:
         """The directory's entries sorted by name, symlinks among them not followed."""
-        node = self._lookup(path, within, follow=True)
+        node = self._lookup(path, within, True, resolved)
         if not isinstance(node, _Dir):
             raise FileError(FileErrorKind.NOT_A_DIRECTORY, path, "not a directory")
         return tuple(
@@ -110,11 +125,12 @@ class MemoryFileSystem(FileSystem):
 
     def add_file(self, path: str, content: str | bytes) -> None:
         """Write `content` (text as UTF-8) to `path` as `write_bytes` within `/` does."""
-        self._write(path, content.encode() if isinstance(content, str) else bytes(content), "/")
+        data = content.encode() if isinstance(content, str) else bytes(content)
+        self._write(path, data, "/", resolved=False)
 
     def add_dir(self, path: str) -> None:
         """Create the directory `path` and any missing parents (within `/`)."""
-        self._folder_creating(path, beneath(path, "/"), self._root)
+        self._folder_creating(path, beneath(path, "/"), self._root, resolved=False)
 
     def add_symlink(self, path: str, target: str) -> None:
         """Create a symlink at `path` pointing at `target` (absolute or relative; may dangle)."""
@@ -124,7 +140,7 @@ class MemoryFileSystem(FileSystem):
         if names_directory(relative):
             raise FileError(FileErrorKind.OTHER, path, "a symlink needs a name")
         folder, name = split_target(relative)
-        directory = self._folder_creating(path, folder, self._root)
+        directory = self._folder_creating(path, folder, self._root, resolved=False)
         if name in directory.entries:
             raise FileError(FileErrorKind.OTHER, path, "file exists")
         now = self._now_ns()
@@ -135,16 +151,18 @@ class MemoryFileSystem(FileSystem):
         """Every file's content by its path (symlinks not followed), sorted by path."""
         return dict(sorted(_files_below("", self._root)))
 
-    def _write(self, path: str, data: bytes, within: str) -> None:
+    def _write(self, path: str, data: bytes, within: str, resolved: bool) -> None:
         relative = beneath(path, within)
         base = self._folder(path, within)
         for _ in range(MAX_SYMLINKS + 1):
             if names_directory(relative):
                 raise FileError(FileErrorKind.IS_A_DIRECTORY, path, "names a directory")
             folder, name = split_target(relative)
-            directory = self._folder_creating(path, folder, base)
+            directory = self._folder_creating(path, folder, base, resolved)
             existing = directory.entries.get(name)
             if isinstance(existing, _Link):
+                if resolved:
+                    raise FileError(FileErrorKind.CHANGED, path, _CHANGED_REASON)
                 if existing.target.startswith("/"):
                     raise FileError(FileErrorKind.OUTSIDE, path, "an absolute symlink leads out")
                 relative = existing.target if folder == "." else f"{folder}/{existing.target}"
@@ -163,16 +181,16 @@ class MemoryFileSystem(FileSystem):
 
     def _folder(self, path: str, within: str) -> _Dir:
         """The directory `within` names (trusted: followed without confinement)."""
-        node = _walk(path, within, [self._root], follow=True, confined=False)
+        node = _walk(path, within, [self._root], follow=True, confined=False, resolved=False)
         if not isinstance(node, _Dir):
             raise FileError(FileErrorKind.NOT_A_DIRECTORY, path, "not a directory")
         return node
 
-    def _folder_creating(self, path: str, folder: str, base: _Dir) -> _Dir:
+    def _folder_creating(self, path: str, folder: str, base: _Dir, resolved: bool) -> _Dir:
         """The directory at `folder` below `base`, its missing directories made."""
 
         def open_dir(below: str) -> _Dir:
-            node = _walk(path, below, [base], follow=True, confined=True)
+            node = _walk(path, below, [base], follow=True, confined=True, resolved=resolved)
             if not isinstance(node, _Dir):
                 raise FileError(FileErrorKind.NOT_A_DIRECTORY, path, "not a directory")
             return node
@@ -185,19 +203,27 @@ class MemoryFileSystem(FileSystem):
 
         return open_creating(folder, open_dir, make_dir, lambda directory: None)
 
-    def _lookup(self, path: str, within: str, *, follow: bool) -> _Node:
+    def _lookup(self, path: str, within: str, follow: bool, resolved: bool) -> _Node:
         """The node `path` names below `within` (a final symlink followed when `follow`)."""
         relative = beneath(path, within)
-        return _walk(path, relative, [self._folder(path, within)], follow=follow, confined=True)
+        start = [self._folder(path, within)]
+        return _walk(path, relative, start, follow=follow, confined=True, resolved=resolved)
 
 
 def _walk(
-    path: str, relative: str, directories: list[_Dir], *, follow: bool, confined: bool
+    path: str,
+    relative: str,
+    directories: list[_Dir],
+    *,
+    follow: bool,
+    confined: bool,
+    resolved: bool,
 ) -> _Node:
     """The node `relative` names from `directories[-1]`, walked as the kernel walks.
 
     `directories` are the directories walked through, the start first; `confined` makes `..`
-    above the start and absolute symlinks OUTSIDE (else they go to the root). Errors name `path`.
+    above the start and absolute symlinks OUTSIDE (else they go to the root); `resolved` makes
+    any symlink to follow CHANGED. Errors name `path`.
     """
     node: _Node = directories[-1]
     pending = relative.split("/")[::-1]  # a stack: the next name is last
@@ -219,6 +245,8 @@ def _walk(
         if child is None:
             raise FileError(FileErrorKind.NOT_FOUND, path, "no such file or directory")
         if isinstance(child, _Link) and (follow or pending):
+            if resolved:
+                raise FileError(FileErrorKind.CHANGED, path, _CHANGED_REASON)
             followed += 1
             if followed > MAX_SYMLINKS:
                 raise FileError(FileErrorKind.LOOP, path, LOOP_REASON)

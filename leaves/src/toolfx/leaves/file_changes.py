@@ -21,7 +21,19 @@ from toolfx.leaves.diffs import ChangedLines
 from toolfx.leaves.text_files import decode_text, file_failure
 from toolfx.leaves.workspace import OutputLimits, ResolvedPath, Workspace
 
-__all__ = ["EDIT", "TextFile", "bounded_change", "commit", "current_text", "file_target"]
+__all__ = [
+    "EDIT",
+    "MAX_CHANGED_FILE_BYTES",
+    "TextFile",
+    "bounded_change",
+    "commit",
+    "current_text",
+    "file_target",
+]
+
+MAX_CHANGED_FILE_BYTES = 64 * 1024 * 1024
+"""The largest existing file `write` or `edit` loads (a larger one, or one growing past it
+while read, is refused: its old content is never read whole)."""
 
 EDIT = "edit"
 """The permission every file mutation asks for, with the path as its pattern."""
@@ -70,7 +82,16 @@ async def current_text(
             return None
         if stat.kind != "file":
             return ToolFailure(f"{where.shown} is a {stat.kind}, not a file")
-        data = await files.read_bytes(where.path, within=where.within)
+        too_large = ToolFailure(
+            f"{where.shown} is over {MAX_CHANGED_FILE_BYTES // 2**20} MB; "
+            "write and edit change smaller files only"
+        )
+        if stat.size > MAX_CHANGED_FILE_BYTES:
+            return too_large
+        limit = MAX_CHANGED_FILE_BYTES + 1  # a file growing meanwhile is read no further
+        data = await files.read_bytes(where.path, within=where.within, limit=limit, resolved=True)
+        if len(data) > MAX_CHANGED_FILE_BYTES:
+            return too_large
     except FileError as error:
         return file_failure(error, where.shown)
     text = decode_text(data)
@@ -105,8 +126,10 @@ async def commit(
                 f"{where.shown} changed on disk while the {verb} waited; nothing was written. "
                 "Read it again, then retry."
             )
-        await files.write_bytes(where.path, text.encode("utf-8"), within=where.within)
-        stat = await files.stat(where.path, within=where.within)
+        await files.write_bytes(
+            where.path, text.encode("utf-8"), within=where.within, resolved=True
+        )
+        stat = await files.stat(where.path, within=where.within, resolved=True)
     except FileError as error:
         return file_failure(error, where.shown)
     workspace.note_read(stat)
@@ -115,7 +138,7 @@ async def commit(
 
 async def _stat_or_none(files: FileSystem, where: ResolvedPath) -> FileStat | None:
     try:
-        return await files.stat(where.path, within=where.within)
+        return await files.stat(where.path, within=where.within, resolved=True)
     except FileError as error:
         if error.kind is FileErrorKind.NOT_FOUND:
             return None

@@ -48,6 +48,8 @@ class GlobOutput:
     total: int
     truncated: bool
     stopped_early: str | None = None
+    withheld: int = 0
+    """Files left out because a rule does not allow glob for them."""
 
 
 def glob_tool(
@@ -69,14 +71,17 @@ def glob_tool(
             matcher = glob_regex(pattern)
         except PatternError as error:
             return Failure(ToolFailure.of(ErrorCode.INVALID_ARGS, str(error)))
-        found = await files_to_search(ctx, workspace, args.get("path", "."), "glob", max_entries)
+        found = await files_to_search(ctx, workspace, args.get("path", "."), ("glob",), max_entries)
         if isinstance(found, ToolFailure):
             return Failure(found)
         paths = [
             file.shown for file in await files_matching(ctx, matcher, found.files, on_path=True)
         ]
         shown = _within(paths, workspace.limits.max_bytes)
-        return Success(GlobOutput(shown, len(paths), len(shown) < len(paths), found.stopped_early))
+        truncated = len(shown) < len(paths)
+        return Success(
+            GlobOutput(shown, len(paths), truncated, found.stopped_early, found.withheld)
+        )
 
     return define_leaf(
         name="glob",
@@ -119,6 +124,8 @@ def _render(args: GlobArgs, out: GlobOutput) -> tuple[TextBlock, ...]:
             f"\n\n(The search stopped early: it {out.stopped_early}. More files may match: "
             "narrow the path.)"
         )
+    if out.withheld:
+        body += f"\n\n({out.withheld} files withheld by permission rules.)"
     return (TextBlock(body),)
 
 

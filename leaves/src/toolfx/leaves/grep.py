@@ -90,6 +90,8 @@ class GrepOutput:
     truncated: bool
     skipped_large: int
     stopped_early: str | None = None
+    withheld: int = 0
+    """Files left out because a rule does not allow grep or read for them."""
 
 
 def grep_tool(
@@ -106,7 +108,7 @@ def grep_tool(
         except PatternError as error:
             return Failure(ToolFailure.of(ErrorCode.INVALID_ARGS, str(error)))
         found = await files_to_search(
-            ctx, workspace, args.get("path", "."), "grep", bounds.max_entries
+            ctx, workspace, args.get("path", "."), ("grep", "read"), bounds.max_entries
         )
         if isinstance(found, ToolFailure):
             return Failure(found)
@@ -114,7 +116,7 @@ def grep_tool(
         searched = await _Search(ctx, workspace, bounds, regex).run(kept)
         if searched.stopped_early is None and found.stopped_early is not None:
             searched = dataclasses.replace(searched, stopped_early=found.stopped_early)
-        return Success(searched)
+        return Success(dataclasses.replace(searched, withheld=found.withheld))
 
     return define_leaf(
         name="grep",
@@ -236,7 +238,7 @@ async def _text_of(ctx: ToolRunContext, file: FoundFile) -> bytes | None:
     """The file's bytes; None for a binary file or one that cannot be read (or grew too large)."""
     try:
         data = await ctx.runtime.files.read_bytes(
-            file.path, within=file.within, limit=MAX_FILE_BYTES + 1
+            file.path, within=file.within, limit=MAX_FILE_BYTES + 1, resolved=True
         )
     except FileError:
         return None
@@ -260,6 +262,8 @@ def _render(args: GrepArgs, out: GrepOutput) -> tuple[TextBlock, ...]:
             f"(The search stopped early: it {out.stopped_early}. There may be more matches: "
             "narrow the path, include or the regex.)"
         )
+    if out.withheld:
+        parts.append(f"({plural(out.withheld, 'file')} withheld by permission rules.)")
     if out.skipped_large:
         parts.append(
             f"({plural(out.skipped_large, 'file')} over {MAX_FILE_BYTES // (1024 * 1024)} MB "

@@ -75,7 +75,7 @@ def read_tool(workspace: Workspace) -> ToolDefinition[ReadArgs, ReadOutput]:
             return Failure(refused)
         files = ctx.runtime.files
         try:
-            stat = await files.stat(where.path, within=where.within)
+            stat = await files.stat(where.path, within=where.within, resolved=True)
             if stat.kind != "file":
                 return Failure(ToolFailure(f"{where.shown} is a {stat.kind}, not a file"))
             window = await read_window(files, where, offset, limit, workspace.limits)

@@ -76,7 +76,7 @@ async def read_window(
     full_at: int | None = None
     while True:
         chunk = await files.read_bytes(
-            where.path, within=where.within, offset=position, limit=CHUNK_BYTES
+            where.path, within=where.within, offset=position, limit=CHUNK_BYTES, resolved=True
         )
         if position == 0 and b"\0" in chunk[:BINARY_SNIFF_BYTES]:
             return None

@@ -5,7 +5,9 @@ leads to a file below the folder the search is confined to (the workspace root, 
 folder): every listing and stat goes through the file system `within` that folder, so a folder
 swapped for a symlink meanwhile is refused, never followed out. Names that are not UTF-8 are
 left out. A folder that cannot be listed is skipped; only the search root's own errors are
-reported.
+reported. A file whose own path a rule does not allow for one of the search's permissions
+(grep: `grep` and `read`; glob: `glob`) is withheld and counted, so searching a folder never
+shows what a rule keeps from its files.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import Final, final
 from toolfx.core import Cancelled, FileError, FileStat, ToolFailure, ToolRunContext
 from toolfx.core.cancel import CALLER_CANCELLED
 from toolfx.leaves.globs import GlobMatcher
+from toolfx.leaves.rules import decide
 from toolfx.leaves.text_files import file_failure
 from toolfx.leaves.workspace import ResolvedPath, Workspace, is_inside
 
@@ -74,10 +77,12 @@ class SearchLimits:
 @final
 @dataclass(frozen=True, slots=True)
 class Found:
-    """The files found, newest first, and why the walk stopped early (None: it did not)."""
+    """The files found, newest first, why the walk stopped early (None: it did not), and how
+    many files the rules withheld."""
 
     files: tuple[FoundFile, ...]
     stopped_early: str | None = None
+    withheld: int = 0
 
 
 async def keep_going(ctx: ToolRunContext, step: int) -> None:
@@ -89,13 +94,19 @@ async def keep_going(ctx: ToolRunContext, step: int) -> None:
 
 
 async def files_to_search(
-    ctx: ToolRunContext, workspace: Workspace, path: str, permission: str, max_entries: int
+    ctx: ToolRunContext,
+    workspace: Workspace,
+    path: str,
+    permissions: tuple[str, ...],
+    max_entries: int,
 ) -> Found | ToolFailure:
     """The files at or below `path` (outside the workspace: asked first), newest first, once
-    `permission` (allowed unless a rule says otherwise) is granted for `path`.
+    the first of `permissions` (allowed unless a rule says otherwise) is granted for `path`;
+    a file the rules do not allow for every one of `permissions` is withheld.
 
     The walk looks at no more than `max_entries` folder entries; past them it stops and says so.
     """
+    permission = permissions[0]
     where = await workspace.resolve(ctx, path, reading=True)
     if isinstance(where, ToolFailure):
         return where
@@ -103,17 +114,30 @@ async def files_to_search(
     if refused is not None:
         return refused
     try:
-        top = await ctx.runtime.files.stat(where.path, within=where.within)
+        top = await ctx.runtime.files.stat(where.path, within=where.within, resolved=True)
     except FileError as error:
         return file_failure(error, where.shown)
     if top.kind == "file":
         name = posixpath.basename(where.path)
-        found_file = FoundFile(where.path, where.shown, name, top.size, top.mtime_ns, where.within)
-        return Found((found_file,))
-    if top.kind != "directory":
+        found = [FoundFile(where.path, where.shown, name, top.size, top.mtime_ns, where.within)]
+        stopped = None
+    elif top.kind == "directory":
+        found, stopped = await _walk(ctx, where, max_entries)
+    else:
         return ToolFailure(f"{where.shown} is neither a file nor a folder")
-    found, stopped = await _walk(ctx, where, max_entries)
-    return Found(tuple(sorted(found, key=lambda file: (-file.mtime_ns, file.shown))), stopped)
+    allowed = [file for file in found if _allowed(workspace, permissions, where, file)]
+    ordered = tuple(sorted(allowed, key=lambda file: (-file.mtime_ns, file.shown)))
+    return Found(ordered, stopped, len(found) - len(allowed))
+
+
+def _allowed(
+    workspace: Workspace, permissions: tuple[str, ...], top: ResolvedPath, file: FoundFile
+) -> bool:
+    """Whether the rules allow every one of `permissions` for the file's own resolved path
+    (relative to the workspace root inside it, absolute outside)."""
+    own = file.path if top.relative is None else posixpath.relpath(file.path, top.within)
+    rules = workspace.permissions.rules
+    return all(decide(rules, name, (own,), "allow") == "allow" for name in permissions)
 
 
 async def _walk(
@@ -129,7 +153,9 @@ async def _walk(
         await keep_going(ctx, visited)
         folder = pending.pop()
         try:
-            entries = await files.list_dir(posixpath.join(top.path, folder), within=top.within)
+            entries = await files.list_dir(
+                posixpath.join(top.path, folder), within=top.within, resolved=True
+            )
         except FileError:
             continue
         if seen + len(entries) > max_entries:
@@ -172,7 +198,7 @@ async def _linked_file(ctx: ToolRunContext, entry: FileStat, within: str) -> Fil
         real = await files.resolve(entry.path)
         if not is_inside(real, within):
             return None
-        stat = await files.stat(real, within=within)
+        stat = await files.stat(real, within=within, resolved=True)
     except FileError:
         return None
     return stat if stat.kind == "file" else None

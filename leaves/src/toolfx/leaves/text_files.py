@@ -38,6 +38,10 @@ _REASONS = {
         "nothing was read or written"
     ),
     FileErrorKind.LOOP: "is a symlink loop (more than 40 symlinks to follow); nothing was done",
+    FileErrorKind.CHANGED: (
+        "changed while in use: a symlink appeared where it was checked to have none; "
+        "nothing was read or written"
+    ),
 }
 
 

@@ -179,7 +179,7 @@ class Workspace:
         what is below it (never a parent's tree, never a sibling sharing its prefix)."""
         parent = posixpath.dirname(real)
         try:
-            found = await ctx.runtime.files.stat(real, within=parent)
+            found = await ctx.runtime.files.stat(real, within=parent, resolved=True)
         except FileError:
             found = None
         is_folder = found is not None and found.kind == "directory"
