@@ -47,9 +47,10 @@ class Figures:
     survivors: dict[str, list[int]] = field(default_factory=dict)
     terminal: dict[str, list[int]] = field(default_factory=dict)
 
-    def race(self, leaf: str, kind: str, attempts: int, escaped_bytes: int) -> None:
-        """Record `attempts` races of `kind` against `leaf` and the bytes that crossed."""
-        _add(self.races, (leaf, kind), attempts, escaped_bytes)
+    def race(self, leaf: str, kind: str, attempts: int, escaped_bytes: int, met: int = 0) -> None:
+        """Record `attempts` races of `kind` against `leaf`, the bytes that crossed, and how
+        many calls met the swapped state (refused as outside, changed or asked)."""
+        _add(self.races, (leaf, kind), attempts, escaped_bytes, met)
 
     def bypass(self, family: str, tried: int, ran: int) -> None:
         """Record `tried` commands of a bypass family and how many ran their payload."""
@@ -77,10 +78,10 @@ class Figures:
         """The tables as text."""
         out: list[str] = []
         if self.races:
-            out += ["races (leaf, kind): attempts, bytes crossed without approval"]
+            out += ["races (leaf, kind): attempts, bytes crossed unasked, calls that met a swap"]
             out += [
-                f"  {leaf:<8} {kind:<28} {n:>7,} {b:>5}"
-                for (leaf, kind), (n, b) in sorted(self.races.items())
+                f"  {leaf:<8} {kind:<32} {n:>7,} {b:>5} {m:>7,}"
+                for (leaf, kind), (n, b, m) in sorted(self.races.items())
             ]
         if self.bypasses:
             out += ["bypass families: commands tried, payload runs"]
@@ -122,10 +123,10 @@ def within_budget(input_class: str, function: Callable[[], T]) -> T:
     return result
 
 
-def _add(table: dict[K, list[int]], key: K, tried: int, bad: int) -> None:
-    row = table.setdefault(key, [0, 0])
-    row[0] += tried
-    row[1] += bad
+def _add(table: dict[K, list[int]], key: K, *counts: int) -> None:
+    row = table.setdefault(key, [0] * len(counts))
+    for index, count in enumerate(counts):
+        row[index] += count
 
 
 FIGURES: Final = Figures()

@@ -27,11 +27,14 @@ def _swap_folder(target: str, outside: str) -> None:
 
 
 def main(kind: str, target: str, outside: str, stop: str) -> None:
-    """Swap until `stop` exists; errors from the leaves' own changes meanwhile are ignored."""
+    """Swap until `stop` exists, then print how many swaps were made; errors from the leaves'
+    own changes meanwhile are ignored."""
     swap = _swap_file if kind == "file" else _swap_folder
+    swaps = 0
     while not os.path.exists(stop):
         try:
             swap(target, outside)
+            swaps += 1
         except OSError:
             for leftover in (f"{target}.link", f"{target}.real"):
                 if os.path.lexists(leftover):
@@ -41,6 +44,7 @@ def main(kind: str, target: str, outside: str, stop: str) -> None:
                     os.rename(f"{target}.aside", target)
                 else:
                     os.makedirs(target, exist_ok=True)
+    print(swaps)
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.leaves_support import ROOT, LeafSession, catalog_of, text_of
-from tests.security.figures import Figures, measured
+from tests.security.figures import within_budget
 from tests.unit.test_leaf_file_edges import CountingFiles
 from toolfx.core import ToolExecutionFailure
 from toolfx.core.cancel import CancelSignal
@@ -26,7 +26,7 @@ CALLS = (
 
 @pytest.mark.parametrize(("name", "arguments"), CALLS)
 def test_a_huge_file_is_refused_reading_nothing_whole(
-    tmp_path: Path, figures: Figures, name: str, arguments: dict[str, str]
+    tmp_path: Path, name: str, arguments: dict[str, str]
 ) -> None:
     root = os.path.realpath(tmp_path)
     with open(os.path.join(root, "big.txt"), "wb") as file:
@@ -34,10 +34,10 @@ def test_a_huge_file_is_refused_reading_nothing_whole(
     files = CountingFiles(LocalFileSystem())
     workspace = Workspace(root, Permissions([Rule("edit", "*", "allow")]))
     call = ToolCall("c", name, dict(arguments), CancelSignal())
-    result, work = measured(
-        lambda: run_sync(execute(catalog_of(workspace), call), SyncRuntime(files=files))
+    result = within_budget(
+        f"{name} over a 2 GiB sparse file",
+        lambda: run_sync(execute(catalog_of(workspace), call), SyncRuntime(files=files)),
     )
-    figures.cost(f"{name} over a 2 GiB sparse file", work)
     assert isinstance(result, ToolExecutionFailure)
     if name == "write":
         assert text_of(result) == "big.txt is over 64 MB; write and edit change smaller files only"

@@ -10,12 +10,15 @@ import os
 import posixpath
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Any, Literal, TypedDict, final
 
 import pytest
 from returns.result import Result, Success
 
+from tests.security.figures import ATTEMPTS, Figures
+from tests.security.support import Interpreter
 from toolfx.core import (
     ApprovalReply,
     ApprovalRequest,
@@ -36,11 +39,11 @@ from toolfx.core.pipeline import ToolCall, execute
 from toolfx.interpreters import AnyioRuntime, MemoryFileSystem, SyncRuntime, run_anyio, run_sync
 from toolfx.leaves import Permissions, Rule, Workspace, bound_text, workspace_tools
 
-ATTEMPTS = int(os.environ.get("TOOLFX_SECURITY_ATTEMPTS", "50"))
+SWAP_SIGNS = ("outside", "changed while in use", "external_directory")
+"""What a result says when its call met the racer's symlink (refused, not followed)."""
 MARKER = "OUTSIDE-MARKER-7f3a"
 RACER = str(Path(__file__).with_name("racer.py"))
 
-Interpreter = Literal["sync", "asyncio", "trio"]
 RaceKind = Literal["file", "folder"]
 
 
@@ -85,12 +88,16 @@ class Scene:
 
     def race(self) -> subprocess.Popen[bytes]:
         """Start the racing process."""
-        return subprocess.Popen([sys.executable, RACER, *self.racing, self.stop])
+        return subprocess.Popen(
+            [sys.executable, RACER, *self.racing, self.stop], stdout=subprocess.PIPE
+        )
 
-    def end(self, racer: subprocess.Popen[bytes]) -> None:
-        """Stop the racer and wait for it."""
+    def end(self, racer: subprocess.Popen[bytes]) -> int:
+        """Stop the racer and wait for it: how many swaps it made."""
         Path(self.stop).touch()
-        racer.wait(timeout=60)
+        out, _ = racer.communicate(timeout=60)
+        assert racer.returncode == 0
+        return int(out)
 
 
 def _refuse_outside(request: ApprovalRequest) -> ApprovalReply:
@@ -154,13 +161,15 @@ def _texts(result: ToolExecutionResult) -> str:
 @pytest.mark.parametrize("interpreter", ["sync", "asyncio", "trio"])
 @pytest.mark.parametrize("kind", ["file", "folder"])
 def test_no_byte_crosses_the_workspace_boundary_under_a_racing_process(
-    tmp_path: Path, interpreter: Interpreter, kind: RaceKind
+    tmp_path: Path, interpreter: Interpreter, kind: RaceKind, figures: Figures
 ) -> None:
     scene = Scene(tmp_path, kind)
     permissions = Permissions([Rule("edit", "*", "allow")])
     catalog = _catalog(Workspace(scene.root, permissions, state_dir=scene.state))
     racer = scene.race()
     leaked: list[str] = []
+    crossed: Counter[str] = Counter()
+    met: Counter[str] = Counter()
     try:
         for attempt in range(ATTEMPTS):
             for step, (name, arguments) in enumerate(_calls(kind)):
@@ -168,8 +177,15 @@ def test_no_byte_crosses_the_workspace_boundary_under_a_racing_process(
                 text = _texts(_run(interpreter, catalog, call))
                 if MARKER in text:
                     leaked.append(f"{name}: {text[:200]}")
+                    crossed[name] += text.count(MARKER) * len(MARKER)
+                met[name] += any(sign in text for sign in SWAP_SIGNS)
     finally:
-        scene.end(racer)
+        swaps = scene.end(racer)
+    calls = Counter(name for name, _ in _calls(kind))
+    for name, per_attempt in calls.items():
+        tries = ATTEMPTS * per_attempt
+        figures.race(name, f"{kind} swapped for a symlink", tries, crossed[name], met[name])
+    assert swaps > 0  # the racer really raced
     assert leaked == []
     assert _snapshot(scene.outside) == scene.before
     assert not Path(scene.root, ".toolfx").exists()

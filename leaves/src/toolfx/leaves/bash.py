@@ -105,7 +105,7 @@ def bash_tool(
         if isinstance(where, ToolFailure):
             return Failure(where)
         try:
-            stat = await ctx.runtime.files.stat(where.path, within=where.within)
+            stat = await ctx.runtime.files.stat(where.path, within=where.within, resolved=True)
         except FileError as error:
             return Failure(file_failure(error, where.shown))
         if stat.kind != "directory":
