@@ -106,11 +106,13 @@ def test_a_hostile_session_at_a_colour_terminal_shows_only_toolfx_styling(
     shown(replayed)
 
 
+@pytest.mark.parametrize("interpreter", ["sync", "asyncio", "trio"])
 def test_a_hostile_session_replays_byte_for_byte_with_no_escape_at_all(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path, workspace: Path
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, workspace: Path, interpreter: str
 ) -> None:
     log = str(tmp_path / "session.log")
     argv = ["run", session(tmp_path), "--workspace", str(workspace), "--yes", "--log", log]
+    argv += ["--interpreter", interpreter]
     live = toolfx(capsys, *argv, "--no-color")
     assert live.code == 0
     assert "\x1b" not in live.out

@@ -19,7 +19,6 @@ MAX_BRACE_DEPTH: Final = 10
 """How deeply `{...}` alternatives may nest in one glob."""
 
 _SLASH: Final = 0x2F
-_MAX_CODE: Final = 0x10FFFF
 
 
 @final

@@ -39,6 +39,7 @@ SandboxChoice = Literal["auto", "landlock", "bwrap", "off"]
 """What confines the commands a provider's tools run: passed to each provider as `sandbox`."""
 
 SANDBOX_MODES: Final[tuple[SandboxChoice, ...]] = ("auto", "landlock", "bwrap", "off")
+"""Every sandbox mode, in the order the CLI lists them."""
 
 
 class ToolProvider(Protocol):
