@@ -350,3 +350,40 @@ def test_dollar_bracket_arithmetic_is_refused_only_where_bash_reads_it() -> None
         parse_line('echo "$[1+1]"')
     assert parse_line("echo '$[1+1]'").commands[0].literal
     assert parse_line("echo '$[' \\$[").commands  # quoted and escaped: plain text
+
+
+ALLOW_COPY = (Rule("bash", "cp *", "allow"), Rule("bash", "mv *", "allow"))
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "cp hook.sh .git/hooks/pre-commit",
+        "cp hook.sh .GIT/hooks/pre-commit",
+        "mv cfg sub/.git/config",
+        "cp -t .git/hooks hook.sh",
+    ],
+)
+def test_an_allow_rule_does_not_cover_an_argument_inside_git(command: str) -> None:
+    assert verdict(ALLOW_COPY, command) == "ask"
+    assert verdict(ALLOW_COPY, command.replace(".git", "src").replace(".GIT", "src")) == "allow"
+
+
+def test_git_protection_ignores_case() -> None:
+    assert verdict((), "git status > .GIT/config", default="allow") == "ask"
+
+
+DENY_PUSH = (Rule("bash", "*", "allow"), Rule("bash", "git push*", "deny"))
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["git $'push' origin", 'git "$(echo push)"', "sudo git ${x:-push}", "git `echo p`ush"],
+)
+def test_an_expanded_word_that_could_make_a_denied_command_asks(command: str) -> None:
+    assert verdict(DENY_PUSH, command) != "allow"
+
+
+@pytest.mark.parametrize("command", ["git status $HOME", "echo $HOME", "ls $(pwd)"])
+def test_an_expanded_word_that_cannot_reach_a_deny_rule_is_allowed(command: str) -> None:
+    assert verdict(DENY_PUSH, command) == "allow"

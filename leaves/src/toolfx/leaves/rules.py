@@ -116,8 +116,9 @@ def matches(pattern: str, text: str) -> bool:
 
 
 def inside_git(pattern: str) -> bool:
-    """Whether a request pattern is a path with a `.git` component."""
-    return ".git" in pattern.split("/")
+    """Whether a request pattern is a path with a `.git` component (in any case: `.GIT` is the
+    same folder on a case-insensitive file system)."""
+    return any(part.lower() == ".git" for part in pattern.split("/"))
 
 
 def last_match(rules: Sequence[Rule], permission: str, pattern: str) -> Rule | None:
@@ -127,7 +128,7 @@ def last_match(rules: Sequence[Rule], permission: str, pattern: str) -> Rule | N
     """
     protected = inside_git(pattern)
     for rule in reversed(rules):
-        if protected and rule.action == "allow" and ".git" not in rule.pattern:
+        if protected and rule.action == "allow" and ".git" not in rule.pattern.lower():
             continue
         if matches(rule.permission, permission) and matches(rule.pattern, pattern):
             return rule

@@ -12,13 +12,15 @@ and a command whose program cannot be known is asked for whenever a bash deny ru
 
 from __future__ import annotations
 
+import itertools
 import posixpath
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Final, final
 
 from toolfx.leaves.rules import Action, Rule, inside_git, last_match, matches
-from toolfx.leaves.shell_programs import programs
+from toolfx.leaves.shell_programs import Program, programs
 from toolfx.leaves.shell_syntax import Redirection, ShellLine, SimpleCommand
 
 __all__ = ["BASH", "CommandReview", "redirect_paths", "review_line"]
@@ -96,7 +98,11 @@ def _moves(command: SimpleCommand) -> bool:
 
 
 def _contained(command: SimpleCommand, cwd: str | None, outside: frozenset[str]) -> bool:
+    """Whether nothing in `command` goes beyond its literal words: no assignment, no argument
+    naming a path in `.git/` (`cp x .git/hooks/pre-commit`), every redirection safe."""
     if not command.words or not command.literal or command.assignments:
+        return False
+    if any(inside_git(word.text) for word in command.words[1:]):
         return False
     return all(_safe(redirection, cwd, outside) for redirection in command.redirections)
 
@@ -133,12 +139,33 @@ def _verdict(
     if any(rule is not None and rule.action == "deny" for rule in matched):
         return "deny"
     unknown = any(program.words is None for program in run)
-    if unknown and _has_deny(rules):
+    if (unknown and _has_deny(rules)) or _may_hide_a_denial(rules, command, run):
         return "ask"
     if _writes_git(command):
         return "ask"
     actions = {_allowed(rule, contained and not unknown, default) for rule in matched}
     return "allow" if actions == {"allow"} else "ask"
+
+
+def _may_hide_a_denial(
+    rules: Sequence[Rule], command: SimpleCommand, run: Sequence[Program]
+) -> bool:
+    """Whether a word the shell expands could still turn the command into a denied one:
+    `git $'push'` under `deny git push*` (its literal head `git` starts the rule's fixed part)."""
+    opaque = {word.text for word in command.words if not word.literal}
+    if not opaque:
+        return False
+    runs = [[word.text for word in command.words]]
+    runs += [list(program.words) for program in run if program.words is not None]
+    heads = [
+        " ".join(itertools.takewhile(lambda word: word not in opaque, words)) for words in runs
+    ]
+    fixed = [
+        re.split(r"[*?]", rule.pattern, maxsplit=1)[0]
+        for rule in rules
+        if rule.action == "deny" and matches(rule.permission, BASH)
+    ]
+    return any(head.startswith(part) or part.startswith(head) for head in heads for part in fixed)
 
 
 def _allowed(rule: Rule | None, contained: bool, default: Action) -> Action:
