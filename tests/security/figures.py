@@ -84,7 +84,9 @@ class Figures:
                 for (leaf, kind), (n, b, m) in sorted(self.races.items())
             ]
         if self.bypasses:
-            out += ["bypass families: commands tried, payload runs"]
+            out += [
+                "bypass families: commands tried, got through (payload ran, or allowed unasked)"
+            ]
             out += [f"  {name:<40} {n:>5} {r:>5}" for name, (n, r) in sorted(self.bypasses.items())]
         if self.work:
             out += [
