@@ -20,6 +20,7 @@ from tests.security.figures import within_budget as record
 from toolfx.core import ErrorCode, Location, ToolExecutionResult
 from toolfx.core.cancel import CancelSignal
 from toolfx.core.pipeline import ToolCall, execute
+from toolfx.core.text_diff import unified_text_diff
 from toolfx.interpreters import (
     AnyioRuntime,
     DeterministicInterpreter,
@@ -30,7 +31,6 @@ from toolfx.interpreters import (
 )
 from toolfx.leaves import SearchLimits, Workspace, glob_tool, grep_tool
 from toolfx.leaves import grep as grep_module
-from toolfx.leaves.diffs import context_diff
 from toolfx.leaves.line_search import SLICE_BYTES, SliceScan, scan_slice
 from toolfx.leaves.regexes import MAX_PATTERN_CHARS
 
@@ -225,7 +225,7 @@ def test_a_cancel_is_seen_before_the_next_slice(
 def test_a_crafted_diff_input_finishes_in_bounded_work() -> None:
     old = "a\nb\n" * 65_000  # 260 KB: cubic for difflib
     new = "b\na\n" * 65_000
-    diff = record("crafted diff", lambda: context_diff("f.txt", old, new))
+    diff = record("crafted diff", lambda: unified_text_diff("f.txt", old, new))
     assert diff.count("\n-") == 130_000  # shown whole, as one replaced block
-    shifted = record("crafted diff", lambda: context_diff("f.txt", old, "x\n" + old))
+    shifted = record("crafted diff", lambda: unified_text_diff("f.txt", old, "x\n" + old))
     assert shifted.splitlines()[2:4] == ["@@ -1,3 +1,4 @@", "+x"]
