@@ -17,9 +17,12 @@ import pytest
 
 from tests.leaves_support import ROOT, failure, text_of, value_of
 from tests.security.figures import within_budget as record
+from tests.security.terminal_support import plain, render
 from toolfx.core import ErrorCode, Location, ToolExecutionResult
 from toolfx.core.cancel import CancelSignal
 from toolfx.core.pipeline import ToolCall, execute
+from toolfx.core.presentation import DiffResultCard, FileDiff
+from toolfx.core.text_diff import MAX_DIFF_LINES, unified_text_diff
 from toolfx.interpreters import (
     AnyioRuntime,
     DeterministicInterpreter,
@@ -28,9 +31,10 @@ from toolfx.interpreters import (
     run_anyio,
     run_sync,
 )
+from toolfx.interpreters.cli.cards import HEAD_LINES, TAIL_LINES, call_body, result_body
 from toolfx.leaves import SearchLimits, Workspace, glob_tool, grep_tool
 from toolfx.leaves import grep as grep_module
-from toolfx.leaves.diffs import context_diff
+from toolfx.leaves.edit import EditArgs, edit_tool
 from toolfx.leaves.line_search import SLICE_BYTES, SliceScan, scan_slice
 from toolfx.leaves.regexes import MAX_PATTERN_CHARS
 
@@ -222,10 +226,64 @@ def test_a_cancel_is_seen_before_the_next_slice(
 # diffs ------------------------------------------------------------------------------------------
 
 
+CRAFTED_LINES = 90_000
+CRAFTED_OLD = "".join(f"{n % 100}\n" for n in range(CRAFTED_LINES))  # 260 KB: 100 lines, each
+CRAFTED_NEW = "".join(f"{-n % 100}\n" for n in range(CRAFTED_LINES))  # under difflib's junk cut
+"""A before and after that take difflib cubic work (hours): every line is rare enough to escape
+its junk heuristic, and the order is reversed, so it finds only short matches everywhere."""
+STUBBORN_OLD = "".join(f"{n}\n" for n in range(MAX_DIFF_LINES))  # the longest middle Myers
+STUBBORN_NEW = "".join(f"{n}\n" for n in range(MAX_DIFF_LINES, 0, -1))  # gets, fully searched
+SHOWN_CRAFTED = f"⋮ {3 + 1 + 2 * (CRAFTED_LINES - 1) - HEAD_LINES - TAIL_LINES} more lines"
+"""What a card shows of the crafted diff: its header, the common first line, then every other
+line out and in, elided."""
+
+
 def test_a_crafted_diff_input_finishes_in_bounded_work() -> None:
-    old = "a\nb\n" * 65_000  # 260 KB: cubic for difflib
-    new = "b\na\n" * 65_000
-    diff = record("crafted diff", lambda: context_diff("f.txt", old, new))
-    assert diff.count("\n-") == 130_000  # shown whole, as one replaced block
-    shifted = record("crafted diff", lambda: context_diff("f.txt", old, "x\n" + old))
+    diff = record("crafted diff", lambda: unified_text_diff("f.txt", CRAFTED_OLD, CRAFTED_NEW))
+    assert diff.count("\n-") == CRAFTED_LINES - 1  # but the first: one replaced block
+    shifted = record(
+        "crafted diff", lambda: unified_text_diff("f.txt", CRAFTED_OLD, "x\n" + CRAFTED_OLD)
+    )
     assert shifted.splitlines()[2:4] == ["@@ -1,3 +1,4 @@", "+x"]
+    stubborn = record(
+        "crafted diff", lambda: unified_text_diff("f.txt", STUBBORN_OLD, STUBBORN_NEW)
+    )
+    assert stubborn.count("\n-") == MAX_DIFF_LINES
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "shows"),
+    [
+        (CRAFTED_OLD, CRAFTED_NEW, SHOWN_CRAFTED),
+        (STUBBORN_OLD, STUBBORN_NEW, "@@ -1,2000 +1,2000 @@"),
+    ],
+    ids=["swapped lines", "longest middle"],
+)
+def test_a_crafted_pending_diff_card_renders_in_bounded_work(
+    old: str, new: str, shows: str
+) -> None:
+    present = edit_tool(Workspace(ROOT)).present_call
+    assert present is not None
+    view = present(EditArgs(path="f.txt", old=old, new=new))
+    assert view is not None
+    out = plain(record("crafted pending diff", lambda: render(call_body(view))))
+    assert shows in out
+    assert len(out) < 20_000  # about a screen, whatever the texts
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "shows"),
+    [
+        (CRAFTED_OLD, CRAFTED_NEW, SHOWN_CRAFTED),
+        (CRAFTED_OLD, "x\n" + CRAFTED_OLD, "@@ -1,3 +1,4 @@"),
+        ("y" * 260_000, "z" * 260_000, "@@ -1 +1 @@"),
+    ],
+    ids=["swapped lines", "shifted", "one long line"],
+)
+def test_a_crafted_completed_diff_card_renders_in_bounded_work(
+    old: str, new: str, shows: str
+) -> None:
+    card = DiffResultCard(diffs=(FileDiff("f.txt", old, new),), title="Edited f.txt")
+    out = plain(record("crafted completed diff", lambda: render(result_body(card))))
+    assert shows in out
+    assert len(out) < 20_000  # about a screen, whatever the texts

@@ -1,85 +1,8 @@
-"""The bounded diffs of edit and write: real line numbers, hunks that apply, bounded work."""
+"""The changed lines the file leaves' cards carry: the span between the common ends."""
 
 from __future__ import annotations
 
-import itertools
-import re
-
-from hypothesis import given
-from hypothesis import strategies as st
-
-from toolfx.leaves.diffs import MAX_DIFF_LINES, Edit, changed_lines, context_diff, line_edits
-
-_HEADER = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
-
-
-def apply_diff(old: str, diff: str) -> str:
-    """`old` with the unified diff's hunks applied, checking every context and removed line."""
-    lines = old.splitlines(keepends=True)
-    out: list[str] = []
-    at = 0  # the next line of `old` not yet copied
-    body = diff.splitlines(keepends=True)[2:]
-    i = 0
-    while i < len(body):
-        header = _HEADER.match(body[i])
-        assert header is not None, body[i]
-        start, length = int(header[1]), int(header[2] or 1)
-        first = start - 1 if length else start  # git numbers an empty range by the line before
-        out.extend(lines[at:first])
-        at = first
-        i += 1
-        while i < len(body) and not body[i].startswith("@@"):
-            mark, text = body[i][0], body[i][1:]
-            if i + 1 < len(body) and body[i + 1] == "\\ No newline at end of file\n":
-                text, i = text[:-1], i + 1
-            if mark in " -":
-                assert lines[at] == text
-                at += 1
-            if mark in " +":
-                out.append(text)
-            i += 1
-    return "".join(out + lines[at:])
-
-
-def test_hunk_headers_carry_the_real_line_numbers() -> None:
-    old = "".join(f"line {n}\n" for n in range(1, 31))
-    new = old.replace("line 15\n", "fifteen\nand a half\n")
-    diff = context_diff("f.txt", old, new)
-    assert diff.splitlines()[2] == "@@ -12,7 +12,8 @@"  # as `git diff` writes it
-    assert apply_diff(old, diff) == new
-
-
-def test_empty_ranges_and_whole_file_changes_number_like_git() -> None:
-    assert context_diff("f", "", "new\n").splitlines()[2] == "@@ -0,0 +1 @@"
-    assert context_diff("f", "a\nb\n", "").splitlines()[2] == "@@ -1,2 +0,0 @@"
-    assert context_diff("f", "a\nb\nc\n", "a\nb\n").splitlines()[2] == "@@ -1,3 +1,2 @@"
-    assert context_diff("f", "same\n", "same\n") == ""
-
-
-def test_far_apart_changes_make_separate_hunks() -> None:
-    old = "".join(f"{n}\n" for n in range(40))
-    new = old.replace("\n5\n", "\nfive\n").replace("30\n", "thirty\n")
-    diff = context_diff("f", old, new)
-    headers = [line for line in diff.splitlines() if line.startswith("@@")]
-    assert headers == ["@@ -3,7 +3,7 @@", "@@ -28,7 +28,7 @@"]
-    assert apply_diff(old, diff) == new
-
-
-def test_a_middle_too_long_to_diff_is_one_replaced_block_with_its_lines() -> None:
-    old = "".join(f"old {n}\n" for n in range(MAX_DIFF_LINES + 5))
-    new = "".join(f"new {n}\n" for n in range(MAX_DIFF_LINES + 5))
-    assert line_edits(old.splitlines(), new.splitlines()) == [
-        Edit("replace", 0, MAX_DIFF_LINES + 5, 0, MAX_DIFF_LINES + 5)
-    ]
-    assert apply_diff(old, context_diff("f", old, new)) == new
-
-
-def test_too_many_edits_in_a_short_middle_give_up_to_one_block() -> None:
-    old = "".join(f"{n}\nsame\n" for n in range(300))
-    new = "".join(f"{n + 1000}\nsame\n" for n in range(300))
-    edits = line_edits(old.splitlines(), new.splitlines())
-    assert [edit.tag for edit in edits] == ["replace", "equal"]  # the last line is the same
-    assert apply_diff(old, context_diff("f", old, new)) == new
+from toolfx.leaves.diffs import changed_lines
 
 
 def test_the_changed_lines_are_the_span_between_the_common_ends() -> None:
@@ -87,28 +10,3 @@ def test_the_changed_lines_are_the_span_between_the_common_ends() -> None:
     change = changed_lines(old, old.replace("10\n", "ten\n"))
     assert change.before == "7\n8\n9\n10\n11\n12\n13\n"
     assert change.after == "7\n8\n9\nten\n11\n12\n13\n"
-
-
-texts = st.text(alphabet="ab\n", max_size=80)
-
-
-@given(old=texts, new=texts)
-def test_applying_the_diff_to_the_old_text_gives_the_new_text(old: str, new: str) -> None:
-    assert apply_diff(old, context_diff("f", old, new)) == new
-
-
-@given(
-    old=st.lists(st.sampled_from("abcd"), max_size=40),
-    new=st.lists(st.sampled_from("abcd"), max_size=40),
-)
-def test_the_edits_cover_both_sides_in_order_and_equal_runs_are_equal(
-    old: list[str], new: list[str]
-) -> None:
-    edits = line_edits(old, new)
-    assert [(e.old_start, e.new_start) for e in edits[:1]] in ([], [(0, 0)])
-    for left, right in itertools.pairwise(edits):
-        assert (left.old_end, left.new_end) == (right.old_start, right.new_start)
-    assert [(e.old_end, e.new_end) for e in edits[-1:]] in ([], [(len(old), len(new))])
-    for edit in edits:
-        if edit.tag == "equal":
-            assert old[edit.old_start : edit.old_end] == new[edit.new_start : edit.new_end]

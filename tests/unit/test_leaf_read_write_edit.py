@@ -27,8 +27,9 @@ from toolfx.core import (
 from toolfx.core.cancel import CancelSignal
 from toolfx.core.pipeline import ToolCall
 from toolfx.core.presentation import DiffCallCard, DiffResultCard, FileDiff, FileLocation
+from toolfx.core.text_diff import unified_text_diff
 from toolfx.leaves import OutputLimits, Rule, Workspace, workspace_tools
-from toolfx.leaves.diffs import changed_lines, context_diff
+from toolfx.leaves.diffs import changed_lines
 
 
 def succeeded(result: ToolExecutionResult) -> ToolExecutionSuccess:
@@ -334,11 +335,11 @@ def test_edit_replaces_the_one_occurrence_and_shows_the_diff() -> None:
     value = succeeded(result).value
     assert isinstance(value, dict)
     assert value["replacements"] == 1
-    assert value["diff"] == context_diff("five.txt", FIVE, FIVE.replace("line 3", "THREE"))
+    assert value["diff"] == unified_text_diff("five.txt", FIVE, FIVE.replace("line 3", "THREE"))
 
 
 def test_edit_diff_marks_a_missing_last_newline() -> None:
-    assert context_diff("a.txt", "one\ntwo", "one\n2") == (
+    assert unified_text_diff("a.txt", "one\ntwo", "one\n2") == (
         "--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n\\ No newline at end of file\n"
         "+2\n\\ No newline at end of file\n"
     )

@@ -98,6 +98,18 @@ from toolfx.core.runtime import (
     Runtime,
 )
 from toolfx.core.schema import SchemaDerivationError, ValueSchema, raw_schema, schema_of
+from toolfx.core.text_diff import (
+    CONTEXT_LINES,
+    MAX_DIFF_LINES,
+    MAX_EDIT_LINES,
+    NO_NEWLINE,
+    Edit,
+    EditTag,
+    common_ends,
+    line_edits,
+    unified_diff,
+    unified_text_diff,
+)
 from toolfx.core.tool import (
     Output,
     ToolDefinition,
@@ -108,7 +120,11 @@ from toolfx.core.tool import (
 )
 
 __all__ = [
+    "CONTEXT_LINES",
     "GLOBAL",
+    "MAX_DIFF_LINES",
+    "MAX_EDIT_LINES",
+    "NO_NEWLINE",
     "Accept",
     "Allow",
     "ApprovalReply",
@@ -129,6 +145,8 @@ __all__ = [
     "Description",
     "Disposer",
     "DurableResult",
+    "Edit",
+    "EditTag",
     "ErrorCode",
     "ExecutionMode",
     "ExecutionToken",
@@ -199,11 +217,13 @@ __all__ = [
     "ValueSchema",
     "call_tool",
     "check_json_schema",
+    "common_ends",
     "compile_json_schema",
     "define_tool",
     "described",
     "execute",
     "execute_batch",
+    "line_edits",
     "parse_json",
     "raw_schema",
     "record_from_json",
@@ -216,4 +236,6 @@ __all__ = [
     "to_gemini",
     "to_openai",
     "undo_strict_nulls",
+    "unified_diff",
+    "unified_text_diff",
 ]

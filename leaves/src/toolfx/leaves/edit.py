@@ -18,15 +18,10 @@ from toolfx.core import (
 )
 from toolfx.core.json_render import plural
 from toolfx.core.presentation import DiffResultCard, ToolCallView
+from toolfx.core.text_diff import unified_text_diff
 from toolfx.leaves.bounded import cut_text
 from toolfx.leaves.cards import define_leaf
-from toolfx.leaves.diffs import (
-    ChangedLines,
-    changed_lines,
-    context_diff,
-    diff_result_card,
-    pending_diff_card,
-)
+from toolfx.leaves.diffs import ChangedLines, changed_lines, diff_result_card, pending_diff_card
 from toolfx.leaves.file_changes import bounded_change, commit, current_text, file_target
 from toolfx.leaves.workspace import OutputLimits, Workspace
 
@@ -82,7 +77,7 @@ def edit_tool(workspace: Workspace) -> ToolDefinition[EditArgs, EditOutput]:
         written = await commit(ctx, workspace, where, loaded, text, verb="edit")
         if isinstance(written, ToolFailure):
             return Failure(written)
-        diffing = functools.partial(context_diff, where.shown, loaded.text, text)
+        diffing = functools.partial(unified_text_diff, where.shown, loaded.text, text)
         diff = _bounded(await ctx.runtime.run_blocking(diffing), workspace.limits)
         change = bounded_change(changed_lines(loaded.text, text), workspace.limits)
         return Success(EditOutput(where.shown, count, diff, change))

@@ -1,14 +1,17 @@
 """Cards as rich renderables: read windows and diffs highlighted, terminal output with how it
-ended, search results listed or grouped by file. Long bodies keep their head and tail.
+ended, search results listed or grouped by file. Long bodies keep their head and tail, and a
+highlighted line longer than `MAX_LINE_CHARS` is cut, so a card stays small whatever it holds;
+diffs are core's bounded `unified_diff`, so a crafted before and after cost linear work.
 
 Everything a card holds comes from a tool, so it is shown through `visible` (names, paths and
 lines with their newlines escaped too) and only ever as `Text` or `Syntax`, never as markup."""
 
 from __future__ import annotations
 
-import difflib
+import itertools
 import json
-from collections.abc import Sequence
+from collections import deque
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Final, assert_never
 
 from rich.console import Group, RenderableType
@@ -31,9 +34,18 @@ from toolfx.core.presentation import (
     WebFetchResultCard,
     WebSearchResultCard,
 )
+from toolfx.core.text_diff import unified_diff
 from toolfx.interpreters.cli.visible import visible, visible_json
 
-__all__ = ["HEAD_LINES", "MIN_ELIDED", "TAIL_LINES", "call_body", "result_body"]
+__all__ = [
+    "HEAD_LINES",
+    "MAX_LINE_CHARS",
+    "MIN_ELIDED",
+    "TAIL_LINES",
+    "call_body",
+    "diff_lines",
+    "result_body",
+]
 
 HEAD_LINES: Final = 15
 """How many first lines of a long body are shown."""
@@ -41,6 +53,8 @@ TAIL_LINES: Final = 5
 """How many last lines of a long body are shown after the elision mark."""
 MIN_ELIDED: Final = 5
 """A body is elided only when this many lines or more would be left out."""
+MAX_LINE_CHARS: Final = 500
+"""The most characters of one highlighted line shown; the rest is counted."""
 
 _THEME: Final = "ansi_dark"
 
@@ -105,12 +119,18 @@ def _compact(value: FrozenJson) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def _elided(lines: Sequence[str]) -> tuple[Sequence[str], int, Sequence[str]]:
-    """The head, how many lines are left out, and the tail of a long list of lines."""
-    if len(lines) < HEAD_LINES + TAIL_LINES + MIN_ELIDED:
-        return lines, 0, ()
-    skipped = len(lines) - HEAD_LINES - TAIL_LINES
-    return lines[:HEAD_LINES], skipped, lines[-TAIL_LINES:]
+def _elided(lines: Iterable[str]) -> tuple[Sequence[str], int, Sequence[str]]:
+    """The head, how many lines are left out, and the tail of a long run of lines, holding only
+    the lines it keeps."""
+    head: list[str] = []
+    rest: deque[str] = deque(maxlen=TAIL_LINES + MIN_ELIDED - 1)
+    count = 0
+    for line in lines:
+        (head if count < HEAD_LINES else rest).append(line)
+        count += 1
+    if count < HEAD_LINES + TAIL_LINES + MIN_ELIDED:
+        return [*head, *rest], 0, ()
+    return head, count - HEAD_LINES - TAIL_LINES, list(rest)[-TAIL_LINES:]
 
 
 def _skipped(count: int) -> Text:
@@ -135,13 +155,13 @@ def _shown(text: str) -> RenderableType:
     return Group(Text("\n".join(head)), _skipped(skipped), Text("\n".join(tail)))
 
 
-def _highlighted(lines: Sequence[str], lexer: str, start: int | None) -> RenderableType:
-    """Visible lines as highlighted code (numbered from `start` unless it is None), elided when
-    long."""
+def _highlighted(lines: Iterable[str], lexer: str, start: int | None) -> RenderableType:
+    """Lines from a tool as highlighted code (numbered from `start` unless it is None), made
+    visible with long lines cut, elided when many."""
 
     def block(chunk: Sequence[str], first: int) -> Syntax:
         return Syntax(
-            "\n".join(chunk),
+            "\n".join(_name(_cut(line)) for line in chunk),
             lexer,
             theme=_THEME,
             background_color="default",
@@ -153,9 +173,14 @@ def _highlighted(lines: Sequence[str], lexer: str, start: int | None) -> Rendera
     origin = 1 if start is None else start
     if not skipped:
         return block(head, origin)
-    return Group(
-        block(head, origin), _skipped(skipped), block(tail, origin + len(lines) - len(tail))
-    )
+    return Group(block(head, origin), _skipped(skipped), block(tail, origin + len(head) + skipped))
+
+
+def _cut(line: str) -> str:
+    """A line cut to `MAX_LINE_CHARS`, saying how many characters were left out."""
+    if len(line) <= MAX_LINE_CHARS:
+        return line
+    return f"{line[:MAX_LINE_CHARS]}… ({len(line) - MAX_LINE_CHARS} more characters)"
 
 
 def _lines(text: str) -> list[str]:
@@ -163,19 +188,25 @@ def _lines(text: str) -> list[str]:
     return text.removesuffix("\n").split("\n") if text else []
 
 
-def _diff(diff: FileDiff) -> RenderableType:
+def diff_lines(diff: FileDiff) -> Iterator[str]:
+    """The lines (without their ends) of the unified diff a diff card shows, before they are
+    made visible, cut and elided; none when nothing changed."""
     before = [] if diff.old_text is None else _lines(diff.old_text)
-    lines = difflib.unified_diff(
+    return unified_diff(
         before,
         _lines(diff.new_text),
         "/dev/null" if diff.old_text is None else f"a/{diff.path}",
         f"b/{diff.path}",
         lineterm="",
     )
-    shown = [_name(line) for line in lines]
-    if not shown:
+
+
+def _diff(diff: FileDiff) -> RenderableType:
+    lines = diff_lines(diff)
+    first = next(lines, None)
+    if first is None:
         return Text(f"{_name(diff.path)}: no change", style="dim")
-    return _highlighted(shown, "diff", None)
+    return _highlighted(itertools.chain([first], lines), "diff", None)
 
 
 def _ending(view: TerminalResultCard) -> Text:
@@ -207,7 +238,7 @@ def _read(view: ReadResultCard) -> list[RenderableType]:
     parts: list[RenderableType] = []
     if view.content is not None:
         parts.append(_plain(view.content))
-    texts = [_name(line.text) for line in view.lines]
+    texts = [line.text for line in view.lines]
     if texts:
         parts.append(_highlighted(texts, view.lang or "text", view.offset))
     last = view.offset + len(texts) - 1
