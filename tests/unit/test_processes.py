@@ -211,6 +211,22 @@ def test_a_confinement_the_machine_cannot_enforce_is_refused_before_running(
     assert not (tmp_path / "ran").exists()
 
 
+@pytest.mark.parametrize("abi", [1, 3])
+def test_landlock_below_abi_4_refuses_a_confinement_with_the_network_off(
+    interpreter: Interpreter, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, abi: int
+) -> None:
+    from toolfx.interpreters import _landlock, process_launch
+
+    monkeypatch.setattr(process_launch, "available_sandboxes", lambda: frozenset({"landlock"}))
+    monkeypatch.setattr(_landlock, "abi_version", lambda: abi)
+    confined = Confinement("landlock", (str(tmp_path),), network=False)
+    spec = ProcessSpec(("/bin/bash", "-c", f"touch {tmp_path}/ran"), "/", 10.0, 100)
+    why = f"cannot turn the network off on this kernel \\(Landlock ABI {abi};"
+    with pytest.raises(ProcessError, match=why):
+        run(interpreter, replace(spec, confinement=confined))
+    assert not (tmp_path / "ran").exists()
+
+
 def test_the_real_runners_report_what_the_machine_enforces() -> None:
     from toolfx.interpreters.process_launch import available_sandboxes
 
