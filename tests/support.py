@@ -23,6 +23,7 @@ __all__ = [
     "cancel_later",
     "gone_soon",
     "marked",
+    "unmarked_soon",
 ]
 
 PROCESS_SLACK = 2.0
@@ -77,6 +78,14 @@ def gone_soon(pid: int) -> bool:
     while alive(pid) and time.monotonic() < deadline:
         time.sleep(0.02)
     return not alive(pid)
+
+
+def unmarked_soon(marker: str) -> bool:
+    """Whether no process has `marker` as its argv[0], now or within `PROCESS_SLACK` seconds."""
+    deadline = time.monotonic() + PROCESS_SLACK
+    while marked(marker) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return not marked(marker)
 
 
 def assert_report_hands_over(make: Callable[[DefectReporter], Runtime]) -> None:

@@ -1,18 +1,27 @@
 """The sandbox, for real: under Landlock and bubblewrap, through the bash leaf, a command cannot
-write outside the workspace nor `.git/config`, cannot read a denied secret, cannot open a TCP
-connection; it can write in the workspace and in $TMPDIR, with no approval asked. Under sync and
-anyio on asyncio and trio. `auto` with no mechanism asks for every command, saying why."""
+write outside the workspace nor `.git/config` (nor make a `.git` the workspace lacks), cannot
+read a denied secret (also through a symlink), cannot open a TCP connection; it can write in the
+workspace and in $TMPDIR, and read the rest, with no approval asked. Under sync and anyio on
+asyncio and trio. `auto` with no mechanism asks for every command, saying why.
+
+The folders live outside /tmp (bubblewrap gives each command its own /tmp, which would hide
+them for the wrong reason), and each refusal has a positive control beside it. Each escape kind
+is recorded in the figures."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import socket
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Literal
 
 import pytest
 
 from tests.leaves_support import LeafSession, failure, text_of, value_of
+from tests.security.figures import Figures
 from tests.security.support import MECHANISMS, Interpreter
 from toolfx.core import (
     ApprovalReply,
@@ -34,27 +43,49 @@ from toolfx.interpreters import (
 )
 from toolfx.leaves import Permissions, Sandbox, Workspace, bash_tool
 
-pytestmark = pytest.mark.parametrize("mechanism", MECHANISMS)
+each_mechanism = pytest.mark.parametrize("mechanism", MECHANISMS)
+
+Layout = Literal["plain", "linked secrets", "linked home"]
+"""Where the secrets are: in the home; behind symlinks in it; in a home reached by a symlink."""
 
 
 class Machine:
-    """A real workspace with a `.git/`, a fake home holding a secret, and a folder outside."""
+    """A real workspace, a fake home holding secrets and a note, and a folder outside."""
 
-    def __init__(self, base: Path, mechanism: SandboxMechanism) -> None:
+    def __init__(
+        self,
+        base: Path,
+        mechanism: SandboxMechanism,
+        *,
+        layout: Layout = "plain",
+        git: bool = True,
+        network: bool = False,
+    ) -> None:
         self.root = base / "ws"
-        (self.root / ".git").mkdir(parents=True)
-        (self.root / ".git" / "config").write_text("[core]\n")
-        (self.root / "sub").mkdir()
+        (self.root / "sub").mkdir(parents=True)
+        if git:
+            (self.root / ".git").mkdir()
+            (self.root / ".git" / "config").write_text("[core]\n")
         self.home = base / "home"
-        (self.home / ".ssh").mkdir(parents=True)
-        (self.home / ".ssh" / "id_rsa").write_text("PRIVATE KEY")
-        (self.home / ".netrc").write_text("machine x password hunter2")
+        self.home.mkdir()
+        secrets = base / "elsewhere" if layout == "linked secrets" else self.home
+        (secrets / ".ssh").mkdir(parents=True)
+        (secrets / ".ssh" / "id_rsa").write_text("PRIVATE KEY")
+        (secrets / ".netrc").write_text("machine x password hunter2")
+        if layout == "linked secrets":
+            (self.home / ".ssh").symlink_to(secrets / ".ssh")
+            (self.home / ".netrc").symlink_to(secrets / ".netrc")
         (self.home / "notes.txt").write_text("readable")
+        given_home = self.home
+        if layout == "linked home":
+            given_home = base / "home-link"
+            given_home.symlink_to(self.home)
         self.outside = base / "outside"
         self.outside.mkdir()
+        (self.outside / "seen.txt").write_text("visible")
         self.asked: list[ApprovalRequest] = []
         workspace = Workspace(str(self.root), Permissions(), state_dir=str(base / "state"))
-        sandbox = Sandbox(mode=mechanism, home=str(self.home))
+        sandbox = Sandbox(mode=mechanism, home=str(given_home), network=network)
         location = Location()
         location.register(bash_tool(workspace, kill_grace=0.3, sandbox=sandbox))
         self.catalog = location.catalog()
@@ -89,9 +120,19 @@ class Machine:
 
 
 @pytest.fixture
-def machine(tmp_path: Path, mechanism: SandboxMechanism) -> Machine:
+def base() -> Iterator[Path]:
+    """A fresh folder outside /tmp (under /var/tmp), removed after the test."""
+    made = tempfile.mkdtemp(prefix="toolfx-sandbox-", dir="/var/tmp")
+    try:
+        yield Path(os.path.realpath(made))
+    finally:
+        shutil.rmtree(made, ignore_errors=True)
+
+
+@pytest.fixture
+def machine(base: Path, mechanism: SandboxMechanism) -> Machine:
     """A machine whose bash leaf is confined by `mechanism`."""
-    return Machine(Path(os.path.realpath(tmp_path)), mechanism)
+    return Machine(base, mechanism)
 
 
 @pytest.fixture
@@ -103,6 +144,7 @@ def listener() -> Iterator[int]:
         yield server.getsockname()[1]
 
 
+@each_mechanism
 def test_a_command_writes_in_the_workspace_and_its_temp_folder_without_asking(
     machine: Machine, interpreter: Interpreter
 ) -> None:
@@ -111,37 +153,72 @@ def test_a_command_writes_in_the_workspace_and_its_temp_folder_without_asking(
     assert (machine.root / "sub" / "made").read_text() == "a\nc\n"
 
 
-def test_a_command_cannot_write_outside_the_workspace(
-    machine: Machine, interpreter: Interpreter
+@each_mechanism
+def test_a_command_cannot_write_outside_the_workspace_but_reads_there(
+    machine: Machine, interpreter: Interpreter, mechanism: SandboxMechanism, figures: Figures
 ) -> None:
-    target = machine.outside / "escaped"
-    code, _ = machine.run(interpreter, f"echo x > {target}; touch {machine.outside}/t")
+    outside = machine.outside
+    command = f"ls {outside}; cat {outside}/seen.txt; echo x > {outside}/escaped; touch {outside}/t"
+    code, output = machine.run(interpreter, command)
+    escaped = sorted(path.name for path in outside.iterdir()) != ["seen.txt"]
+    figures.bypass(f"sandbox {mechanism}: write outside", 1, int(escaped))
     assert code != 0
-    assert list(machine.outside.iterdir()) == []
+    assert not escaped
+    assert output.startswith("seen.txt\nvisible")  # the positive control: it can be read
 
 
-def test_a_command_cannot_write_the_git_config(machine: Machine, interpreter: Interpreter) -> None:
-    fsmonitor = "[core]\n\tfsmonitor = touch /tmp/pwned\n"
-    command = f"printf '{fsmonitor}' > .git/config; rm -f .git/config; mv .git .g; touch .git/x"
+_FSMONITOR = "[core]\n\tfsmonitor = touch /tmp/pwned\n"
+
+
+@each_mechanism
+def test_a_command_cannot_write_the_git_config(
+    machine: Machine, interpreter: Interpreter, mechanism: SandboxMechanism, figures: Figures
+) -> None:
+    command = f"printf '{_FSMONITOR}' > .git/config; rm -f .git/config; mv .git .g; touch .git/x"
     code, _ = machine.run(interpreter, command, approved=True)
+    git = machine.root / ".git"
+    escaped = (git / "config").read_text() != "[core]\n" or len(list(git.iterdir())) != 1
+    figures.bypass(f"sandbox {mechanism}: write .git", 1, int(escaped))
     assert code != 0
-    assert (machine.root / ".git" / "config").read_text() == "[core]\n"
-    assert sorted(p.name for p in (machine.root / ".git").iterdir()) == ["config"]
+    assert not escaped
 
 
-def test_a_command_cannot_read_a_denied_secret(
-    machine: Machine, interpreter: Interpreter, mechanism: SandboxMechanism
+@each_mechanism
+def test_a_command_cannot_make_a_git_the_workspace_lacks(
+    base: Path, mechanism: SandboxMechanism, interpreter: Interpreter, figures: Figures
 ) -> None:
-    home = machine.home
-    command = f"cat {home}/.ssh/id_rsa {home}/.netrc; ls {home}/.ssh; cat {home}/notes.txt"
+    machine = Machine(base, mechanism, git=False)
+    assert machine.run(interpreter, "echo kept > sub/made && cat sub/made") == (0, "kept\n")
+    command = f"mkdir .git && printf '{_FSMONITOR}' > .git/config"
+    code, _ = machine.run(interpreter, command, approved=True)
+    made = (machine.root / ".git").exists()
+    figures.bypass(f"sandbox {mechanism}: make .git", 1, int(made))
+    assert code != 0
+    assert not made
+
+
+@each_mechanism
+@pytest.mark.parametrize("layout", ["plain", "linked secrets", "linked home"])
+def test_a_command_cannot_read_a_denied_secret(
+    base: Path,
+    interpreter: Interpreter,
+    mechanism: SandboxMechanism,
+    layout: Layout,
+    figures: Figures,
+) -> None:
+    machine = Machine(base, mechanism, layout=layout)
+    paths = {machine.home, base / "home-link", base / "elsewhere"}
+    reads = " ".join(f"{path}/.ssh/id_rsa {path}/.netrc" for path in sorted(paths))
+    lists = " ".join(f"{path}/.ssh" for path in sorted(paths))
+    command = f"cat {machine.home}/notes.txt; cat {reads}; ls {lists}"
     _, output = machine.run(interpreter, command)
-    assert "PRIVATE KEY" not in output
-    assert "hunter2" not in output
-    assert "id_rsa" not in output.splitlines()  # not listed either
-    if mechanism == "landlock":  # bubblewrap's /tmp is the call's own: this home is not there
-        assert "readable" in output  # the rest of the home folder stays readable
+    leaked = "PRIVATE KEY" in output or "hunter2" in output or "id_rsa" in output.split()
+    figures.bypass(f"sandbox {mechanism}: read a secret ({layout})", 1, int(leaked))
+    assert not leaked
+    assert output.startswith("readable")  # the positive control: the rest of the home is read
 
 
+@each_mechanism
 def test_a_command_does_not_see_the_environments_secrets(
     machine: Machine, interpreter: Interpreter, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -159,32 +236,31 @@ def test_a_command_does_not_see_the_environments_secrets(
     assert "TOOLFX_PLAIN_SETTING=kept" in output
 
 
+@each_mechanism
 def test_a_command_cannot_open_a_tcp_connection(
-    machine: Machine, interpreter: Interpreter, listener: int
+    machine: Machine,
+    interpreter: Interpreter,
+    mechanism: SandboxMechanism,
+    listener: int,
+    figures: Figures,
 ) -> None:
     command = f"exec 3<>/dev/tcp/127.0.0.1/{listener} && echo connected"
     code, output = machine.run(interpreter, command, approved=True)
+    figures.bypass(f"sandbox {mechanism}: tcp connect", 1, int("connected" in output))
     assert code != 0
     assert "connected" not in output
 
 
+@each_mechanism
 def test_with_the_network_allowed_a_command_connects(
-    tmp_path: Path, mechanism: SandboxMechanism, interpreter: Interpreter, listener: int
+    base: Path, mechanism: SandboxMechanism, interpreter: Interpreter, listener: int
 ) -> None:
-    machine = Machine(Path(os.path.realpath(tmp_path)), mechanism)
-    sandbox = Sandbox(mode=mechanism, home=str(machine.home), network=True)
-    location = Location()
-    workspace = Workspace(str(machine.root), state_dir=str(tmp_path / "state"))
-    location.register(bash_tool(workspace, sandbox=sandbox))
-    machine.catalog = location.catalog()
+    machine = Machine(base, mechanism, network=True)
     command = f"exec 3<>/dev/tcp/127.0.0.1/{listener} && echo connected"
     assert machine.run(interpreter, command, approved=True) == (0, "connected\n")
 
 
-def test_auto_without_a_mechanism_asks_for_every_command_and_says_why(
-    mechanism: SandboxMechanism,
-) -> None:
-    del mechanism  # the same under either: the runner has none
+def test_auto_without_a_mechanism_asks_for_every_command_and_says_why() -> None:
     processes = ScriptedProcesses([(lambda argv: True, ScriptedProcess(stdout=b"ok"))])
     session = LeafSession(replies=["allowed-once", "rejected"], processes=processes)
     assert text_of(session.call("bash", command="ls")) == "ok\nexit code 0"
@@ -195,6 +271,7 @@ def test_auto_without_a_mechanism_asks_for_every_command_and_says_why(
     assert [run.confinement for run in processes.runs] == [None]
 
 
+@each_mechanism
 def test_a_command_run_by_root_has_no_capabilities(
     machine: Machine, interpreter: Interpreter
 ) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,7 @@ from tests.leaves_support import (
     text_of,
     value_of,
 )
-from tests.support import PROCESS_SLACK, cancel_later, gone_soon
+from tests.support import PROCESS_SLACK, cancel_later, unmarked_soon
 from toolfx.core import (
     ApprovalReply,
     ApprovalRequest,
@@ -359,13 +360,14 @@ def test_bounded_real_output_is_saved_under_the_state_folder(root: str, backend:
 def test_a_real_command_ignoring_sigterm_is_gone_after_timeout_and_grace(
     root: str, backend: Backend
 ) -> None:
+    marker = f"toolfx-mark-{uuid.uuid4().hex}"
     started = time.monotonic()
-    command = "trap '' TERM; sleep 60 & echo $!; wait"
+    command = f"trap '' TERM; (exec -a {marker} sleep 60) & wait"
     result = run_bash(root, backend, "stubborn", command=command, timeout=1)
     elapsed = time.monotonic() - started
     assert text_of(result).endswith("killed by SIGKILL after the 1 s timeout")
     assert 1.0 + GRACE - 0.05 <= elapsed < 1.0 + GRACE + PROCESS_SLACK
-    assert gone_soon(int(value_of(result)["stdout"]["text"]))  # the sleep ignored SIGTERM too
+    assert unmarked_soon(marker)  # the sleep ignored SIGTERM too
 
 
 def test_a_real_command_is_cancelled_by_the_calls_signal(root: str, backend: Backend) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from pathlib import Path
@@ -11,7 +12,7 @@ from typing import Literal, TypeVar
 import anyio
 import pytest
 
-from tests.support import PROCESS_SLACK, cancel_later, gone_soon
+from tests.support import PROCESS_SLACK, cancel_later, unmarked_soon
 from toolfx.core import (
     CancelSignal,
     Confinement,
@@ -105,23 +106,27 @@ def test_the_working_directory_and_the_environment(
 def test_a_command_that_ignores_sigterm_dies_of_sigkill_with_its_children(
     interpreter: Interpreter,
 ) -> None:
+    marker = f"toolfx-mark-{uuid.uuid4().hex}"
     started = time.monotonic()
-    outcome = run(interpreter, bash("trap '' TERM; sleep 30 & echo $!; wait", timeout=0.3))
+    outcome = run(
+        interpreter, bash(f"trap '' TERM; (exec -a {marker} sleep 30) & wait", timeout=0.3)
+    )
     elapsed = time.monotonic() - started
     assert outcome.timed_out
     assert not outcome.cancelled
     assert (outcome.exit_code, outcome.signal) == (None, 9)
     assert 0.3 + GRACE - 0.05 <= elapsed < 0.3 + GRACE + SLACK
     assert outcome.duration <= elapsed
-    assert gone_soon(int(outcome.stdout.data))  # the sleep, which ignored SIGTERM as well
+    assert unmarked_soon(marker)  # the sleep, which ignored SIGTERM as well
 
 
 def test_a_command_that_obeys_sigterm_dies_of_it_at_the_timeout(interpreter: Interpreter) -> None:
+    marker = f"toolfx-mark-{uuid.uuid4().hex}"
     started = time.monotonic()
-    outcome = run(interpreter, bash("sleep 30 & echo $!; wait", timeout=0.3))
+    outcome = run(interpreter, bash(f"(exec -a {marker} sleep 30) & wait", timeout=0.3))
     assert time.monotonic() - started < 0.3 + GRACE  # no need to wait for the grace
     assert (outcome.exit_code, outcome.signal, outcome.timed_out) == (None, 15, True)
-    assert gone_soon(int(outcome.stdout.data))
+    assert unmarked_soon(marker)
 
 
 def test_a_flood_is_bounded_and_counted_exactly_on_both_streams(interpreter: Interpreter) -> None:
@@ -206,6 +211,22 @@ def test_a_confinement_the_machine_cannot_enforce_is_refused_before_running(
     assert not (tmp_path / "ran").exists()
 
 
+@pytest.mark.parametrize("abi", [1, 3])
+def test_landlock_below_abi_4_refuses_a_confinement_with_the_network_off(
+    interpreter: Interpreter, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, abi: int
+) -> None:
+    from toolfx.interpreters import _landlock, process_launch
+
+    monkeypatch.setattr(process_launch, "available_sandboxes", lambda: frozenset({"landlock"}))
+    monkeypatch.setattr(_landlock, "abi_version", lambda: abi)
+    confined = Confinement("landlock", (str(tmp_path),), network=False)
+    spec = ProcessSpec(("/bin/bash", "-c", f"touch {tmp_path}/ran"), "/", 10.0, 100)
+    why = f"cannot turn the network off on this kernel \\(Landlock ABI {abi};"
+    with pytest.raises(ProcessError, match=why):
+        run(interpreter, replace(spec, confinement=confined))
+    assert not (tmp_path / "ran").exists()
+
+
 def test_the_real_runners_report_what_the_machine_enforces() -> None:
     from toolfx.interpreters.process_launch import available_sandboxes
 
@@ -218,15 +239,17 @@ def test_the_real_runners_report_what_the_machine_enforces() -> None:
 def test_a_cancelled_anyio_run_kills_the_group_before_it_leaves(
     backend: str, tmp_path: Path
 ) -> None:
-    pid_file = tmp_path / "pid"
+    marker = f"toolfx-mark-{uuid.uuid4().hex}"
+    ready = tmp_path / "ready"
 
     async def main() -> None:
         with anyio.move_on_after(0.3):
-            command = f"trap '' TERM; sleep 30 & echo $! > {pid_file}; wait"
+            command = f"trap '' TERM; (exec -a {marker} sleep 30) & : > {ready}; wait"
             await AnyioProcessRunner().run(bash(command), CancelSignal())
 
     anyio.run(main, backend=backend)
-    assert gone_soon(int(pid_file.read_text()))
+    assert ready.exists()
+    assert unmarked_soon(marker)
 
 
 def test_each_runtime_has_its_runner_unless_given_one() -> None:

@@ -2,9 +2,10 @@
 
 The whole tree is mounted read-only; each writable folder is bound writable and each read-only
 folder inside it bound read-only again; each hidden folder is covered by an empty tmpfs and each
-hidden file by /dev/null; the call's temporary folder is the sandbox's /tmp. Capabilities are
-dropped (a root command could otherwise remount), the network is unshared unless allowed, the
-command gets its own pid namespace and session, and dies with the supervisor.
+hidden file by /dev/null, where it resolves to; the call's temporary folder is the sandbox's
+/tmp. Capabilities are dropped (a root command could otherwise remount), the network is
+unshared unless allowed, the command gets its own pid namespace and session, and dies with the
+supervisor.
 """
 
 from __future__ import annotations
@@ -41,21 +42,57 @@ _BASE: Final = (
 def bwrap_argv(
     bwrap: str, confinement: Confinement, temp: str, cwd: str, argv: tuple[str, ...]
 ) -> tuple[str, ...]:
-    """The bubblewrap command that runs `argv` in `cwd` confined as `confinement` says."""
+    """The bubblewrap command that runs `argv` in `cwd` confined as `confinement` says.
+
+    Every read-only and hidden path is mounted on where it resolves to (a secret reached through
+    a symlink is hidden where it lives, which covers the link too). A read-only path that does
+    not exist yet inside a writable folder (a workspace without `.git`) cannot be kept read-only
+    by a mount, so the folder that would hold it is bound read-only and each entry it has at the
+    start writable again: the command can then create no new entry directly in that folder.
+    """
     options = [bwrap, *_BASE, "--bind", temp, SANDBOX_TMP]
     if not confinement.network:
         options.append("--unshare-net")
     for folder in confinement.writable:
         options += ("--bind", folder, folder)
-    for path in confinement.read_only:
+    read_only = _resolved(confinement.read_only)
+    for path in read_only:
+        if not os.path.lexists(path):
+            options += _keep_from_creation(path, confinement.writable)
+    for path in read_only:
         if os.path.lexists(path):
             options += ("--ro-bind", path, path)
-    for path in confinement.hidden:
-        if os.path.isdir(path) and not os.path.islink(path):
+    for path in _resolved(confinement.hidden):
+        if os.path.isdir(path):
             options += ("--tmpfs", path, "--remount-ro", path)
         elif os.path.lexists(path):
             options += ("--ro-bind", "/dev/null", path)
     return (*options, "--chdir", cwd, "--", *argv)
+
+
+def _resolved(paths: tuple[str, ...]) -> list[str]:
+    """Where each path resolves to, once each, in order."""
+    return list(dict.fromkeys(os.path.realpath(path) for path in paths))
+
+
+def _keep_from_creation(path: str, writable: tuple[str, ...]) -> list[str]:
+    """Mounts that keep the missing `path` from being made in a writable folder: its nearest
+    existing folder read-only, that folder's entries (not its symlinks) writable again."""
+    folder = os.path.dirname(path)
+    while not os.path.isdir(folder):
+        folder = os.path.dirname(folder)
+    if not any(_below(folder, os.path.realpath(place)) for place in writable):
+        return []  # a missing path outside every writable folder cannot be made anyway
+    mounts = ["--ro-bind", folder, folder]
+    for name in sorted(os.listdir(folder)):
+        entry = os.path.join(folder, name)
+        if not os.path.islink(entry):
+            mounts += ("--bind", entry, entry)
+    return mounts
+
+
+def _below(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
 @functools.cache

@@ -94,6 +94,12 @@ def covering(root: str, excluded: tuple[str, ...]) -> list[str]:
     return found
 
 
+def _with_targets(paths: list[str]) -> tuple[str, ...]:
+    """Each path and where it resolves to: `covering` skips symlinks, so a secret reached
+    through one (a linked `~/.ssh`, a home below a linked folder) is excluded where it lives."""
+    return tuple(dict.fromkeys(found for path in paths for found in (path, os.path.realpath(path))))
+
+
 def _grant(ruleset: int, path: str, access: int) -> None:
     """Allow `access` beneath `path` (only the file rights when it is not a folder)."""
     try:
@@ -120,20 +126,24 @@ def confine(writable: list[str], read_only: list[str], hidden: list[str], *, net
     """Confine this thread and what it execs: read all but `hidden`, write only `writable`.
 
     Below `writable`, `read_only` and `hidden` are not writable; TCP bind and connect are
-    refused unless `network`; signals and abstract sockets outside the domain are refused where
-    the ABI scopes them. Raises OSError if any step fails: then nothing may be run.
+    refused unless `network` (below ABI 4, which cannot refuse them, that is an OSError);
+    signals and abstract sockets outside the domain are refused where the ABI scopes them.
+    Raises OSError if any step fails: then nothing may be run.
     """
     abi = abi_version()
     if abi < 1:
         raise OSError(0, "Landlock is not available on this kernel")
+    if abi < 4 and not network:
+        raise OSError(0, f"Landlock ABI {abi} cannot turn the network off (it needs ABI 4)")
     fs = _FS_BY_ABI[min(abi, len(_FS_BY_ABI) - 1)]
-    net = 0 if network or abi < 4 else _BIND_TCP | _CONNECT_TCP
+    net = 0 if network else _BIND_TCP | _CONNECT_TCP
     scoped = _SCOPE_ABSTRACT_UNIX_SOCKET | _SCOPE_SIGNAL if abi >= 6 else 0
     size = 24 if abi >= 6 else 16 if abi >= 4 else 8
     attr = _RulesetAttr(fs, net, scoped)
     ruleset = _call(_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size), 0)
     try:
-        hidden_t, closed = tuple(hidden), tuple(hidden) + tuple(read_only)
+        hidden_t = _with_targets(hidden)
+        closed = hidden_t + _with_targets(read_only)
         for path in covering("/", hidden_t):
             _grant(ruleset, path, _READ & fs)
         for folder in writable:

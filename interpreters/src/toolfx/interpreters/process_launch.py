@@ -76,8 +76,7 @@ class Launch:
 def launch(spec: ProcessSpec, argv: tuple[str, ...]) -> Launch:
     """The launch of `argv` for `spec`; ProcessError if its confinement cannot be enforced."""
     confinement = spec.confinement
-    if confinement is not None and confinement.mechanism not in available_sandboxes():
-        reason = f"the {confinement.mechanism} sandbox is not available on this machine"
+    if confinement is not None and (reason := _unenforceable(confinement)) is not None:
         raise ProcessError(spec.argv, reason)
     temp = tempfile.mkdtemp(prefix="toolfx-call-")
     inside_temp = SANDBOX_TMP if _mechanism(confinement) == "bwrap" else temp
@@ -105,6 +104,19 @@ def started(spec: ProcessSpec, status: bytes) -> None:
         return
     reason = status.decode("utf-8", "replace") or "the supervisor ended before starting it"
     raise ProcessError(spec.argv, reason)
+
+
+def _unenforceable(confinement: Confinement) -> str | None:
+    """Why this machine cannot enforce `confinement`; None when it can."""
+    mechanism = confinement.mechanism
+    if mechanism not in available_sandboxes():
+        return f"the {mechanism} sandbox is not available on this machine"
+    if mechanism == "landlock" and not confinement.network and (abi := _landlock.abi_version()) < 4:
+        return (
+            f"the landlock sandbox cannot turn the network off on this kernel (Landlock ABI {abi};"
+            " network rules need ABI 4, Linux 6.7): allow the network or use bwrap"
+        )
+    return None
 
 
 def _visible(env: Mapping[str, str], confinement: Confinement | None) -> dict[str, str]:

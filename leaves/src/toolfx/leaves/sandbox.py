@@ -82,12 +82,20 @@ class Sandbox:
     """How bash commands are confined; the default hides the usual secrets, network off."""
 
     mode: SandboxMode = "auto"
+    """The mechanism: `auto` (bubblewrap, else Landlock), one of them, or `off` (unconfined)."""
     home: str | None = None
     """The home folder `~` stands for in `hidden` (absolute); None: `~` patterns cannot hide."""
     hidden: tuple[str, ...] = DEFAULT_HIDDEN
+    """Files and folders no command may read or list: absolute, or below `~`. The runner hides
+    each where it resolves to as well, so a secret reached through a symlink stays hidden."""
     network: bool = False
+    """Whether commands may use the network. Off: under bubblewrap no network at all; under
+    Landlock (ABI 4 or later, else unavailable) no TCP connect nor bind, while UDP and Unix
+    sockets stay open."""
     extra_writable: tuple[str, ...] = ()
+    """Absolute folders commands may write besides the workspace and their temp folder."""
     hidden_variables: tuple[str, ...] = DEFAULT_HIDDEN_VARIABLES
+    """Name patterns (`*` any text, any case) of environment variables commands do not see."""
 
 
 @final
