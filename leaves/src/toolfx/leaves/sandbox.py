@@ -5,7 +5,9 @@ With a sandbox, a command writes only in the workspace (not its `.git/` nor the 
 secrets, does not see the `hidden_variables` of the environment (API keys, tokens...), and has
 no network unless `network`. `auto` takes bubblewrap, else Landlock, whichever
 the runner can enforce; with neither (or without the mechanism asked for) the sandbox is
-unavailable, and every command asks, saying why.
+unavailable, and every command asks, saying why. A runner may still refuse a confinement it
+reports but cannot honour in full (Landlock below ABI 4 cannot turn the network off): the call
+then fails with the runner's reason and nothing runs.
 """
 
 from __future__ import annotations
