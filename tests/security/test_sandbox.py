@@ -22,7 +22,7 @@ import pytest
 
 from tests.leaves_support import LeafSession, failure, text_of, value_of
 from tests.security.figures import Figures
-from tests.security.support import MECHANISMS, Interpreter
+from tests.security.support import MECHANISMS, Interpreter, mechanism_param
 from toolfx.core import (
     ApprovalReply,
     ApprovalRequest,
@@ -195,6 +195,15 @@ def test_a_command_cannot_make_a_git_the_workspace_lacks(
     figures.bypass(f"sandbox {mechanism}: make .git", 1, int(made))
     assert code != 0
     assert not made
+
+
+@pytest.mark.parametrize("mechanism", [mechanism_param("bwrap")])
+def test_without_a_git_bwrap_still_lets_a_command_make_entries_at_the_root(
+    base: Path, mechanism: SandboxMechanism, interpreter: Interpreter
+) -> None:
+    machine = Machine(base, mechanism, git=False)
+    assert machine.run(interpreter, "echo new > top.txt && cat top.txt") == (0, "new\n")
+    assert sorted(path.name for path in machine.root.iterdir()) == ["sub", "top.txt"]
 
 
 @each_mechanism

@@ -18,7 +18,7 @@ from typing import Final
 
 from toolfx.core.processes import Confinement
 
-__all__ = ["SANDBOX_TMP", "bwrap_argv", "bwrap_path"]
+__all__ = ["SANDBOX_TMP", "bwrap_argv", "bwrap_path", "placeholders"]
 
 SANDBOX_TMP: Final = "/tmp"
 """Where the call's temporary folder is seen inside the namespace."""
@@ -46,22 +46,22 @@ def bwrap_argv(
 
     Every read-only and hidden path is mounted on where it resolves to (a secret reached through
     a symlink is hidden where it lives, which covers the link too). A read-only path that does
-    not exist yet inside a writable folder (a workspace without `.git`) cannot be kept read-only
-    by a mount, so the folder that would hold it is bound read-only and each entry it has at the
-    start writable again: the command can then create no new entry directly in that folder.
+    not exist yet inside a writable folder (a workspace without `.git`) is held by an empty
+    read-only folder mounted there, so the command cannot create it; bubblewrap makes the mount
+    point, which `placeholders` names so the runner removes it after the call.
     """
     options = [bwrap, *_BASE, "--bind", temp, SANDBOX_TMP]
     if not confinement.network:
         options.append("--unshare-net")
     for folder in confinement.writable:
         options += ("--bind", folder, folder)
-    read_only = _resolved(confinement.read_only)
-    for path in read_only:
-        if not os.path.lexists(path):
-            options += _keep_from_creation(path, confinement.writable)
-    for path in read_only:
+    empty = os.path.join(temp, ".toolfx-empty")  # not under SANDBOX_TMP: never seen as /tmp
+    for path in _resolved(confinement.read_only):
         if os.path.lexists(path):
             options += ("--ro-bind", path, path)
+        elif path in placeholders(confinement):
+            os.makedirs(empty, exist_ok=True)
+            options += ("--ro-bind", empty, path)
     for path in _resolved(confinement.hidden):
         if os.path.isdir(path):
             options += ("--tmpfs", path, "--remount-ro", path)
@@ -75,20 +75,15 @@ def _resolved(paths: tuple[str, ...]) -> list[str]:
     return list(dict.fromkeys(os.path.realpath(path) for path in paths))
 
 
-def _keep_from_creation(path: str, writable: tuple[str, ...]) -> list[str]:
-    """Mounts that keep the missing `path` from being made in a writable folder: its nearest
-    existing folder read-only, that folder's entries (not its symlinks) writable again."""
-    folder = os.path.dirname(path)
-    while not os.path.isdir(folder):
-        folder = os.path.dirname(folder)
-    if not any(_below(folder, os.path.realpath(place)) for place in writable):
-        return []  # a missing path outside every writable folder cannot be made anyway
-    mounts = ["--ro-bind", folder, folder]
-    for name in sorted(os.listdir(folder)):
-        entry = os.path.join(folder, name)
-        if not os.path.islink(entry):
-            mounts += ("--bind", entry, entry)
-    return mounts
+def placeholders(confinement: Confinement) -> tuple[str, ...]:
+    """The missing read-only paths inside a writable folder: each gets an empty read-only mount
+    point that bubblewrap creates, to be removed once the call is over."""
+    return tuple(
+        path
+        for path in _resolved(confinement.read_only)
+        if not os.path.lexists(path)
+        and any(_below(path, os.path.realpath(place)) for place in confinement.writable)
+    )
 
 
 def _below(path: str, folder: str) -> bool:

@@ -10,6 +10,7 @@ sandbox and removed after the call. A confinement this machine cannot enforce is
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import functools
 import json
@@ -24,7 +25,7 @@ from typing import Final, final
 
 from toolfx.core.processes import Confinement, ProcessError, ProcessSpec, SandboxMechanism
 from toolfx.interpreters import _landlock
-from toolfx.interpreters._bwrap import SANDBOX_TMP, bwrap_argv, bwrap_path
+from toolfx.interpreters._bwrap import SANDBOX_TMP, bwrap_argv, bwrap_path, placeholders
 from toolfx.interpreters._supervisor import STATUS_OK
 
 __all__ = ["Launch", "available_sandboxes", "launch", "started"]
@@ -60,6 +61,8 @@ class Launch:
     """The read end of the supervisor's status pipe (None: no supervisor)."""
     handed: tuple[int, ...]
     """The fds the child inherits (the status pipe's write end), closed here once started."""
+    placeholders: tuple[str, ...] = ()
+    """Empty mount points made for missing read-only paths, removed after the call."""
 
     def close_handed(self) -> None:
         """Close this side's copy of the fds the child inherited."""
@@ -67,10 +70,14 @@ class Launch:
             os.close(fd)
 
     def finish(self) -> None:
-        """Close the status pipe and remove the temp folder with all the command left in it."""
+        """Close the status pipe, remove the temp folder with all the command left in it and
+        the empty mount points made for read-only paths that did not exist."""
         if self.status is not None:
             os.close(self.status)
         shutil.rmtree(self.temp, ignore_errors=True)
+        for path in self.placeholders:
+            with contextlib.suppress(OSError):  # gone, or no longer empty: not ours to remove
+                os.rmdir(path)
 
 
 def launch(spec: ProcessSpec, argv: tuple[str, ...]) -> Launch:
@@ -84,9 +91,11 @@ def launch(spec: ProcessSpec, argv: tuple[str, ...]) -> Launch:
     env.update(TMPDIR=inside_temp, TMP=inside_temp, TEMP=inside_temp)
     if not SUPERVISED:
         return Launch(argv, env, temp, None, ())
+    made: tuple[str, ...] = ()
     if confinement is not None and confinement.mechanism == "bwrap":
         bwrap = bwrap_path()
         assert bwrap is not None  # available_sandboxes() said so
+        made = placeholders(confinement)
         argv = bwrap_argv(bwrap, confinement, temp, spec.cwd, argv)
     read_end, write_end = os.pipe2(os.O_CLOEXEC)
     policy = {
@@ -95,7 +104,7 @@ def launch(spec: ProcessSpec, argv: tuple[str, ...]) -> Launch:
         "landlock": _landlock_policy(confinement, temp),
     }
     supervisor = (sys.executable, "-I", "-S", _SUPERVISOR, json.dumps(policy), "--")
-    return Launch((*supervisor, *argv), env, temp, read_end, (write_end,))
+    return Launch((*supervisor, *argv), env, temp, read_end, (write_end,), made)
 
 
 def started(spec: ProcessSpec, status: bytes) -> None:
