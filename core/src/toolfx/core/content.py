@@ -6,19 +6,26 @@ from dataclasses import dataclass
 from typing import ClassVar, Literal, final
 
 from toolfx.core.json import FrozenJson
-from toolfx.core.slot_init import slot_init
 
 __all__ = ["ContentBlock", "ContextMessage", "ImageBlock", "TextBlock", "text"]
 
 
 @final
-@slot_init
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class TextBlock:
     """Plain text for the model."""
 
     text: str
     type: ClassVar[Literal["text"]] = "text"
+
+    # Stores through the slot descriptors: half the cost of the generated frozen __init__
+    # (object.__setattr__ per field); the class stays frozen. tests/unit/test_slot_stores.py
+    # checks the parameters match the fields.
+    def __init__(self, text: str) -> None:
+        _set_text(self, text)
+
+
+_set_text = TextBlock.__dict__["text"].__set__
 
 
 @final

@@ -11,7 +11,6 @@ from toolfx.core.cancel import CancelSignal
 from toolfx.core.content import ContentBlock, ContextMessage
 from toolfx.core.json import FrozenJson
 from toolfx.core.results import ToolExecutionResult
-from toolfx.core.slot_init import slot_init
 
 __all__ = [
     "Accept",
@@ -46,8 +45,7 @@ class ExecutionToken:
 
 
 @final
-@slot_init
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(frozen=True, slots=True, eq=False, init=False)
 class ToolExecution:
     """One pending call: immutable identity, frozen arguments, the caller's agent and tokens."""
 
@@ -60,9 +58,42 @@ class ToolExecution:
     signal: CancelSignal
     parent: ExecutionToken | None = None
 
+    # Stores through the slot descriptors: half the cost of the generated frozen __init__
+    # (object.__setattr__ per field); the class stays frozen. tests/unit/test_slot_stores.py
+    # checks the parameters match the fields.
+    def __init__(  # noqa: PLR0917 (the dataclass signature, positional as declared)
+        self,
+        call_id: str,
+        root_call_id: str,
+        name: str,
+        arguments: FrozenJson,
+        agent: str | None,
+        token: ExecutionToken,
+        signal: CancelSignal,
+        parent: ExecutionToken | None = None,
+    ) -> None:
+        _execution_call_id(self, call_id)
+        _execution_root_call_id(self, root_call_id)
+        _execution_name(self, name)
+        _execution_arguments(self, arguments)
+        _execution_agent(self, agent)
+        _execution_token(self, token)
+        _execution_signal(self, signal)
+        _execution_parent(self, parent)
+
     def with_signal(self, signal: CancelSignal) -> ToolExecution:
         """The same call (same identity and token) watching another signal."""
         return dataclasses.replace(self, signal=signal)
+
+
+_execution_call_id = ToolExecution.__dict__["call_id"].__set__
+_execution_root_call_id = ToolExecution.__dict__["root_call_id"].__set__
+_execution_name = ToolExecution.__dict__["name"].__set__
+_execution_arguments = ToolExecution.__dict__["arguments"].__set__
+_execution_agent = ToolExecution.__dict__["agent"].__set__
+_execution_token = ToolExecution.__dict__["token"].__set__
+_execution_signal = ToolExecution.__dict__["signal"].__set__
+_execution_parent = ToolExecution.__dict__["parent"].__set__
 
 
 @final

@@ -8,14 +8,12 @@ from typing import Literal, final
 from toolfx.core.content import ContentBlock, ContextMessage
 from toolfx.core.failure import ToolFailure
 from toolfx.core.json import FrozenJson
-from toolfx.core.slot_init import slot_init
 
 __all__ = ["DurableResult", "ToolExecutionFailure", "ToolExecutionResult", "ToolExecutionSuccess"]
 
 
 @final
-@slot_init
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class ToolExecutionSuccess:
     """A successful call: the canonical value (execution-local) and its model projection."""
 
@@ -25,6 +23,23 @@ class ToolExecutionSuccess:
     additional_contexts: tuple[ContextMessage, ...] = ()
     concludes_turn: bool = False
 
+    # Stores through the slot descriptors: half the cost of the generated frozen __init__
+    # (object.__setattr__ per field); the class stays frozen. tests/unit/test_slot_stores.py
+    # checks the parameters match the fields.
+    def __init__(
+        self,
+        value: FrozenJson,
+        content: tuple[ContentBlock, ...],
+        meta: FrozenJson = None,
+        additional_contexts: tuple[ContextMessage, ...] = (),
+        concludes_turn: bool = False,
+    ) -> None:
+        _success_value(self, value)
+        _success_content(self, content)
+        _success_meta(self, meta)
+        _success_contexts(self, additional_contexts)
+        _success_concludes(self, concludes_turn)
+
     @property
     def is_error(self) -> Literal[False]:
         """Always False: a success is not an error."""
@@ -32,8 +47,7 @@ class ToolExecutionSuccess:
 
 
 @final
-@slot_init
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class ToolExecutionFailure:
     """A failed call: the typed failure and the content the model sees; never a value."""
 
@@ -42,11 +56,36 @@ class ToolExecutionFailure:
     meta: FrozenJson = None
     additional_contexts: tuple[ContextMessage, ...] = ()
 
+    # Stores through the slot descriptors: half the cost of the generated frozen __init__
+    # (object.__setattr__ per field); the class stays frozen. tests/unit/test_slot_stores.py
+    # checks the parameters match the fields.
+    def __init__(
+        self,
+        error: ToolFailure,
+        content: tuple[ContentBlock, ...],
+        meta: FrozenJson = None,
+        additional_contexts: tuple[ContextMessage, ...] = (),
+    ) -> None:
+        _failure_error(self, error)
+        _failure_content(self, content)
+        _failure_meta(self, meta)
+        _failure_contexts(self, additional_contexts)
+
     @property
     def is_error(self) -> Literal[True]:
         """Always True: a failure is an error."""
         return True
 
+
+_success_value = ToolExecutionSuccess.__dict__["value"].__set__
+_success_content = ToolExecutionSuccess.__dict__["content"].__set__
+_success_meta = ToolExecutionSuccess.__dict__["meta"].__set__
+_success_contexts = ToolExecutionSuccess.__dict__["additional_contexts"].__set__
+_success_concludes = ToolExecutionSuccess.__dict__["concludes_turn"].__set__
+_failure_error = ToolExecutionFailure.__dict__["error"].__set__
+_failure_content = ToolExecutionFailure.__dict__["content"].__set__
+_failure_meta = ToolExecutionFailure.__dict__["meta"].__set__
+_failure_contexts = ToolExecutionFailure.__dict__["additional_contexts"].__set__
 
 ToolExecutionResult = ToolExecutionSuccess | ToolExecutionFailure
 """The discriminated outcome of one tool call."""

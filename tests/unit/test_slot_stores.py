@@ -1,0 +1,45 @@
+"""The hand-written `__init__`s of the per-call values keep the dataclasses exactly as declared."""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+
+import pytest
+
+from toolfx.core import (
+    CancelSignal,
+    TextBlock,
+    ToolExecutionFailure,
+    ToolExecutionSuccess,
+    ToolFailure,
+)
+from toolfx.core.execution import ExecutionToken, ToolExecution
+
+CLASSES = [TextBlock, ToolExecution, ToolExecutionSuccess, ToolExecutionFailure]
+
+
+@pytest.mark.parametrize("cls", CLASSES, ids=lambda cls: cls.__name__)
+def test_the_parameters_are_the_fields_with_their_defaults(cls: type) -> None:
+    parameters = [(p.name, p.default) for p in inspect.signature(cls).parameters.values()]
+    empty = inspect.Parameter.empty
+    fields = [
+        (f.name, empty if f.default is dataclasses.MISSING else f.default)
+        for f in dataclasses.fields(cls)
+    ]
+    assert parameters == fields
+
+
+def test_values_are_stored_frozen_and_replaceable() -> None:
+    success = ToolExecutionSuccess("v", (TextBlock("t"),))
+    assert (success.meta, success.additional_contexts, success.concludes_turn) == (None, (), False)
+    assert dataclasses.replace(success, meta={"a": 1}).meta == {"a": 1}
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        success.value = "w"  # type: ignore[misc]
+    failure = ToolExecutionFailure(ToolFailure("no"), (TextBlock("no"),))
+    assert failure == ToolExecutionFailure(ToolFailure("no"), (TextBlock("no"),), None, ())
+    token = ExecutionToken()
+    execution = ToolExecution("c", "c", "t", {}, None, token, CancelSignal())
+    moved = execution.with_signal(CancelSignal())
+    assert (moved.token, moved.parent, moved.call_id) == (token, None, "c")
+    assert repr(TextBlock("x")) == "TextBlock(text='x')"
