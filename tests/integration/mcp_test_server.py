@@ -79,6 +79,7 @@ TOOLS: list[types.Tool] = [
     _tool("get.item", _NOTHING),
     _tool("slow", _SECONDS),
     _tool("cancelled", _NOTHING),
+    _tool("peek_peak", _NOTHING),
     _tool("hang", _NOTHING),
     _tool("pid", _NOTHING),
     _tool("change_tools", _NOTHING),
@@ -86,6 +87,9 @@ TOOLS: list[types.Tool] = [
 
 CANCELLED: list[str] = []
 """The tools whose calls this server saw cancelled."""
+
+PEEKING: Final = [0, 0]
+"""`peek` calls in flight now, and the most ever in flight at once."""
 
 BUS: Final = InMemorySubscriptionBus()
 
@@ -128,8 +132,15 @@ async def call_tool(
         case "slow":
             return await _slow(float(args.get("seconds", 30)))
         case "peek":
-            await anyio.sleep(float(args.get("seconds", 0)))
+            PEEKING[0] += 1
+            PEEKING[1] = max(PEEKING[1], PEEKING[0])
+            try:
+                await anyio.sleep(float(args.get("seconds", 0)))
+            finally:
+                PEEKING[0] -= 1
             return _text("peeked")
+        case "peek_peak":
+            return _text(str(PEEKING[1]))
         case "cancelled":
             return _text(json.dumps(CANCELLED))
         case "hang":

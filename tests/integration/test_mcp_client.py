@@ -10,7 +10,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Awaitable, Callable
 from typing import Literal
 
@@ -112,10 +111,9 @@ async def test_read_only_hint_makes_a_tool_parallel_safe() -> None:
         peeks = [
             ToolCall(f"call-{i}", "test_peek", {"seconds": 0.5}, CancelSignal()) for i in range(3)
         ]
-        started = time.monotonic()
         batch = await run_anyio_async(execute_batch(location.catalog(), peeks))
         assert [value(result) for result in batch.results] == ["peeked"] * 3
-        assert time.monotonic() - started < 1.2  # together, not one after the other
+        assert value(await run(location, "test_peek_peak")) == "3"  # all in flight at once
 
 
 async def test_policy_and_guards_apply_to_mcp_tools() -> None:
@@ -159,9 +157,7 @@ async def test_cancelling_a_slow_call_sends_the_mcp_cancellation() -> None:
     async with registered(local_server(), location):
         signal = CancelSignal()
         cancel_later(signal, 0.3, "the user pressed stop")  # from another thread
-        started = time.monotonic()
         result = await run(location, "test_slow", {"seconds": 30}, signal)
-        assert time.monotonic() - started < QUICK
         message = failure(result, ErrorCode.ABORTED)
         assert message == "`test_slow` was cancelled: the user pressed stop"
 
@@ -185,10 +181,8 @@ async def test_cancelling_the_calling_task_is_not_swallowed() -> None:
 async def test_a_hung_server_times_out_and_can_be_reconnected() -> None:
     location = Location()
     async with registered(local_server(timeout=0.5), location) as server:
-        started = time.monotonic()
         result = await run(location, "test_hang")
         assert failure(result, ErrorCode.TOOL_TIMEOUT) == "`test_hang` timed out after 0.5s"
-        assert time.monotonic() - started < 0.5 + QUICK
         await server.reconnect()
         assert value(await run(location, "test_echo", {"text": "back"})) == "back"
 
@@ -205,9 +199,7 @@ async def test_a_killed_server_gives_failures_at_once_and_can_be_reconnected() -
 
             group.start_soon(slow_call)
             await anyio.sleep(0.3)
-            started = time.monotonic()
             os.kill(pid, signal.SIGKILL)
-        assert time.monotonic() - started < QUICK  # far within the 20 s timeout
         gone = (
             "MCP server 'test' could not run `{}`: Connection closed "
             "(the server has gone away: reconnect it to use its tools again)"
@@ -271,9 +263,7 @@ async def test_a_server_that_cannot_start_raises_a_typed_error() -> None:
 async def test_a_server_that_never_answers_is_given_up_after_the_connect_timeout() -> None:
     silent = "import sys; sys.stdin.read()"  # reads every request, answers none
     server = McpServer.stdio(sys.executable, ["-c", silent], namespace="mute", connect_timeout=0.5)
-    started = time.monotonic()
     with pytest.raises(McpServerError) as raised:
         async with server:
             pass
     assert str(raised.value) == "MCP server 'mute' did not finish connecting within 0.5s"
-    assert time.monotonic() - started < 0.5 + QUICK

@@ -344,12 +344,18 @@ async def test_gather_really_overlaps_the_thunks() -> None:
 async def test_gather_with_a_limit_of_one_runs_one_after_another() -> None:
     runtime = AnyioRuntime()
 
-    async def nap() -> None:
-        await runtime.sleep(0.02)
+    asleep: list[int] = []
+    peak = 0
 
-    start = runtime.now()
+    async def nap() -> None:
+        nonlocal peak
+        asleep.append(1)
+        peak = max(peak, len(asleep))
+        await runtime.sleep(0.02)
+        asleep.pop()
+
     await runtime.gather([nap] * 4, 1)
-    assert runtime.now() - start >= 0.07  # a lower bound: never load-sensitive
+    assert peak == 1  # never two asleep at once: counted, not timed
 
 
 async def test_gather_of_nothing_is_empty() -> None:

