@@ -12,10 +12,12 @@ from pathlib import Path
 import pytest
 
 from toolfx.core.cancel import CancelSignal
+from toolfx.core.files import FileStat, FileSystem
 from toolfx.core.runtime import ApprovalRequest, DefectReporter, Runtime
 
 __all__ = [
     "PROCESS_SLACK",
+    "ForwardingFiles",
     "alive",
     "approval_request",
     "assert_report_hands_over",
@@ -105,3 +107,48 @@ def assert_report_logs(runtime: Runtime, caplog: pytest.LogCaptureFixture) -> No
         record.exc_info and "observer broke" in str(record.exc_info[1]) for record in caplog.records
     )
     assert "result observer" in caplog.text
+
+
+class ForwardingFiles(FileSystem):
+    """A file system that hands every operation to `files`: tests override the one they watch."""
+
+    def __init__(self, files: FileSystem) -> None:
+        self.files = files
+
+    async def stat(
+        self, path: str, *, within: str, follow_symlinks: bool = True, resolved: bool = False
+    ) -> FileStat:
+        """The wrapped `stat`."""
+        return await self.files.stat(
+            path, within=within, follow_symlinks=follow_symlinks, resolved=resolved
+        )
+
+    async def resolve(self, path: str) -> str:
+        """The wrapped `resolve`."""
+        return await self.files.resolve(path)
+
+    async def read_bytes(
+        self,
+        path: str,
+        *,
+        within: str,
+        offset: int = 0,
+        limit: int | None = None,
+        resolved: bool = False,
+    ) -> bytes:
+        """The wrapped `read_bytes`."""
+        return await self.files.read_bytes(
+            path, within=within, offset=offset, limit=limit, resolved=resolved
+        )
+
+    async def write_bytes(
+        self, path: str, data: bytes, *, within: str, resolved: bool = False
+    ) -> None:
+        """The wrapped `write_bytes`."""
+        await self.files.write_bytes(path, data, within=within, resolved=resolved)
+
+    async def list_dir(
+        self, path: str, *, within: str, resolved: bool = False
+    ) -> tuple[FileStat, ...]:
+        """The wrapped `list_dir`."""
+        return await self.files.list_dir(path, within=within, resolved=resolved)

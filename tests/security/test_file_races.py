@@ -19,12 +19,11 @@ from returns.result import Result, Success
 
 from tests.security.figures import ATTEMPTS, Figures
 from tests.security.support import Interpreter
+from tests.support import ForwardingFiles
 from toolfx.core import (
     ApprovalReply,
     ApprovalRequest,
     Catalog,
-    FileStat,
-    FileSystem,
     Location,
     Output,
     TextBlock,
@@ -195,47 +194,12 @@ def test_no_byte_crosses_the_workspace_boundary_under_a_racing_process(
 
 
 @final
-class StaleCheck(FileSystem):
+class StaleCheck(ForwardingFiles):
     """A memory file system whose `resolve` answers as if no symlink were there: what the
     workspace's check saw before a racing process swapped a folder for a symlink."""
 
-    __slots__ = ("files",)
-
-    def __init__(self, files: MemoryFileSystem) -> None:
-        self.files = files
-
-    async def stat(
-        self, path: str, *, within: str, follow_symlinks: bool = True, resolved: bool = False
-    ) -> FileStat:
-        return await self.files.stat(
-            path, within=within, follow_symlinks=follow_symlinks, resolved=resolved
-        )
-
     async def resolve(self, path: str) -> str:
         return posixpath.normpath(path)
-
-    async def read_bytes(
-        self,
-        path: str,
-        *,
-        within: str,
-        offset: int = 0,
-        limit: int | None = None,
-        resolved: bool = False,
-    ) -> bytes:
-        return await self.files.read_bytes(
-            path, within=within, offset=offset, limit=limit, resolved=resolved
-        )
-
-    async def write_bytes(
-        self, path: str, data: bytes, *, within: str, resolved: bool = False
-    ) -> None:
-        await self.files.write_bytes(path, data, within=within, resolved=resolved)
-
-    async def list_dir(
-        self, path: str, *, within: str, resolved: bool = False
-    ) -> tuple[FileStat, ...]:
-        return await self.files.list_dir(path, within=within, resolved=resolved)
 
 
 @pytest.mark.parametrize(

@@ -10,9 +10,9 @@ from typing import Literal
 import pytest
 
 from tests.leaves_support import ROOT, LeafSession, catalog_of, run_real, text_of
+from tests.support import ForwardingFiles
 from toolfx.core import (
     ErrorCode,
-    FileStat,
     FileSystem,
     ToolExecutionFailure,
     ToolExecutionResult,
@@ -87,22 +87,12 @@ def test_a_20_mb_write_succeeds_and_its_result_stays_within_the_limits() -> None
     assert session.text(f"{ROOT}/big.txt") == content
 
 
-class CountingFiles(FileSystem):
+class CountingFiles(ForwardingFiles):
     """A file system that counts the bytes `read_bytes` returns."""
 
     def __init__(self, files: FileSystem) -> None:
-        self.files = files
+        super().__init__(files)
         self.read = 0
-
-    async def stat(
-        self, path: str, *, within: str, follow_symlinks: bool = True, resolved: bool = False
-    ) -> FileStat:
-        return await self.files.stat(
-            path, within=within, follow_symlinks=follow_symlinks, resolved=resolved
-        )
-
-    async def resolve(self, path: str) -> str:
-        return await self.files.resolve(path)
 
     async def read_bytes(
         self,
@@ -113,21 +103,11 @@ class CountingFiles(FileSystem):
         limit: int | None = None,
         resolved: bool = False,
     ) -> bytes:
-        data = await self.files.read_bytes(
+        data = await super().read_bytes(
             path, within=within, offset=offset, limit=limit, resolved=resolved
         )
         self.read += len(data)
         return data
-
-    async def write_bytes(
-        self, path: str, data: bytes, *, within: str, resolved: bool = False
-    ) -> None:
-        await self.files.write_bytes(path, data, within=within, resolved=resolved)
-
-    async def list_dir(
-        self, path: str, *, within: str, resolved: bool = False
-    ) -> tuple[FileStat, ...]:
-        return await self.files.list_dir(path, within=within, resolved=resolved)
 
 
 def _read(files: FileSystem, root: str, **arguments: object) -> ToolExecutionResult:

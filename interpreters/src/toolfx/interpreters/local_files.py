@@ -297,28 +297,27 @@ def _file_stat(path: str, status: os.stat_result) -> FileStat:
     return FileStat(path, "other", 0, status.st_mtime_ns)
 
 
-@final
-class LocalFileSystem(FileSystem):
-    """This machine's file system; each operation runs inline (for the sync interpreter).
-
-    `lookup="walk"` resolves by the component walk even where the kernel has `openat2`.
-    """
+class _MachineFiles(FileSystem):
+    """This machine's file system: every operation of `_Local`, run as `_run` says."""
 
     __slots__ = ("_local",)
 
     def __init__(self, *, lookup: Lookup = "openat2") -> None:
         self._local = _Local(lookup)
 
+    async def _run(self, operation: Callable[[], T]) -> T:
+        raise NotImplementedError
+
     async def stat(
         self, path: str, *, within: str, follow_symlinks: bool = True, resolved: bool = False
     ) -> FileStat:
         """`fstat` of `path` opened beneath `within` (`fstatat` in its folder when not following
         a final symlink)."""
-        return self._local.stat(path, within, follow_symlinks, resolved)
+        return await self._run(lambda: self._local.stat(path, within, follow_symlinks, resolved))
 
     async def resolve(self, path: str) -> str:
         """`path` with every symlink resolved, like `os.path.realpath`; a loop is an error."""
-        return _resolve(path)
+        return await self._run(lambda: _resolve(path))
 
     async def read_bytes(
         self,
@@ -330,69 +329,44 @@ class LocalFileSystem(FileSystem):
         resolved: bool = False,
     ) -> bytes:
         """At most `limit` bytes from `offset` of the regular file `path` beneath `within`."""
-        return self._local.read_bytes(path, within, offset, limit, resolved)
-
-    async def write_bytes(
-        self, path: str, data: bytes, *, within: str, resolved: bool = False
-    ) -> None:
-        """Write a temporary file in the target's folder handle, then rename it over the target."""
-        self._local.write_bytes(path, data, within, resolved)
-
-    async def list_dir(
-        self, path: str, *, within: str, resolved: bool = False
-    ) -> tuple[FileStat, ...]:
-        """The folder's names, sorted, each `fstatat`ed in its handle without following."""
-        return self._local.list_dir(path, within, resolved)
-
-
-@final
-class AnyioFileSystem(FileSystem):
-    """This machine's file system; each operation runs in a worker thread (`anyio.to_thread`).
-
-    `lookup="walk"` resolves by the component walk even where the kernel has `openat2`.
-    """
-
-    __slots__ = ("_local",)
-
-    def __init__(self, *, lookup: Lookup = "openat2") -> None:
-        self._local = _Local(lookup)
-
-    async def stat(
-        self, path: str, *, within: str, follow_symlinks: bool = True, resolved: bool = False
-    ) -> FileStat:
-        """`LocalFileSystem.stat` in a worker thread."""
-        return await _in_thread(lambda: self._local.stat(path, within, follow_symlinks, resolved))
-
-    async def resolve(self, path: str) -> str:
-        """`LocalFileSystem.resolve` in a worker thread."""
-        return await _in_thread(lambda: _resolve(path))
-
-    async def read_bytes(
-        self,
-        path: str,
-        *,
-        within: str,
-        offset: int = 0,
-        limit: int | None = None,
-        resolved: bool = False,
-    ) -> bytes:
-        """`LocalFileSystem.read_bytes` in a worker thread."""
-        return await _in_thread(
+        return await self._run(
             lambda: self._local.read_bytes(path, within, offset, limit, resolved)
         )
 
     async def write_bytes(
         self, path: str, data: bytes, *, within: str, resolved: bool = False
     ) -> None:
-        """`LocalFileSystem.write_bytes` in a worker thread."""
-        await _in_thread(lambda: self._local.write_bytes(path, data, within, resolved))
+        """Write a temporary file in the target's folder handle, then rename it over the target."""
+        await self._run(lambda: self._local.write_bytes(path, data, within, resolved))
 
     async def list_dir(
         self, path: str, *, within: str, resolved: bool = False
     ) -> tuple[FileStat, ...]:
-        """`LocalFileSystem.list_dir` in a worker thread."""
-        return await _in_thread(lambda: self._local.list_dir(path, within, resolved))
+        """The folder's names, sorted, each `fstatat`ed in its handle without following."""
+        return await self._run(lambda: self._local.list_dir(path, within, resolved))
 
 
-async def _in_thread(operation: Callable[[], T]) -> T:
-    return await anyio.to_thread.run_sync(operation)
+@final
+class LocalFileSystem(_MachineFiles):
+    """This machine's file system; each operation runs inline (for the sync interpreter).
+
+    `lookup="walk"` resolves by the component walk even where the kernel has `openat2`.
+    """
+
+    __slots__ = ()
+
+    async def _run(self, operation: Callable[[], T]) -> T:
+        return operation()
+
+
+@final
+class AnyioFileSystem(_MachineFiles):
+    """This machine's file system; each operation runs in a worker thread (`anyio.to_thread`).
+
+    `lookup="walk"` resolves by the component walk even where the kernel has `openat2`.
+    """
+
+    __slots__ = ()
+
+    async def _run(self, operation: Callable[[], T]) -> T:
+        return await anyio.to_thread.run_sync(operation)
