@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal, Protocol, final
+from typing import Final, Literal, Protocol, final
 
 from toolfx.core.cancel import CancelSignal
 
 __all__ = [
+    "SANDBOX_MODES",
     "CapturedOutput",
     "Confinement",
     "ProcessError",
@@ -16,10 +17,17 @@ __all__ = [
     "ProcessRunner",
     "ProcessSpec",
     "SandboxMechanism",
+    "SandboxMode",
 ]
 
 SandboxMechanism = Literal["landlock", "bwrap"]
 """An OS mechanism that confines a command: Landlock rules or a bubblewrap namespace."""
+
+SandboxMode = Literal["auto", "landlock", "bwrap", "off"]
+"""How a host asks commands to be confined: the best mechanism available, one of them, or none."""
+
+SANDBOX_MODES: Final[tuple[SandboxMode, ...]] = ("auto", "landlock", "bwrap", "off")
+"""Every sandbox mode, in the order hosts list them."""
 
 
 @final

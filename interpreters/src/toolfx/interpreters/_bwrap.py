@@ -56,10 +56,11 @@ def bwrap_argv(
     for folder in confinement.writable:
         options += ("--bind", folder, folder)
     empty = os.path.join(temp, ".toolfx-empty")  # not under SANDBOX_TMP: never seen as /tmp
+    missing = placeholders(confinement)
     for path in _resolved(confinement.read_only):
         if os.path.lexists(path):
             options += ("--ro-bind", path, path)
-        elif path in placeholders(confinement):
+        elif path in missing:
             os.makedirs(empty, exist_ok=True)
             options += ("--ro-bind", empty, path)
     for path in _resolved(confinement.hidden):

@@ -4,12 +4,13 @@ as parsed JSON), so a host such as the `toolfx` CLI gets them without importing 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, cast, get_args
+from typing import Any, Final
 
 from toolfx.core import JsonValue, ToolDefinition
+from toolfx.core.processes import SANDBOX_MODES, SandboxMode
 from toolfx.leaves.permissions import Permissions
 from toolfx.leaves.rules import parse_rules
-from toolfx.leaves.sandbox import Sandbox, SandboxMode
+from toolfx.leaves.sandbox import Sandbox
 from toolfx.leaves.tools import workspace_tools
 from toolfx.leaves.workspace import Workspace, state_folder
 
@@ -39,8 +40,10 @@ def builtin_tools(
     return workspace_tools(workspace, Sandbox(_mode(sandbox), home))
 
 
+_MODES: Final[dict[str, SandboxMode]] = {mode: mode for mode in SANDBOX_MODES}
+
+
 def _mode(name: str) -> SandboxMode:
-    for mode in get_args(SandboxMode):
-        if name == mode:
-            return cast("SandboxMode", mode)
+    if name in _MODES:
+        return _MODES[name]
     raise ValueError(f"unknown sandbox mode {name!r}: auto, landlock, bwrap or off")

@@ -15,10 +15,10 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Final, Literal, final
+from typing import Final, final
 
 from toolfx.core import Confinement
-from toolfx.core.processes import SandboxMechanism
+from toolfx.core.processes import SandboxMechanism, SandboxMode
 
 __all__ = [
     "DEFAULT_HIDDEN",
@@ -30,8 +30,6 @@ __all__ = [
     "sandbox_confinement",
 ]
 
-SandboxMode = Literal["auto", "landlock", "bwrap", "off"]
-"""Which mechanism confines commands: the best available, one of them, or none."""
 
 DEFAULT_HIDDEN: Final = (
     "~/.ssh",

@@ -7,11 +7,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import final
 
+from toolfx.core.processes import SANDBOX_MODES, SandboxMode
 from toolfx.interpreters.cli.log import INTERPRETERS, Interpreter
-from toolfx.interpreters.cli.providers import SANDBOX_MODES, SandboxChoice, SchemaFormat
+from toolfx.interpreters.cli.providers import SchemaFormat
 
 __all__ = [
-    "SANDBOX_MODES",
     "Command",
     "DemoCommand",
     "McpServeCommand",
@@ -45,7 +45,7 @@ class RunCommand:
     yes: bool = False
     deny_asks: bool = False
     output: OutputOptions = OutputOptions()
-    sandbox: SandboxChoice = "auto"
+    sandbox: SandboxMode = "auto"
 
 
 @final
@@ -56,7 +56,7 @@ class DemoCommand:
     interpreter: Interpreter = "sync"
     log: str | None = None
     output: OutputOptions = OutputOptions()
-    sandbox: SandboxChoice = "auto"
+    sandbox: SandboxMode = "auto"
 
 
 @final
@@ -84,7 +84,7 @@ class McpServeCommand:
 
     workspace: str = "."
     rules: str | None = None
-    sandbox: SandboxChoice = "auto"
+    sandbox: SandboxMode = "auto"
 
 
 Command = RunCommand | DemoCommand | ReplayCommand | ToolsCommand | McpServeCommand

@@ -20,12 +20,11 @@ from toolfx.core import (
     to_gemini,
     to_openai,
 )
+from toolfx.core.processes import SandboxMode
 
 __all__ = [
     "GROUP",
-    "SANDBOX_MODES",
     "ProviderError",
-    "SandboxChoice",
     "SchemaFormat",
     "ToolProvider",
     "export_schemas",
@@ -34,12 +33,6 @@ __all__ = [
 
 GROUP: Final = "toolfx.tools"
 """The entry point group tool providers register under."""
-
-SandboxChoice = Literal["auto", "landlock", "bwrap", "off"]
-"""What confines the commands a provider's tools run: passed to each provider as `sandbox`."""
-
-SANDBOX_MODES: Final[tuple[SandboxChoice, ...]] = ("auto", "landlock", "bwrap", "off")
-"""Every sandbox mode, in the order the CLI lists them."""
 
 
 class ToolProvider(Protocol):
@@ -53,7 +46,7 @@ class ToolProvider(Protocol):
         rules: JsonValue,
         /,
         *,
-        sandbox: SandboxChoice,
+        sandbox: SandboxMode,
         environ: Mapping[str, str],
     ) -> Sequence[ToolDefinition[Any, Any]]:
         """The tools."""
@@ -71,7 +64,7 @@ class ProviderError(RuntimeError):
 def load_catalog(
     root: str,
     rules: JsonValue = None,
-    sandbox: SandboxChoice = "auto",
+    sandbox: SandboxMode = "auto",
     environ: Mapping[str, str] | None = None,
 ) -> Catalog:
     """Every installed provider's tools over `root` under `rules` and `sandbox`, in one catalog.
