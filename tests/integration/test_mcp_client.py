@@ -18,7 +18,7 @@ import anyio.to_thread
 import pytest
 
 from tests.integration.mcp_support import (
-    QUICK,
+    SAFETY_NET,
     SERVER_SCRIPT,
     eventually,
     failure,
@@ -164,7 +164,7 @@ async def test_cancelling_a_slow_call_sends_the_mcp_cancellation() -> None:
         async def server_saw_it() -> bool:
             return value(await run(location, "test_cancelled")) == '["slow"]'
 
-        with anyio.fail_after(QUICK):
+        with anyio.fail_after(SAFETY_NET):
             while not await server_saw_it():
                 await anyio.sleep(0.05)
 
