@@ -10,6 +10,7 @@ from typing import Final
 
 import anyio
 
+from tests.support import SAFETY_NET
 from toolfx.core import (
     CancelSignal,
     ErrorCode,
@@ -34,12 +35,11 @@ __all__ = [
 ]
 
 SERVER_SCRIPT: Final = Path(__file__).with_name("mcp_test_server.py")
-SAFETY_NET: Final = 60.0
-"""Seconds after which a wait that ends promptly is taken for a hang: a net, never a bound."""
 
 
-def local_server(timeout: float = 10.0, mode: str = "auto") -> McpServer:
-    """The test server over stdio, under the namespace `test`."""
+def local_server(timeout: float = SAFETY_NET, mode: str = "auto") -> McpServer:
+    """The test server over stdio, under the namespace `test`; its tools time out after
+    `timeout` seconds (by default only a hang does)."""
     return McpServer.stdio(
         sys.executable, [str(SERVER_SCRIPT)], namespace="test", timeout=timeout, mode=mode
     )
