@@ -1,5 +1,8 @@
 """Helpers the interpreter tests share: a sample approval request, a cancel from a thread,
-whether a process is still alive, and the checks of `Runtime.report`."""
+whether a process is still alive, and the checks of `Runtime.report`.
+
+No helper bounds a duration: a wait ends when what it waits for happens, and `SAFETY_NET` only
+turns a hang into a failure."""
 
 from __future__ import annotations
 
@@ -16,20 +19,21 @@ from toolfx.core.files import FileStat, FileSystem
 from toolfx.core.runtime import ApprovalRequest, DefectReporter, Runtime
 
 __all__ = [
-    "PROCESS_SLACK",
+    "SAFETY_NET",
     "ForwardingFiles",
     "alive",
     "approval_request",
     "assert_report_hands_over",
     "assert_report_logs",
     "cancel_later",
+    "cancel_when",
     "gone_soon",
     "marked",
     "unmarked_soon",
 ]
 
-PROCESS_SLACK = 2.0
-"""Generous room for a noisy machine on top of an expected time."""
+SAFETY_NET = 60.0
+"""Seconds after which a wait for something that happens promptly is taken for a hang."""
 
 
 def approval_request(call_id: str = "call-1", agent: str | None = None) -> ApprovalRequest:
@@ -51,6 +55,22 @@ def cancel_later(signal: CancelSignal, seconds: float, reason: str) -> threading
     timer.daemon = True
     timer.start()
     return timer
+
+
+def cancel_when(signal: CancelSignal, ready: Callable[[], bool], reason: str) -> threading.Thread:
+    """Set `signal` from another thread once `ready()` holds (or after `SAFETY_NET` seconds, so
+    the test fails rather than hangs): a cancel that comes after what it must interrupt began,
+    however slow the machine."""
+
+    def wait_then_cancel() -> None:
+        give_up = time.monotonic() + SAFETY_NET
+        while not ready() and time.monotonic() < give_up:
+            time.sleep(0.01)
+        signal.cancel(reason)
+
+    thread = threading.Thread(target=wait_then_cancel, daemon=True)
+    thread.start()
+    return thread
 
 
 def alive(pid: int) -> bool:
@@ -75,16 +95,16 @@ def marked(marker: str) -> list[int]:
 
 
 def gone_soon(pid: int) -> bool:
-    """Whether `pid` is dead, or dies within `PROCESS_SLACK` seconds."""
-    deadline = time.monotonic() + PROCESS_SLACK
+    """Whether `pid` is dead, or dies before `SAFETY_NET` seconds have passed."""
+    deadline = time.monotonic() + SAFETY_NET
     while alive(pid) and time.monotonic() < deadline:
         time.sleep(0.02)
     return not alive(pid)
 
 
 def unmarked_soon(marker: str) -> bool:
-    """Whether no process has `marker` as its argv[0], now or within `PROCESS_SLACK` seconds."""
-    deadline = time.monotonic() + PROCESS_SLACK
+    """Whether no process has `marker` as its argv[0], now or before `SAFETY_NET` seconds."""
+    deadline = time.monotonic() + SAFETY_NET
     while marked(marker) and time.monotonic() < deadline:
         time.sleep(0.01)
     return not marked(marker)

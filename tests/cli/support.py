@@ -13,6 +13,7 @@ from typing import Any
 import pexpect
 import pytest
 
+from tests.support import SAFETY_NET
 from toolfx.interpreters.cli import main
 
 __all__ = ["TOOLFX", "Ran", "spawn_toolfx", "toolfx", "write_session"]
@@ -49,7 +50,7 @@ def spawn_toolfx(*argv: str, width: int = 200) -> tuple[pexpect.spawn, io.String
     child = pexpect.spawn(
         TOOLFX,
         list(argv),
-        timeout=20,
+        timeout=SAFETY_NET,  # how long an expect waits: only against a hang
         encoding="utf-8",
         dimensions=(50, width),
         env={k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")},  # the pty's

@@ -10,6 +10,7 @@ from typing import Final
 
 import anyio
 
+from tests.support import SAFETY_NET
 from toolfx.core import (
     CancelSignal,
     ErrorCode,
@@ -23,7 +24,7 @@ from toolfx.interpreters.anyio_runtime import run_anyio_async
 from toolfx.leaves.mcp import McpServer
 
 __all__ = [
-    "QUICK",
+    "SAFETY_NET",
     "SERVER_SCRIPT",
     "eventually",
     "failure",
@@ -34,12 +35,11 @@ __all__ = [
 ]
 
 SERVER_SCRIPT: Final = Path(__file__).with_name("mcp_test_server.py")
-QUICK: Final = 3.0
-"""Seconds within which a prompt answer arrives, even on a noisy machine."""
 
 
-def local_server(timeout: float = 10.0, mode: str = "auto") -> McpServer:
-    """The test server over stdio, under the namespace `test`."""
+def local_server(timeout: float = SAFETY_NET, mode: str = "auto") -> McpServer:
+    """The test server over stdio, under the namespace `test`; its tools time out after
+    `timeout` seconds (by default only a hang does)."""
     return McpServer.stdio(
         sys.executable, [str(SERVER_SCRIPT)], namespace="test", timeout=timeout, mode=mode
     )
@@ -74,7 +74,7 @@ def failure(result: ToolExecutionResult, code: ErrorCode) -> str:
     return result.error.message
 
 
-async def eventually(check: Callable[[], bool], seconds: float = QUICK) -> None:
+async def eventually(check: Callable[[], bool], seconds: float = SAFETY_NET) -> None:
     """Wait until `check()` holds."""
     with anyio.fail_after(seconds):
         while not check():

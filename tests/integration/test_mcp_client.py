@@ -18,7 +18,7 @@ import anyio.to_thread
 import pytest
 
 from tests.integration.mcp_support import (
-    QUICK,
+    SAFETY_NET,
     SERVER_SCRIPT,
     eventually,
     failure,
@@ -61,7 +61,7 @@ def anyio_backend(request: pytest.FixtureRequest) -> Backend:
 
 async def test_tools_are_registered_and_called_through_the_pipeline() -> None:
     location = Location()
-    async with registered(local_server(timeout=7.5), location) as server:
+    async with registered(local_server(timeout=45.0), location) as server:
         assert server.report is not None
         assert {"test_echo", "test_add", "test_peek", "test_range"} <= set(server.report.names)
         assert value(await run(location, "test_echo", {"text": "hi"})) == "hi"
@@ -72,7 +72,7 @@ async def test_tools_are_registered_and_called_through_the_pipeline() -> None:
         assert picture.content == (TextBlock("a pixel:"), ImageBlock(PIXEL, "image/png"))
         definition = location.get("test_echo")
         assert definition is not None
-        assert definition.timeout == 7.5
+        assert definition.timeout == 45.0
     assert location.schemas() == ()  # leaving the block removed the server's tools
 
 
@@ -164,7 +164,7 @@ async def test_cancelling_a_slow_call_sends_the_mcp_cancellation() -> None:
         async def server_saw_it() -> bool:
             return value(await run(location, "test_cancelled")) == '["slow"]'
 
-        with anyio.fail_after(QUICK):
+        with anyio.fail_after(SAFETY_NET):
             while not await server_saw_it():
                 await anyio.sleep(0.05)
 

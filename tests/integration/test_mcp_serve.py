@@ -1,8 +1,9 @@
 """`toolfx mcp serve` as a real process, driven by the MCP SDK's client over stdio.
 
 On asyncio and trio; the elicitation test runs in both protocol eras (the handshake era asks with
-an `elicitation/create` request, 2026-07-28 with an input-required round). Timing bounds are
-generous on purpose: this machine is noisy.
+an `elicitation/create` request, 2026-07-28 with an input-required round). A failed call carries
+its code in `_meta`; a cancelled one (answered by no one, as MCP says) is logged on stderr. No
+test asserts a duration: waits are generous safety nets against a hang on a noisy machine.
 """
 
 from __future__ import annotations
@@ -12,21 +13,23 @@ import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TextIO, cast
 
 import anyio
 import mcp_types as types
 import pytest
 from mcp import Client, MCPError, StdioServerParameters
 from mcp.client.session import ClientRequestContext, ElicitationFnT
+from mcp.client.stdio import stdio_client
 
 from tests.cli.support import TOOLFX
-from tests.integration.mcp_support import QUICK, eventually
+from tests.integration.mcp_support import SAFETY_NET, eventually
+from tests.integration.served_tools import STALL_TIMEOUT, provider_env
 from tests.support import alive, marked
 from toolfx.core import thaw_json
 from toolfx.interpreters.cli import mcp_calls
 from toolfx.interpreters.cli.mcp_asks import ASK_SCHEMA
-from toolfx.interpreters.cli.mcp_calls import ERROR_META
+from toolfx.interpreters.cli.mcp_calls import CALL_ID_META, ERROR_META
 from toolfx.interpreters.cli.mcp_serve import mcp_server
 from toolfx.interpreters.cli.providers import load_catalog
 
@@ -74,16 +77,25 @@ async def serving(
     rules: list[dict[str, str]] | None = None,
     elicitation: ElicitationFnT | None = None,
     mode: str = "auto",
+    env: dict[str, str] | None = None,
+    errlog: TextIO | None = None,
 ) -> AsyncIterator[Client]:
-    """A client connected to `toolfx mcp serve --workspace WORKSPACE [--rules ...]`."""
+    """A client connected to `toolfx mcp serve --workspace WORKSPACE [--rules ...]` (with `env`
+    added to its environment, its stderr to `errlog`)."""
     args = ["mcp", "serve", "--workspace", str(workspace)]
     if rules is not None:
         rules_file = workspace.parent / "rules.json"
         rules_file.write_text(json.dumps(rules), encoding="utf-8")
         args += ["--rules", str(rules_file)]
-    server = StdioServerParameters(command=TOOLFX, args=args)
-    async with Client(server, mode=mode, elicitation_callback=elicitation) as client:
+    server = StdioServerParameters(command=TOOLFX, args=args, env=env)
+    transport = stdio_client(server) if errlog is None else stdio_client(server, errlog)
+    async with Client(transport, mode=mode, elicitation_callback=elicitation) as client:
         yield client
+
+
+def model_call(call_id: str) -> types.RequestParamsMeta:
+    """A `tools/call` request's `_meta` naming the model's call id."""
+    return cast("types.RequestParamsMeta", {CALL_ID_META: call_id})  # an open TypedDict
 
 
 def text(result: types.CallToolResult) -> str:
@@ -94,10 +106,15 @@ def text(result: types.CallToolResult) -> str:
 
 
 def error_code(result: types.CallToolResult) -> str:
-    """The toolfx error code of a failed result."""
+    """The toolfx error code of a failed result, whose `_meta` also has its message (the
+    content) and details, and which has no structured content."""
     assert result.is_error
+    assert result.structured_content is None
     assert result.meta is not None
-    code: str = result.meta[ERROR_META]["code"]
+    error = result.meta[ERROR_META]
+    assert sorted(error) == ["code", "details", "message"]
+    assert error["message"] == text(result)
+    code: str = error["code"]
     return code
 
 
@@ -128,17 +145,23 @@ async def test_tools_are_listed_read_runs_and_asks_go_to_elicitation(
         read = await client.call_tool("read", {"path": "notes.txt"})
         assert not read.is_error
         assert text(read) == "     1\tfirst\n     2\tsecond"
+        assert read.structured_content is not None  # the value, an object
+        assert read.structured_content["total_lines"] == 2
 
-        written = await client.call_tool("write", {"path": "new.txt", "content": "hi\n"})
+        written = await client.call_tool(
+            "write", {"path": "new.txt", "content": "hi\n"}, meta=model_call("toolu_01")
+        )
         assert not written.is_error, written
         assert (workspace / "new.txt").read_text(encoding="utf-8") == "hi\n"
         assert len(asker.messages) == 1
-        assert "asks for edit" in asker.messages[0]
+        (named, *_) = asker.messages[0].splitlines()
+        assert named == 'write {"path":"new.txt","content":"hi\\n"} (call toolu_01) asks for edit'
         assert "on: new.txt" in asker.messages[0]
         assert asker.schemas == [ASK_SCHEMA]
 
         rejected = await client.call_tool("write", {"path": "other.txt", "content": "no\n"})
         assert error_code(rejected) == "DENIED"
+        assert asker.messages[1].startswith('write {"path":"other.txt","content":"no\\n"} asks')
         assert "the user rejected other.txt" in text(rejected)
         corrected = await client.call_tool("write", {"path": "third.txt", "content": "no\n"})
         assert error_code(corrected) == "DENIED"
@@ -175,26 +198,37 @@ async def test_without_elicitation_an_ask_is_denied(workspace: Path) -> None:
         assert not echoed.is_error, echoed  # what the rules allow needs no one to ask
 
 
-async def test_a_cancelled_call_stops_its_command(workspace: Path) -> None:
+async def test_a_cancelled_call_stops_its_command_and_logs_aborted(
+    workspace: Path, tmp_path: Path
+) -> None:
     allow_all = [{"permission": "bash", "pattern": "*", "action": "allow"}]
     marker = f"toolfx-mcp-mark-{uuid.uuid4().hex}"
-    async with serving(workspace, rules=allow_all) as client:
-        with anyio.move_on_after(20) as scope:
-            async with anyio.create_task_group() as group:
+    log = tmp_path / "stderr.txt"
+    with log.open("w", encoding="utf-8") as errlog:
+        async with serving(workspace, rules=allow_all, errlog=errlog) as client:
+            await _cancel_a_running_command(client, marker)
+            still = await client.call_tool("read", {"path": "pid"})
+            assert not still.is_error, still
+            ended = "`bash` (toolu_sleep) was stopped, its result goes to no one: it ended ABORTED"
+            await eventually(lambda: ended in log.read_text(encoding="utf-8"))
 
-                async def sleep_long() -> None:  # a sandbox may give it a pid of its own: marked
-                    command = f"echo started > pid && exec -a {marker} sleep 30"
-                    await client.call_tool("bash", {"command": command})
 
-                group.start_soon(sleep_long)
-                await eventually(lambda: len(marked(marker)) == 1)
-                (pid,) = marked(marker)
-                assert alive(pid)
-                group.cancel_scope.cancel()  # the client sends notifications/cancelled
-        assert not scope.cancelled_caught
-        await eventually(lambda: not alive(pid), QUICK)  # the signal stopped the command
-        still = await client.call_tool("read", {"path": "pid"})
-        assert not still.is_error, still
+async def _cancel_a_running_command(client: Client, marker: str) -> None:
+    """Run a long command, and cancel its call (the client sends notifications/cancelled)."""
+    with anyio.move_on_after(SAFETY_NET) as scope:
+        async with anyio.create_task_group() as group:
+
+            async def sleep_long() -> None:  # a sandbox may give it a pid of its own: marked
+                command = f"echo started > pid && exec -a {marker} sleep 300"
+                await client.call_tool("bash", {"command": command}, meta=model_call("toolu_sleep"))
+
+            group.start_soon(sleep_long)
+            await eventually(lambda: len(marked(marker)) == 1)
+            (pid,) = marked(marker)
+            assert alive(pid)
+            group.cancel_scope.cancel()  # the client sends notifications/cancelled
+    assert not scope.cancelled_caught
+    await eventually(lambda: not alive(pid))  # the signal stopped the command
 
 
 async def test_a_call_cancelled_while_it_asks_is_not_run(workspace: Path) -> None:
@@ -211,7 +245,7 @@ async def test_a_call_cancelled_while_it_asks_is_not_run(workspace: Path) -> Non
         return types.ElicitResult(action="cancel")
 
     async with serving(workspace, elicitation=wait_forever, mode="legacy") as client:
-        with anyio.fail_after(QUICK):
+        with anyio.fail_after(SAFETY_NET):
             async with anyio.create_task_group() as group:
 
                 async def write() -> None:
@@ -245,3 +279,28 @@ async def test_a_parked_ask_left_unanswered_expires(
             assert "no call of `write` waits under this requestState" in str(raised.value)
         group.cancel_scope.cancel()
     assert not (workspace / "new.txt").exists()
+
+
+async def test_a_tool_past_its_own_timeout_fails_with_tool_timeout(
+    workspace: Path, tmp_path: Path
+) -> None:
+    async with serving(workspace, env=provider_env(tmp_path / "provider")) as client:
+        with anyio.fail_after(SAFETY_NET):  # only against a hang: the tool times out first
+            result = await client.call_tool("stall", {})
+        assert error_code(result) == "TOOL_TIMEOUT"
+        assert text(result) == f"`stall` timed out after {STALL_TIMEOUT}s"
+
+
+async def test_an_ask_the_user_cancels_fails_with_aborted(workspace: Path) -> None:
+    asker = Asker(types.ElicitResult(action="cancel"))
+    async with serving(workspace, elicitation=asker, mode="legacy") as client:
+        result = await client.call_tool("write", {"path": "new.txt", "content": "hi\n"})
+        assert error_code(result) == "ABORTED"
+        assert len(asker.messages) == 1
+        assert not (workspace / "new.txt").exists()
+
+
+async def test_invalid_arguments_and_unknown_tools_carry_their_codes(workspace: Path) -> None:
+    async with serving(workspace) as client:
+        assert error_code(await client.call_tool("read", {"path": 3})) == "INVALID_ARGS"
+        assert error_code(await client.call_tool("nothing", {})) == "UNKNOWN_TOOL"

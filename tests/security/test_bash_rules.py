@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.security.figures import Figures, within_budget
+from tests.support import SAFETY_NET
 from toolfx.leaves import CommandTooComplex, Rule, parse_line, review_line
 from toolfx.leaves.rules import Action
 
@@ -310,7 +311,7 @@ def test_literal_words_are_what_bash_passes(
         ["/bin/bash", "-c", script + command],
         cwd=folder,
         capture_output=True,
-        timeout=10,
+        timeout=SAFETY_NET,  # only against a hang
         env={"HOME": str(folder)},
         check=False,
     )

@@ -63,8 +63,9 @@ _THEN: dict[Ending, str] = {"exit": "exit 0", "timeout": "sleep 300", "cancel": 
 
 
 def cancel_when_ready(signal: CancelSignal, ready: Path, done: threading.Event) -> None:
-    """Set `signal` once the command says the leftovers run (polled, bounded), or it is over."""
-    for _ in range(2000):
+    """Set `signal` once the command says the leftovers run, or it is over (polled; given up
+    after some 60 s, a net against a hang)."""
+    for _ in range(6000):
         if ready.exists() or done.wait(0.01):
             break
     signal.cancel("the test cancels")

@@ -10,6 +10,7 @@ import json
 import logging
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TypedDict
 
@@ -155,7 +156,8 @@ def test_the_approval_panel_shows_the_ask_only_visibly(
 
 @PAYLOADS
 def test_the_mcp_ask_form_shows_the_ask_only_visibly(payload: str) -> None:
-    message = ask_form(ask(payload)).message
+    request = replace(ask(payload), arguments={payload: [payload, f"{payload}\nwhy: forged"]})
+    message = ask_form(request, payload).message
     assert_only_own_styling(message, payload)
     assert message.count("\nwhy: ") == 1
 

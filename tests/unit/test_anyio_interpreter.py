@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import threading
-import time
 from collections.abc import Awaitable, Callable
 from typing import Any, Literal, TypedDict, TypeVar
 
@@ -17,6 +16,7 @@ from tests.support import (
     assert_report_hands_over,
     assert_report_logs,
     cancel_later,
+    cancel_when,
 )
 from toolfx.core import (
     ErrorCode,
@@ -36,11 +36,12 @@ from toolfx.core.runtime import ApprovalReply, ApprovalRequest, Cancelled, Runti
 from toolfx.interpreters.anyio_runtime import AnyioRuntime, run_anyio, run_anyio_async
 from toolfx.interpreters.anyio_wake import in_loop
 
-# Timing bounds are generous on purpose: this machine is noisy. A "quick" return is one well
-# under the time the capability would have taken without the signal.
+# No test bounds a duration: what overlaps is counted, a cancel comes once what it interrupts
+# has begun, and HANG only turns a hang into a failure.
 HANG = 30.0
 """Seconds after which a wait that should have ended counts as a hang (not a speed bound)."""
-LONG = 10.0
+LONG = 60.0
+"""A wait that only a signal or a cancellation ends (it is never waited out)."""
 
 Backend = Literal["asyncio", "trio"]
 T = TypeVar("T")
@@ -100,16 +101,18 @@ async def test_run_blocking_runs_the_function_in_a_worker_thread() -> None:
 async def test_run_blocking_does_not_block_the_loop() -> None:
     runtime = AnyioRuntime()
     ticks: list[float] = []
+    ticked = threading.Event()
 
     async def ticker() -> None:
         for _ in range(5):
             ticks.append(runtime.now())
             await anyio.sleep(0.01)
+        ticked.set()
 
     async with anyio.create_task_group() as group:
         group.start_soon(ticker)
-        await runtime.run_blocking(lambda: time.sleep(0.2))
-        assert len(ticks) == 5  # the ticker finished while the thread slept
+        assert await runtime.run_blocking(lambda: ticked.wait(HANG))  # the loop ticked meanwhile
+        assert len(ticks) == 5
 
 
 async def test_run_blocking_lets_the_function_s_exception_through() -> None:
@@ -306,19 +309,21 @@ async def test_gather_starts_the_thunks_in_their_order(limit: int) -> None:
 @pytest.mark.parametrize("limit", [1, 3, 12, 50])
 async def test_gather_never_runs_more_than_the_limit_at_once(limit: int) -> None:
     runtime = AnyioRuntime()
-    active = 0
-    peak = 0
+    active = started = peak = 0
 
     async def thunk() -> int:
-        nonlocal active, peak
+        nonlocal active, started, peak
         active += 1
+        started += 1
         peak = max(peak, active)
-        await runtime.sleep(0.02)
+        while active < limit and started < 12:  # wait for all the limit lets in: a count
+            await runtime.checkpoint()
         await runtime.checkpoint()
         active -= 1
         return peak
 
-    results = await runtime.gather([thunk] * 12, limit)
+    with anyio.fail_after(HANG):  # only against a hang
+        results = await runtime.gather([thunk] * 12, limit)
     assert len(results) == 12
     assert peak == min(limit, 12)
     assert active == 0
@@ -334,10 +339,12 @@ async def test_gather_really_overlaps_the_thunks() -> None:
         nonlocal peak
         asleep.append(1)
         peak = max(peak, len(asleep))
-        await runtime.sleep(0.05)
+        while peak < 10:  # each waits for all the others: they overlap, or this hangs
+            await runtime.sleep(0.001)
         asleep.pop()
 
-    await runtime.gather([nap] * 10, 10)
+    with anyio.fail_after(HANG):  # only against a hang
+        await runtime.gather([nap] * 10, 10)
     assert peak == 10  # all ten asleep at once: counted, not timed
 
 
@@ -581,21 +588,28 @@ async def test_approve_is_cancelled_when_the_signal_is_set_while_waiting(
     from_thread: bool,
 ) -> None:
     log: list[str] = []
+    asking = threading.Event()
 
     async def human(ask: ApprovalRequest) -> ApprovalReply:
+        asking.set()
         try:
             await anyio.sleep(LONG)
         finally:
             log.append("asking stopped")
         return "allowed-once"
 
+    async def cancel_once_asking() -> None:
+        while not asking.is_set():
+            await anyio.sleep(0.001)
+        signal.cancel("gone")
+
     runtime = AnyioRuntime(approvals=human)
     signal = CancelSignal()
     async with anyio.create_task_group() as group:
         if from_thread:
-            cancel_later(signal, 0.05, "gone")
+            cancel_when(signal, asking.is_set, "gone")  # while it waits, however slow the start
         else:
-            group.start_soon(cancel_in_loop, signal, 0.05, "gone")
+            group.start_soon(cancel_once_asking)
         assert await runtime.approve(approval_request(), signal) == "cancelled"
     assert log == ["asking stopped"]
 
@@ -792,9 +806,9 @@ def test_a_caller_cancelling_from_another_thread_mid_body_aborts(anyio_backend: 
         return "slept"
 
     signal = CancelSignal()
-    timer = cancel_later(signal, 0.05, "the user pressed stop")
+    canceller = cancel_when(signal, started.is_set, "the user pressed stop")  # mid-body
     result = run_call(slow, anyio_backend, signal)
-    timer.join()
+    canceller.join()
     assert started.is_set()
     assert code_of(result) is ErrorCode.ABORTED
     assert isinstance(result, ToolExecutionFailure)
@@ -802,8 +816,16 @@ def test_a_caller_cancelling_from_another_thread_mid_body_aborts(anyio_backend: 
 
 
 def test_calls_gathered_by_the_runtime_overlap(anyio_backend: Backend) -> None:
+    in_flight: list[str] = []
+    peak = 0
+
     async def nap(args: Args, ctx: ToolRunContext) -> str:
-        await ctx.runtime.sleep(0.05, ctx.signal)
+        nonlocal peak
+        in_flight.append(args["text"])
+        peak = max(peak, len(in_flight))
+        while peak < 8:  # each waits for all the others: they overlap, or this hangs
+            await ctx.runtime.sleep(0.001, ctx.signal)
+        in_flight.remove(args["text"])
         return args["text"]
 
     location = Location()
@@ -816,13 +838,12 @@ def test_calls_gathered_by_the_runtime_overlap(anyio_backend: Backend) -> None:
         call = ToolCall(f"call-{index}", "nap", {"text": f"t{index}"}, CancelSignal())
         return lambda: execute(catalog, call).program(runtime)
 
-    async def program(runtime: Runtime) -> tuple[list[ToolExecutionResult], float]:
-        start = runtime.now()
-        results = await runtime.gather([thunk(runtime, i) for i in range(8)], 8)
-        return results, runtime.now() - start
+    async def program(runtime: Runtime) -> list[ToolExecutionResult]:
+        with anyio.fail_after(HANG):  # only against a hang
+            return await runtime.gather([thunk(runtime, i) for i in range(8)], 8)
 
-    results, elapsed = run_anyio(Description(program), anyio_backend)
+    results = run_anyio(Description(program), anyio_backend)
     assert [r.value for r in results if isinstance(r, ToolExecutionSuccess)] == [
         f"t{i}" for i in range(8)
     ]
-    assert elapsed < 0.3  # one after another would take 0.4 s
+    assert peak == 8  # all eight in flight at once: counted, not timed

@@ -20,7 +20,7 @@ from tests.leaves_support import (
     text_of,
     value_of,
 )
-from tests.support import cancel_later, unmarked_soon
+from tests.support import cancel_when, unmarked_soon
 from toolfx.core import (
     ApprovalReply,
     ApprovalRequest,
@@ -358,7 +358,7 @@ def test_a_real_command_ignoring_sigterm_is_gone_after_timeout_and_grace(
     root: str, backend: Backend
 ) -> None:
     marker = f"toolfx-mark-{uuid.uuid4().hex}"
-    command = f"trap '' TERM; (exec -a {marker} sleep 60) & wait"
+    command = f"trap '' TERM; (exec -a {marker} sleep 300) & wait"
     result = run_bash(root, backend, "stubborn", command=command, timeout=1)
     assert text_of(result).endswith("killed by SIGKILL after the 1 s timeout")
     assert unmarked_soon(marker)  # the sleep ignored SIGTERM too
@@ -366,8 +366,9 @@ def test_a_real_command_ignoring_sigterm_is_gone_after_timeout_and_grace(
 
 def test_a_real_command_is_cancelled_by_the_calls_signal(root: str, backend: Backend) -> None:
     signal = CancelSignal()
-    cancel_later(signal, 0.3, "the user pressed stop")
-    result = run_bash(root, backend, "cancelled", signal, command="sleep 30")
+    ready = Path(root, "ready")
+    cancel_when(signal, ready.exists, "the user pressed stop")  # once the command runs
+    result = run_bash(root, backend, "cancelled", signal, command=": > ready; sleep 300")
     stopped = failure(result)
     assert stopped.error.code == ErrorCode.ABORTED
     assert "the user pressed stop" in stopped.error.message

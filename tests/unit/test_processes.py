@@ -11,7 +11,7 @@ from typing import Literal, TypeVar
 import anyio
 import pytest
 
-from tests.support import cancel_later, unmarked_soon
+from tests.support import SAFETY_NET, cancel_when, unmarked_soon
 from toolfx.core import (
     CancelSignal,
     Confinement,
@@ -106,7 +106,7 @@ def test_a_command_that_ignores_sigterm_dies_of_sigkill_with_its_children(
 ) -> None:
     marker = f"toolfx-mark-{uuid.uuid4().hex}"
     outcome = run(
-        interpreter, bash(f"trap '' TERM; (exec -a {marker} sleep 30) & wait", timeout=0.3)
+        interpreter, bash(f"trap '' TERM; (exec -a {marker} sleep 300) & wait", timeout=0.3)
     )
     assert outcome.timed_out
     assert not outcome.cancelled
@@ -116,7 +116,7 @@ def test_a_command_that_ignores_sigterm_dies_of_sigkill_with_its_children(
 
 def test_a_command_that_obeys_sigterm_dies_of_it_at_the_timeout(interpreter: Interpreter) -> None:
     marker = f"toolfx-mark-{uuid.uuid4().hex}"
-    outcome = run(interpreter, bash(f"(exec -a {marker} sleep 30) & wait", timeout=0.3))
+    outcome = run(interpreter, bash(f"(exec -a {marker} sleep 300) & wait", timeout=0.3))
     assert (outcome.exit_code, outcome.signal, outcome.timed_out) == (None, 15, True)
     assert unmarked_soon(marker)
 
@@ -130,10 +130,13 @@ def test_a_flood_is_bounded_and_counted_exactly_on_both_streams(interpreter: Int
     assert (len(outcome.stderr.data), outcome.stderr.total) == (1000, 3_000_000)
 
 
-def test_a_signal_set_from_another_thread_stops_the_command(interpreter: Interpreter) -> None:
+def test_a_signal_set_from_another_thread_stops_the_command(
+    interpreter: Interpreter, tmp_path: Path
+) -> None:
     signal = CancelSignal()
-    cancel_later(signal, 0.2, "stop")
-    outcome = run(interpreter, bash("sleep 30"), signal)
+    ready = tmp_path / "ready"
+    cancel_when(signal, ready.exists, "stop")  # once it runs: a cancel before would run nothing
+    outcome = run(interpreter, bash(f": > {ready}; sleep 300"), signal)
     assert outcome.cancelled
     assert not outcome.timed_out
     assert outcome.signal == 15
@@ -234,9 +237,17 @@ def test_a_cancelled_anyio_run_kills_the_group_before_it_leaves(
     ready = tmp_path / "ready"
 
     async def main() -> None:
-        with anyio.move_on_after(0.3):
-            command = f"trap '' TERM; (exec -a {marker} sleep 30) & : > {ready}; wait"
-            await AnyioProcessRunner().run(bash(command), CancelSignal())
+        async with anyio.create_task_group() as group:
+
+            async def run_command() -> None:
+                command = f"trap '' TERM; (exec -a {marker} sleep 300) & : > {ready}; wait"
+                await AnyioProcessRunner().run(bash(command), CancelSignal())
+
+            group.start_soon(run_command)
+            with anyio.fail_after(SAFETY_NET):  # only against a hang
+                while not ready.exists():
+                    await anyio.sleep(0.01)
+            group.cancel_scope.cancel()  # the run is cancelled once the command is under way
 
     anyio.run(main, backend=backend)
     assert ready.exists()

@@ -28,10 +28,12 @@ CHOICES: Final[dict[str, ApprovalReply]] = {
 """The prompt's keys; `f` (reject with feedback) asks for the feedback next."""
 
 
-def ask_lines(request: ApprovalRequest) -> list[str]:
-    """What an ask tells the person answering it: which call asks for what, on what, and why."""
+def ask_lines(request: ApprovalRequest, named: str | None = None) -> list[str]:
+    """What an ask tells the person answering it: which call asks for what, on what, and why;
+    the call `named` so (default: its tool and call id)."""
+    call = f"{request.tool} · {request.call_id}" if named is None else named
     lines = [
-        f"{request.tool} · {request.call_id} asks for {request.permission}",
+        f"{call} asks for {request.permission}",
         f"on: {', '.join(request.patterns)}",
     ]
     if request.reason is not None:

@@ -10,16 +10,25 @@ the rules decide, and what they leave open is denied.
 
 A cancelled request (`notifications/cancelled`, which the SDK delivers by cancelling the handler's
 task) sets the call's signal, so the pipeline stops the tool and ends ABORTED; the handler's
-cancellation goes on as it came.
+cancellation goes on as it came. MCP answers no cancelled request, so a call's result that no one
+waits for (cancelled, or parked past its ask's expiry) is logged with its code on stderr.
+
+Results: a success's value is its `structuredContent` when it is a JSON object; a failure is
+`isError` with its code, message and details under `_meta["toolfx/error"]` and no structured
+content (an error need not match the tool's output schema, and validating clients skip it).
+The call is named by the model's call id when the client passes one under
+`_meta["toolfx/callId"]`, else by a number of this server's; never by the JSON-RPC request id.
 """
 
 from __future__ import annotations
 
-import contextlib
+import itertools
+import logging
 import math
 import secrets
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Final, final
+from typing import Any, Final, cast, final
 
 import anyio
 import anyio.abc
@@ -42,22 +51,32 @@ from toolfx.core.runtime import ApprovalReply, ApprovalRequest
 from toolfx.interpreters.anyio_runtime import AnyioRuntime, run_anyio_async
 from toolfx.interpreters.cli.mcp_asks import ASK_KEY, ask_form, can_elicit, elicit, reply_of
 
-__all__ = ["ASK_TTL", "ERROR_META", "McpCalls", "call_result"]
+__all__ = ["ASK_TTL", "CALL_ID_META", "ERROR_META", "McpCalls", "call_result"]
 
 ASK_TTL: Final = 600.0
 """Seconds a call parked on an ask waits for the client's retry before it is cancelled."""
 
 ERROR_META: Final = "toolfx/error"
-"""The `_meta` key of a failed result's code and message."""
+"""The `_meta` key of a failed result's code, message and details."""
+
+CALL_ID_META: Final = "toolfx/callId"
+"""The `_meta` key of a `tools/call` request under which a client names the model's call id."""
+
+_log = logging.getLogger("toolfx.mcp")
 
 
 def call_result(result: ToolExecutionResult) -> types.CallToolResult:
-    """A pipeline result as MCP: its content, and for a failure `isError` with its code."""
+    """A pipeline result as MCP: its content, with a success's object value as structured
+    content, and a failure's code, message and details in `_meta` beside `isError`."""
     content: list[types.ContentBlock] = [_block(block) for block in result.content]
     if not isinstance(result, ToolExecutionFailure):
-        return types.CallToolResult(content=content)
-    error = {"code": result.error.code.value, "message": result.error.message}
-    return types.CallToolResult(content=content, is_error=True, _meta={ERROR_META: error})
+        if not isinstance(result.value, Mapping):
+            return types.CallToolResult(content=content)
+        structured = cast("dict[str, Any]", result.value)  # a FrozenDict: a dict, kept as it is
+        return types.CallToolResult(content=content, structured_content=structured)
+    error = result.error
+    meta = {"code": error.code.value, "message": error.message, "details": error.info.details}
+    return types.CallToolResult(content=content, is_error=True, _meta={ERROR_META: meta})
 
 
 def _block(block: ContentBlock) -> types.TextContent | types.ImageContent:
@@ -95,10 +114,11 @@ _Step = _Ask | ToolExecutionResult
 class _Call:
     """One call running in the server's task group: its signal, and its asks and result."""
 
-    __slots__ = ("_receive", "_send", "name", "signal")
+    __slots__ = ("_receive", "_send", "call_id", "name", "signal")
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, call_id: str | None) -> None:
         self.name = name
+        self.call_id = call_id  # the model's, when the client gave one
         self.signal = CancelSignal()
         self._send, self._receive = anyio.create_memory_object_stream[_Step](math.inf)
 
@@ -107,8 +127,10 @@ class _Call:
         runtime = AnyioRuntime(approvals=self._ask if asks else None)
         with self._send:
             result = await run_anyio_async(execute(catalog, call), runtime)
-            with contextlib.suppress(anyio.BrokenResourceError):  # cancelled: no one waits for it
+            try:
                 self._send.send_nowait(result)
+            except anyio.BrokenResourceError:  # cancelled: no one waits for it
+                _log_dropped(call, result)
 
     async def _ask(self, request: ApprovalRequest) -> ApprovalReply:
         ask = _Ask(request)
@@ -135,6 +157,16 @@ class _Call:
         self.finish()
 
 
+def _log_dropped(call: ToolCall, result: ToolExecutionResult) -> None:
+    """Log the result of a call no one waits for (MCP answers no cancelled request)."""
+    ended = "succeeded"
+    if isinstance(result, ToolExecutionFailure):
+        ended = f"ended {result.error.code.value}: {result.error.message}"
+    _log.warning(
+        "`%s` (%s) was stopped, its result goes to no one: it %s", call.name, call.call_id, ended
+    )
+
+
 @final
 @dataclass(frozen=True, slots=True)
 class _Parked:
@@ -149,12 +181,13 @@ class _Parked:
 class McpCalls:
     """The `tools/call` handler of one server: calls run in `group`, asks go to the client."""
 
-    __slots__ = ("_catalog", "_group", "_parked")
+    __slots__ = ("_catalog", "_group", "_numbers", "_parked")
 
     def __init__(self, catalog: Catalog, group: anyio.abc.TaskGroup) -> None:
         self._catalog = catalog
         self._group = group
         self._parked: dict[str, _Parked] = {}
+        self._numbers = itertools.count(1)
 
     async def call_tool(
         self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
@@ -172,7 +205,7 @@ class McpCalls:
                     return call_result(step)
                 if not ctx.session.can_send_request:
                     return self._park(call, step)
-                step.answer(await elicit(ctx.session, step.request, ctx.request_id))
+                step.answer(await elicit(ctx.session, step.request, call.call_id, ctx.request_id))
         except anyio.get_cancelled_exc_class():
             call.cancel("the MCP request was cancelled")
             raise
@@ -181,9 +214,11 @@ class McpCalls:
         session = ctx.session
         modern = ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
         asks = can_elicit(session.client_capabilities) and (session.can_send_request or modern)
-        call = _Call(params.name)
+        given = (params.meta or {}).get(CALL_ID_META)
+        call = _Call(params.name, given if isinstance(given, str) else None)
+        call_id = f"mcp-{next(self._numbers)}" if call.call_id is None else call.call_id
         arguments = {} if params.arguments is None else params.arguments
-        tool_call = ToolCall(str(ctx.request_id), params.name, arguments, call.signal)
+        tool_call = ToolCall(call_id, params.name, arguments, call.signal)
         self._group.start_soon(call.run, self._catalog, tool_call, asks)
         return call
 
@@ -192,7 +227,7 @@ class McpCalls:
         parked = _Parked(call, ask, anyio.CancelScope())
         self._parked[token] = parked
         self._group.start_soon(self._expire, token, parked)
-        request = types.ElicitRequest(params=ask_form(ask.request))
+        request = types.ElicitRequest(params=ask_form(ask.request, call.call_id))
         return types.InputRequiredResult(input_requests={ASK_KEY: request}, request_state=token)
 
     async def _expire(self, token: str, parked: _Parked) -> None:
