@@ -53,12 +53,12 @@ def cut_with_note(text: str, limits: OutputLimits, note: Callable[[str], str]) -
 
     `note` should start with a line break; it must be no longer, and have no more lines, for a
     shorter head (it may count what the head shows): room is kept for the note of the whole
-    `text`. When even that note is over the limits, the note alone is cut to them.
+    `text`. When even that note is over the limits, the note of nothing shown is cut to them.
     """
     widest = note(text)
     lines = limits.lines - widest.count("\n") - 1
     size = limits.bytes - count_bytes(widest)
     if lines < 0 or size < 0:
-        return head(widest.removeprefix("\n"), limits.lines, limits.bytes)
+        return head(note("").removeprefix("\n"), limits.lines, limits.bytes)
     shown = head(text, lines, size)
     return shown + note(shown)
