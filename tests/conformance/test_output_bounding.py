@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import Any, Literal, TypedDict
 
 import pytest
 from returns.result import Failure, Result
@@ -76,7 +76,8 @@ class Stage:
             return run_sync(description, SyncRuntime(on_defect=self._report, spills=folder))
         store = AnyioFolderSpills(self.folder) if self.spills is None else self.spills
         runtime = AnyioRuntime(on_defect=self._report, spills=store)
-        return run_anyio(description, self.interpreter, runtime)
+        backend: Literal["asyncio", "trio"] = "trio" if self.interpreter == "trio" else "asyncio"
+        return run_anyio(description, backend, runtime)
 
     def _report(self, error: BaseException, where: str) -> None:
         self.reported.append(where)
