@@ -53,24 +53,24 @@ class BoundedText:
 def over_limits(
     content: Sequence[ContentBlock], registration: Registration | None, default: OutputLimits
 ) -> OutputLimits | None:
-    """The limits the text of `content` is over, or None (cheap when it is clearly within).
+    """The limits the text of `content` is over, or None (no copy when it is clearly within).
 
     The limits are the tool's own, else `default` (its Location's).
     """
     limits = default if registration is None else registration.definition.output_limits or default
+    chars = 0  # an upper bound on lines, and a quarter of one on bytes: one pass, no copy
+    for block in content:
+        if type(block) is TextBlock and type(block.text) is str:
+            chars += len(block.text) + 1  # and the line break that may join it to the next
+    if chars <= limits.lines and chars * 4 <= limits.bytes:
+        return None
     return None if content_within(content, limits) else limits
 
 
 def content_within(content: Sequence[ContentBlock], limits: OutputLimits) -> bool:
-    """Whether the text of `content` is within `limits` (no copy when it clearly is)."""
-    chars = 0
-    for block in content:
-        if type(block) is TextBlock and type(block.text) is str:
-            chars += len(block.text) + 1  # and the line break that may join it to the next
-    if chars <= limits.lines and chars * 4 <= limits.bytes:  # at most 4 bytes a character
-        return True
+    """Whether the text of `content` (text blocks joined, see the module) is within `limits`."""
     whole = _joined(content)
-    return count_lines(whole) <= limits.lines and count_bytes(whole) <= limits.bytes
+    return count_bytes(whole) <= limits.bytes and count_lines(whole) <= limits.lines
 
 
 async def bound_text(
