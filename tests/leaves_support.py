@@ -1,5 +1,6 @@
 """Helpers the leaf tests share: a workspace with its leaves under the deterministic interpreter
-(in-memory files, scripted processes, recorded asks) or on a real folder under anyio."""
+(in-memory files, scripted processes, recorded asks, spills in memory) or on a real folder under
+anyio."""
 
 from __future__ import annotations
 
@@ -22,13 +23,15 @@ from toolfx.core.pipeline import ToolCall, execute
 from toolfx.core.presentation import ToolResultView
 from toolfx.core.records_cards import result_view_from_json
 from toolfx.interpreters import (
+    AnyioFolderSpills,
     AnyioRuntime,
     DeterministicInterpreter,
     MemoryFileSystem,
+    MemorySpills,
     ScriptedProcesses,
     run_anyio,
 )
-from toolfx.leaves import OutputLimits, Permissions, Rule, Workspace, workspace_tools
+from toolfx.leaves import Permissions, Rule, Workspace, WorkspaceLimits, workspace_tools
 
 __all__ = [
     "ROOT",
@@ -99,7 +102,7 @@ class LeafSession:
         replies: Sequence[ApprovalReply] | Answer = (),
         rules: Sequence[Rule] = (),
         processes: ScriptedProcesses | None = None,
-        limits: OutputLimits | None = None,
+        limits: WorkspaceLimits | None = None,
     ) -> None:
         self.fs = MemoryFileSystem.from_files({f"{ROOT}/.keep": "", **(files or {})})
         self.asked: list[ApprovalRequest] = []
@@ -110,8 +113,13 @@ class LeafSession:
         self.processes = ScriptedProcesses() if processes is None else processes
         self.workspace = Workspace(ROOT, Permissions(rules), state_dir=STATE, limits=limits)
         self.catalog = catalog_of(self.workspace)
+        self.spills = MemorySpills()
         self.interpreter = DeterministicInterpreter(
-            seed=3, approvals=self._answer, files=self.fs, processes=self.processes
+            seed=3,
+            approvals=self._answer,
+            files=self.fs,
+            processes=self.processes,
+            spills=self.spills,
         )
         self._calls = 0
 
@@ -147,8 +155,10 @@ def run_real(
     call: ToolCall,
     backend: Backend,
     answer: Answer = lambda request: "allowed-once",
+    spills: str | None = None,
 ) -> ToolExecutionResult:
-    """Run `call` on the real machine under anyio's `backend`, approvals from `answer`."""
-    runtime = AnyioRuntime(approvals=answer)
+    """Run `call` on the real machine under anyio's `backend`, approvals from `answer`, cut
+    outputs kept in the folder `spills` (None: a private temporary one)."""
+    runtime = AnyioRuntime(approvals=answer, spills=AnyioFolderSpills(spills))
     result: ToolExecutionResult = run_anyio(execute(catalog, call), backend, runtime)
     return result

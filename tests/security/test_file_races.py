@@ -35,8 +35,17 @@ from toolfx.core import (
 )
 from toolfx.core.cancel import CancelSignal
 from toolfx.core.pipeline import ToolCall, execute
-from toolfx.interpreters import AnyioRuntime, MemoryFileSystem, SyncRuntime, run_anyio, run_sync
-from toolfx.leaves import Permissions, Rule, Workspace, bound_text, workspace_tools
+from toolfx.interpreters import (
+    AnyioFolderSpills,
+    AnyioRuntime,
+    FolderSpills,
+    MemoryFileSystem,
+    MemorySpills,
+    SyncRuntime,
+    run_anyio,
+    run_sync,
+)
+from toolfx.leaves import Permissions, Rule, Workspace, workspace_tools
 
 SWAP_SIGNS = ("outside", "changed while in use", "external_directory")
 """What a result says when its call met the racer's symlink (refused, not followed)."""
@@ -103,13 +112,19 @@ def _refuse_outside(request: ApprovalRequest) -> ApprovalReply:
     return "rejected" if request.permission == "external_directory" else "allowed-once"
 
 
-def _run(interpreter: Interpreter, catalog: Catalog, call: ToolCall) -> ToolExecutionResult:
+def _run(
+    interpreter: Interpreter, catalog: Catalog, call: ToolCall, spills: str
+) -> ToolExecutionResult:
     description = execute(catalog, call)
     result: ToolExecutionResult
     if interpreter == "sync":
-        result = run_sync(description, SyncRuntime(approvals=_refuse_outside))
+        runtime = SyncRuntime(approvals=_refuse_outside, spills=FolderSpills(spills))
+        result = run_sync(description, runtime)
     else:
-        result = run_anyio(description, interpreter, AnyioRuntime(approvals=_refuse_outside))
+        folder = AnyioFolderSpills(spills)
+        result = run_anyio(
+            description, interpreter, AnyioRuntime(approvals=_refuse_outside, spills=folder)
+        )
     return result
 
 
@@ -119,12 +134,11 @@ class SaveArgs(TypedDict):
     note: str
 
 
-def _saver(workspace: Workspace) -> ToolDefinition[SaveArgs, str]:
-    """A probe tool that saves a cut output, as bash does."""
+def _saver() -> ToolDefinition[SaveArgs, str]:
+    """A probe tool whose output is over the limits: the pipeline spills it whole."""
 
     async def save(args: SaveArgs, ctx: ToolRunContext) -> Result[str, ToolFailure]:
-        bounded = await bound_text(ctx, workspace, "line\n" * 5000)
-        return Success(bounded.saved_to or "")
+        return Success("line\n" * 5000)
 
     return define_tool(
         name="save", description="d", parameters=SaveArgs, output=Output(str), execute=save
@@ -136,7 +150,7 @@ def _catalog(workspace: Workspace) -> Catalog:
     for tool in workspace_tools(workspace):
         if tool.name != "bash":
             location.register(tool)
-    location.register(_saver(workspace))
+    location.register(_saver())
     return location.catalog()
 
 
@@ -173,7 +187,7 @@ def test_no_byte_crosses_the_workspace_boundary_under_a_racing_process(
         for attempt in range(ATTEMPTS):
             for step, (name, arguments) in enumerate(_calls(kind)):
                 call = ToolCall(f"c{attempt}-{step}", name, arguments, CancelSignal())
-                text = _texts(_run(interpreter, catalog, call))
+                text = _texts(_run(interpreter, catalog, call, f"{scene.state}/outputs"))
                 if MARKER in text:
                     leaked.append(f"{name}: {text[:200]}")
                     crossed[name] += text.count(MARKER) * len(MARKER)
@@ -223,7 +237,9 @@ def test_a_swap_after_the_check_is_refused_in_memory(name: str, arguments: dict[
     before = memory.snapshot()
     permissions = Permissions([Rule("edit", "*", "allow")])
     catalog = _catalog(Workspace("/ws", permissions, state_dir="/state/ws"))
-    runtime = SyncRuntime(approvals=lambda request: "rejected", files=StaleCheck(memory))
+    runtime = SyncRuntime(
+        approvals=lambda request: "rejected", files=StaleCheck(memory), spills=MemorySpills()
+    )
     result = run_sync(execute(catalog, ToolCall("c", name, arguments, CancelSignal())), runtime)
     assert MARKER not in _texts(result)
     after = memory.snapshot()

@@ -11,7 +11,6 @@ import pytest
 
 from tests.leaves_support import (
     ROOT,
-    STATE,
     Backend,
     LeafSession,
     card_of,
@@ -38,11 +37,15 @@ from toolfx.core.pipeline import ToolCall, run_call
 from toolfx.core.presentation import TerminalCallCard, TerminalResultCard
 from toolfx.interpreters import ScriptedProcess, ScriptedProcesses
 from toolfx.interpreters.cli.approvals import ask_lines
+from toolfx.interpreters.memory_spills import MEMORY_SPILLS
 from toolfx.leaves import Permissions, Rule, Workspace, bash_tool, parse_line, review_line
 
 GRACE = 0.3
 """The kill grace of the real runs: short, so that the suite stays fast."""
 
+
+SPILLED = f"{MEMORY_SPILLS}call-1.txt"
+"""Where the deterministic interpreter keeps the whole output of the first call."""
 
 OK = ScriptedProcess(stdout=b"ok\n")
 """A command that prints ok."""
@@ -257,15 +260,17 @@ def test_long_output_is_cut_saved_and_the_bytes_not_kept_are_counted() -> None:
     result = session.call("bash", command="noisy")
     text = text_of(result)
     assert text.startswith("line 1\nline 2\n")
-    assert "line 2000\n\n[output cut: showing 2000 of " in text
-    assert f"The whole output is saved at {STATE}/outputs/call-1.txt" in text
+    assert "line 1998\n\n[output cut: showing 1998 of " in text  # the note within the limits
+    assert f"The whole output is saved at {SPILLED}: read it with `read`" in text
     kept = len(lines[: 50 * 1024])
     assert f"[stdout: {len(lines) - kept:,} bytes not kept (of {len(lines):,})]" in text
     assert "[stderr: 8,800 bytes not kept (of 60,000)]" in text
     assert text.endswith("exit code 0")
-    saved = session.fs.snapshot()[f"{STATE}/outputs/call-1.txt"]
-    assert saved == lines[:kept] + b"\n" + b"e" * (50 * 1024)  # the cut line ended
-    assert value_of(result)["saved_to"] == f"{STATE}/outputs/call-1.txt"
+    saved = session.spills.texts[SPILLED]
+    assert saved.encode() == lines[:kept] + b"\n" + b"e" * (50 * 1024)  # the cut line ended
+    assert value_of(result)["saved_to"] == SPILLED
+    assert len(text.splitlines()) < 2000 + 4  # within the bash leaf's own limits ...
+    assert session.spills.texts.keys() == {SPILLED}  # ... so the pipeline spills nothing more
 
 
 def test_a_command_ignoring_sigterm_is_killed_a_grace_after_its_timeout() -> None:
@@ -327,7 +332,7 @@ def run_bash(
     root: str, backend: Backend, call_id: str, signal: CancelSignal | None = None, **args: object
 ) -> ToolExecutionResult:
     call = ToolCall(call_id, "bash", args, signal or CancelSignal())
-    return run_real(real_bash(root), call, backend)
+    return run_real(real_bash(root), call, backend, spills=f"{state_of(root)}/outputs")
 
 
 def test_a_100_mb_flood_is_bounded_and_its_loss_reported_exactly(
@@ -347,7 +352,7 @@ def test_bounded_real_output_is_saved_under_the_state_folder(root: str, backend:
     result = run_bash(root, backend, "seq", command="seq 1 5000")
     text = text_of(result)
     assert text.startswith("1\n2\n")
-    assert "\n2000\n\n[output cut: showing 2000 of 5000 lines" in text
+    assert "\n1998\n\n[output cut: showing 1998 of 5000 lines" in text
     assert f"saved at {state_of(root)}/outputs/seq.txt" in text
     expected = "".join(f"{number}\n" for number in range(1, 5001))
     assert Path(state_of(root), "outputs", "seq.txt").read_text() == expected

@@ -28,7 +28,7 @@ from toolfx.core.cancel import CancelSignal
 from toolfx.core.pipeline import ToolCall
 from toolfx.core.presentation import DiffCallCard, DiffResultCard, FileDiff, FileLocation
 from toolfx.core.text_diff import unified_text_diff
-from toolfx.leaves import OutputLimits, Rule, Workspace, workspace_tools
+from toolfx.leaves import Rule, Workspace, WorkspaceLimits, workspace_tools
 from toolfx.leaves.diffs import changed_lines
 
 
@@ -96,7 +96,7 @@ def test_read_a_window_tells_where_to_read_on() -> None:
 
 def test_read_cuts_a_long_line() -> None:
     session = LeafSession(
-        {"/ws/wide.txt": "x" * 30 + "\nshort\n"}, limits=OutputLimits(max_line_chars=10)
+        {"/ws/wide.txt": "x" * 30 + "\nshort\n"}, limits=WorkspaceLimits(max_line_chars=10)
     )
     assert text_of(session.call("read", path="wide.txt")) == (
         "     1\txxxxxxxxxx … [line cut]\n     2\tshort"
@@ -457,7 +457,9 @@ def test_a_written_file_may_be_edited_without_a_read() -> None:
 def test_edit_cuts_a_long_diff() -> None:
     text = "".join(f"x {n}\n" for n in range(100))
     session = LeafSession(
-        {"/ws/a.txt": text}, rules=[Rule("edit", "*", "allow")], limits=OutputLimits(max_lines=20)
+        {"/ws/a.txt": text},
+        rules=[Rule("edit", "*", "allow")],
+        limits=WorkspaceLimits(max_lines=20),
     )
     succeeded(session.call("read", path="a.txt"))
     result = session.call("edit", path="a.txt", old="x", new="y", replace_all=True)

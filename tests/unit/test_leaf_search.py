@@ -31,7 +31,7 @@ from toolfx.core.cancel import CancelSignal
 from toolfx.core.pipeline import ToolCall, execute
 from toolfx.core.presentation import GenericCallCard, SearchMatch, SearchResultCard
 from toolfx.interpreters import CancelAt, DeterministicInterpreter
-from toolfx.leaves import OutputLimits, Workspace, glob_regex
+from toolfx.leaves import Workspace, WorkspaceLimits, glob_regex
 from toolfx.leaves.grep import MAX_FILE_BYTES
 from toolfx.leaves.text_files import LINE_CUT_MARK
 
@@ -223,7 +223,7 @@ def test_grep_shows_100_matches_and_counts_them_all() -> None:
 
 def test_grep_shows_no_more_than_the_byte_limit() -> None:
     files = {f"{ROOT}/wide.txt": ("x" * 90 + "\n") * 50}
-    limits = OutputLimits(max_bytes=1000)
+    limits = WorkspaceLimits(max_bytes=1000)
     value = value_of(LeafSession(files, limits=limits).call("grep", regex="x"))
     shown = len(value["matches"])
     assert 0 < shown < 50

@@ -6,8 +6,6 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import TypedDict
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 from returns.result import Failure, Result, Success
 
 from toolfx.core import (
@@ -25,9 +23,10 @@ from toolfx.core import (
 )
 from toolfx.core.cancel import CancelSignal
 from toolfx.core.pipeline import ToolCall, execute
+from toolfx.core.workspace_state import state_folder
 from toolfx.interpreters import DeterministicInterpreter, MemoryFileSystem
-from toolfx.leaves import OutputLimits, Permissions, Rule, Workspace, bound_text, cut_text
-from toolfx.leaves.workspace import path_limits, state_folder
+from toolfx.leaves import Permissions, Rule, Workspace
+from toolfx.leaves.workspace import path_limits
 
 
 class Args(TypedDict):
@@ -237,68 +236,3 @@ def test_the_state_folder_is_per_workspace_under_the_user_state_directory() -> N
 def test_a_relative_root_is_refused() -> None:
     with pytest.raises(ValueError, match="absolute path"):
         Workspace("ws")
-
-
-@given(
-    st.lists(
-        st.text(
-            st.characters(
-                codec="utf-8", exclude_characters="\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
-            ),
-            max_size=12,
-        ),
-        max_size=30,
-    )
-)
-def test_cut_text_keeps_whole_lines_within_both_limits(lines: list[str]) -> None:
-    limits = OutputLimits(max_lines=7, max_bytes=40)
-    text = "".join(line + "\n" for line in lines)
-    shown, total_lines, total_bytes = cut_text(text, limits)
-    assert text.startswith(shown)
-    assert (total_lines, total_bytes) == (len(lines), len(text.encode()))
-    assert len(shown.splitlines()) <= limits.max_lines
-    assert len(shown.encode()) <= limits.max_bytes or shown is text
-    if shown is text:
-        assert len(lines) <= limits.max_lines
-        assert len(text.encode()) <= limits.max_bytes
-    else:
-        assert shown == "".join(line + "\n" for line in lines[: len(shown.splitlines())])
-
-
-async def big(workspace: Workspace, args: Args, ctx: ToolRunContext) -> Result[str, ToolFailure]:
-    bounded = await bound_text(ctx, workspace, args["text"])
-    return Success(bounded.text)
-
-
-def test_a_bounded_output_is_saved_whole_and_the_model_told_where() -> None:
-    files = MemoryFileSystem()
-    files.add_dir("/ws")
-    text = "".join(f"line {n}\n" for n in range(3000))
-    result = call(big, Workspace("/ws", state_dir="/state/ws-1"), files=files, text=text)
-    assert isinstance(result, ToolExecutionSuccess)
-    assert isinstance(result.value, str)
-    assert result.value.splitlines()[1999] == "line 1999"
-    assert result.value.endswith(
-        "[output cut: showing 2000 of 3000 lines (18890 of 28890 bytes). The whole output is saved "
-        "at /state/ws-1/outputs/call_1.txt: read it with `read` (offset and limit) or search it "
-        "with `grep`.]"
-    )
-    assert files.snapshot()["/state/ws-1/outputs/call_1.txt"] == text.encode()
-
-
-def test_without_a_state_folder_a_cut_output_says_it_was_not_saved() -> None:
-    files = MemoryFileSystem()
-    text = "".join(f"line {n}\n" for n in range(3000))
-    result = call(big, Workspace("/ws"), files=files, text=text)
-    assert isinstance(result, ToolExecutionSuccess)
-    assert isinstance(result.value, str)
-    assert result.value.endswith("The whole output was not saved.]")
-    assert files.snapshot() == {}
-
-
-def test_a_small_output_is_left_alone() -> None:
-    files = MemoryFileSystem()
-    result = call(big, Workspace("/ws"), files=files, text="short")
-    assert isinstance(result, ToolExecutionSuccess)
-    assert result.value == "short"
-    assert files.snapshot() == {}

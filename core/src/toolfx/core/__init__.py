@@ -1,6 +1,7 @@
 """toolfx core: lossless JSON, schemas from types, tool definitions and results (sans-IO)."""
 
 from toolfx.core.batch import BatchResult, execute_batch
+from toolfx.core.bounding import BoundedText, bound_text
 from toolfx.core.cancel import CancelSignal
 from toolfx.core.catalog import Catalog, ExecutionMode, ToolSchema
 from toolfx.core.composable import call_tool, described
@@ -47,6 +48,7 @@ from toolfx.core.jsonschema import (
     compile_json_schema,
 )
 from toolfx.core.location import Disposer, Location
+from toolfx.core.output_limits import DEFAULT_OUTPUT_LIMITS, OutputLimits
 from toolfx.core.pipeline import RecordSink, ToolCall, execute
 from toolfx.core.processes import (
     CapturedOutput,
@@ -98,6 +100,7 @@ from toolfx.core.runtime import (
     Runtime,
 )
 from toolfx.core.schema import SchemaDerivationError, ValueSchema, raw_schema, schema_of
+from toolfx.core.spills import SpillError, SpillLocation, SpillStore
 from toolfx.core.text_diff import (
     CONTEXT_LINES,
     MAX_DIFF_LINES,
@@ -121,6 +124,7 @@ from toolfx.core.tool import (
 
 __all__ = [
     "CONTEXT_LINES",
+    "DEFAULT_OUTPUT_LIMITS",
     "GLOBAL",
     "MAX_DIFF_LINES",
     "MAX_EDIT_LINES",
@@ -132,6 +136,7 @@ __all__ = [
     "Ask",
     "BatchResult",
     "Block",
+    "BoundedText",
     "CancelSignal",
     "Cancelled",
     "CapturedOutput",
@@ -168,6 +173,7 @@ __all__ = [
     "Location",
     "OpenAILimits",
     "Output",
+    "OutputLimits",
     "PermissionDeclined",
     "PostToolDecision",
     "PreToolDecision",
@@ -193,6 +199,9 @@ __all__ = [
     "SchemaProblem",
     "ScopeKey",
     "SessionRecord",
+    "SpillError",
+    "SpillLocation",
+    "SpillStore",
     "TextBlock",
     "ToolApprovalRecord",
     "ToolCall",
@@ -215,6 +224,7 @@ __all__ = [
     "ValidationFailure",
     "ValidationIssue",
     "ValueSchema",
+    "bound_text",
     "call_tool",
     "check_json_schema",
     "common_ends",

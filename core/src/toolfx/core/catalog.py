@@ -16,6 +16,7 @@ from toolfx.core.execution import (
 )
 from toolfx.core.json import FrozenJson
 from toolfx.core.jsonschema import ValidationFailure
+from toolfx.core.output_limits import OutputLimits
 from toolfx.core.registry_model import (
     Hook,
     HookFunction,
@@ -46,13 +47,15 @@ ExecutionMode = Literal["parallel", "exclusive"]
 @final
 @dataclass(frozen=True, slots=True)
 class CatalogData:
-    """One scope's compiled view: name lookup, hooks by kind, and the presentation mode."""
+    """One scope's compiled view: name lookup, hooks by kind, presentation mode, output limits."""
 
     tools: Mapping[str, Registration]
     direct: Mapping[str, Registration]
     """The tools a model-direct call reaches: under `code` only those outside Code Mode."""
     plan: HookPlan
     mode: PresentationMode
+    output_limits: OutputLimits
+    """The limits of a tool that declares none (the Registry's)."""
     schemas: tuple[ToolSchema, ...] = field(compare=False)
     native_schemas: tuple[ToolSchema, ...] = field(compare=False)
 
@@ -86,7 +89,10 @@ _PLAN_FIELDS: Final[Mapping[HookKind, str]] = {
 
 
 def compile_catalog(
-    tools: dict[str, Registration], hooks: list[Hook], mode: PresentationMode
+    tools: dict[str, Registration],
+    hooks: list[Hook],
+    mode: PresentationMode,
+    output_limits: OutputLimits,
 ) -> CatalogData:
     """Compile a scope's lookup table, schemas (sorted by name) and hook lists once."""
     ordered = {name: tools[name] for name in sorted(tools)}  # str keys sort faster than items
@@ -109,7 +115,7 @@ def compile_catalog(
         guards=cast("tuple[ToolGuard, ...]", frozen[HookKind.GUARD]),
     )
     native = schemas if direct is ordered else tuple(r.schema for r in direct.values())
-    return CatalogData(ordered, direct, plan, mode, schemas, native)
+    return CatalogData(ordered, direct, plan, mode, output_limits, schemas, native)
 
 
 @final
@@ -194,6 +200,11 @@ class Catalog:
     def guards(self) -> tuple[ToolGuard, ...]:
         """The guards for this scope's calls, in registration order."""
         return self.view.plan.guards
+
+    @property
+    def output_limits(self) -> OutputLimits:
+        """The limits of this scope's tools that declare none (the Registry's)."""
+        return self.view.output_limits
 
     @property
     def plan(self) -> HookPlan:

@@ -33,6 +33,8 @@ class ErrorCode(enum.StrEnum):
     """The body reported an expected, typed failure."""
     BLOCKED = "BLOCKED"
     """A post-execute policy blocked the result; its feedback is the content."""
+    OUTPUT_NOT_KEPT = "OUTPUT_NOT_KEPT"
+    """The tool ran, but its output was over the limits and the spill store could not keep it."""
     UNEXPECTED_ERROR = "UNEXPECTED_ERROR"
     """A defect: an exception no stage expected (the traceback goes to observers)."""
 

@@ -26,6 +26,7 @@ from toolfx.core.execution import (
     ToolGuard,
 )
 from toolfx.core.json import FrozenJson
+from toolfx.core.output_limits import OutputLimits
 from toolfx.core.registry import Registry
 from toolfx.core.registry_model import (
     GLOBAL,
@@ -77,8 +78,13 @@ class Location:
         registry: Registry | None = None,
         *,
         on_defect: DefectReporter = log_defect,
+        output_limits: OutputLimits | None = None,
     ) -> None:
-        self._cell = AtomicCell(registry if registry is not None else Registry())
+        """`output_limits` (None: the registry's) bound the text of tools that declare none."""
+        start = registry if registry is not None else Registry()
+        if output_limits is not None:
+            start = start.with_output_limits(output_limits)
+        self._cell = AtomicCell(start)
         self._listeners: AtomicCell[PMap[int, ChangeListener]] = AtomicCell(pmap())
         self._keys = itertools.count()
         self._on_defect = on_defect

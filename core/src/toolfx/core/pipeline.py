@@ -2,7 +2,8 @@
 
 Order: snapshot the arguments, resolve the tool, pre-execute waterfall (allow/deny/ask), guards,
 execute waterfall around the body (the definition's timeout innermost), post-execute waterfall,
-caller cancellation, `finalize_content` once, then the frozen result goes to the observers.
+caller cancellation, `finalize_content` once, output bounding (text over the limits cut, the
+whole spilled), then the frozen result goes to the observers.
 A listener, wrapper, guard or renderer that raises is a defect: the call fails with
 UNEXPECTED_ERROR and the turn goes on. Interrupts (BaseException that is not an Exception)
 are never caught.
@@ -14,6 +15,7 @@ from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any, Final, final
 
+from toolfx.core.bounding import bound_result, over_limits
 from toolfx.core.cancel import CancelSignal
 from toolfx.core.catalog import Catalog, HookPlan
 from toolfx.core.description import Description
@@ -128,6 +130,8 @@ async def run_call(
             result = defect(error, f"{state.stage} of `{execution.name}`")
     if registration is not None and registration.definition.finalize_content is not None:
         result = finalized(runtime, registration, execution, result)
+    if (over := over_limits(result.content, registration, view.output_limits)) is not None:
+        result = await bound_result(runtime, over, execution, result)  # cut; the whole spilled
     if plan.result:
         observe(runtime, plan.result, execution, result)
     if sink is not None:

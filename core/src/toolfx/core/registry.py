@@ -16,6 +16,7 @@ from typing import Any, Final, final
 from pyrsistent import PMap, PVector, pmap, pvector
 
 from toolfx.core.catalog import Catalog, CatalogData, compile_catalog
+from toolfx.core.output_limits import DEFAULT_OUTPUT_LIMITS, OutputLimits
 from toolfx.core.registry_model import (
     GLOBAL,
     Handle,
@@ -60,6 +61,7 @@ class Registry:
         "_memo",
         "_modes",
         "_next",
+        "_output_limits",
         "_parents",
         "_placements",
         "_restrictions",
@@ -75,9 +77,14 @@ class Registry:
     _modes: PMap[ScopeKey, tuple[Handle, PresentationMode]]
     _next: Handle
     _default_mode: PresentationMode
+    _output_limits: OutputLimits
     _memo: dict[ScopeKey | None, CatalogData]
 
-    def __init__(self, default_mode: PresentationMode = "native") -> None:
+    def __init__(
+        self,
+        default_mode: PresentationMode = "native",
+        output_limits: OutputLimits = DEFAULT_OUTPUT_LIMITS,
+    ) -> None:
         self._parents = pmap()
         self._scope_handles = pmap()
         self._layers = pmap()
@@ -87,6 +94,7 @@ class Registry:
         self._modes = pmap()
         self._next = 1
         self._default_mode = default_mode
+        self._output_limits = _checked_limits(output_limits)
         self._memo = {}
 
     def _evolve(self, **changes: Any) -> Registry:
@@ -100,6 +108,15 @@ class Registry:
     def __repr__(self) -> str:
         tools = sum(len(stack) for layer in self._layers.values() for stack in layer.values())
         return f"<Registry scopes={len(self._parents)} registrations={tools}>"
+
+    @property
+    def output_limits(self) -> OutputLimits:
+        """The limits of every tool that declares none of its own."""
+        return self._output_limits
+
+    def with_output_limits(self, limits: OutputLimits) -> Registry:
+        """This registry with `limits` for every tool that declares none of its own."""
+        return self._evolve(_output_limits=_checked_limits(limits))
 
     # Scopes ---------------------------------------------------------------------------------
 
@@ -297,4 +314,10 @@ class Registry:
             key=lambda h: h.handle,
         )
         mode = mode_of(self._parents, self._modes, self._default_mode, scope)
-        return compile_catalog(tools, hooks, mode)
+        return compile_catalog(tools, hooks, mode, self._output_limits)
+
+
+def _checked_limits(limits: OutputLimits) -> OutputLimits:
+    if not isinstance(limits, OutputLimits):
+        raise TypeError(f"output_limits must be an OutputLimits, not {limits!r}")
+    return limits

@@ -16,6 +16,7 @@ from toolfx.core.cancel import CancelSignal
 from toolfx.core.files import FileSystem
 from toolfx.core.json import FrozenJson
 from toolfx.core.processes import ProcessRunner
+from toolfx.core.spills import SpillStore
 
 __all__ = [
     "ApprovalReply",
@@ -86,7 +87,7 @@ ApprovalReply = (
 
 
 class Runtime(Protocol):
-    """Capabilities: time, cancellation points, concurrency, blocking work and approvals."""
+    """Capabilities: time, cancellation points, concurrency, blocking work, approvals, spills."""
 
     def now(self) -> float:
         """Monotonic time in seconds."""
@@ -130,4 +131,9 @@ class Runtime(Protocol):
     @property
     def processes(self) -> ProcessRunner:
         """The process runner leaves start commands through."""
+        ...
+
+    @property
+    def spills(self) -> SpillStore:
+        """Where the whole text of an output cut for the model is kept."""
         ...

@@ -16,9 +16,11 @@ from toolfx.core.content import ContentBlock, TextBlock
 from toolfx.core.context import ToolCallIdentity, ToolRunContext
 from toolfx.core.failure import ToolFailure
 from toolfx.core.json import JsonValue
+from toolfx.core.output_limits import OutputLimits
 from toolfx.core.presentation import ToolCallView, ToolResultView
 from toolfx.core.results import DurableResult, ToolExecutionResult
 from toolfx.core.schema import ValueSchema, schema_of
+from toolfx.core.tool_errors import ToolDefinitionError
 
 __all__ = [
     "TOOL_NAME_PATTERN",
@@ -35,18 +37,6 @@ OutT = TypeVar("OutT")
 
 TOOL_NAME_PATTERN: Final = re.compile(r"[A-Za-z0-9_-]{1,64}")
 """What a tool name (and a namespace) must match in full."""
-
-
-class ToolDefinitionError(ValueError):
-    """A tool definition that breaks a rule, naming the tool and the field."""
-
-    __module__ = "toolfx.core"  # its public home, shown in tracebacks
-
-    def __init__(self, tool: str, field_name: str, reason: str) -> None:
-        super().__init__(f"tool {tool!r}: {field_name}: {reason}")
-        self.tool = tool
-        self.field_name = field_name
-        self.reason = reason
 
 
 _COMPACT_JSON: Final = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
@@ -92,7 +82,8 @@ class ToolDefinition(Generic[ArgsT, OutT]):
 
     The body returns OutT or `Result[OutT, ToolFailure]`, from a plain or an `async def`; a plain
     body that blocks (file or network I/O) says `blocking=True` so async interpreters run it in
-    a thread. `timeout` is in seconds.
+    a thread. `timeout` is in seconds. `output_limits` bounds the text its results show the
+    model (None: its Location's limits); no tool is unbounded, one may only declare larger limits.
     """
 
     name: str
@@ -109,6 +100,8 @@ class ToolDefinition(Generic[ArgsT, OutT]):
     present_result: Callable[[ArgsT, DurableResult], ToolResultView | None] | None = None
     options: ToolOptions = ToolOptions()
     blocking: bool = False
+    output_limits: OutputLimits | None = None
+    """How much text its results show the model (None: the Location's limits)."""
 
     def __post_init__(self) -> None:
         _check_name(self.name, self.name, "name")
@@ -125,6 +118,12 @@ class ToolDefinition(Generic[ArgsT, OutT]):
                 self.name,
                 "timeout",
                 f"must be a positive, finite number of seconds, not {self.timeout!r}",
+            )
+        if self.output_limits is not None and not isinstance(self.output_limits, OutputLimits):
+            raise ToolDefinitionError(
+                self.name,
+                "output_limits",
+                f"must be an OutputLimits or None, not {self.output_limits!r}",
             )
         root = self.parameters.json_schema
         if not (isinstance(root, dict) and root.get("type") == "object"):
@@ -158,6 +157,7 @@ def define_tool(
     present_result: Callable[[ArgsT, DurableResult], ToolResultView | None] | None = None,
     options: ToolOptions = ToolOptions(),
     blocking: bool = False,
+    output_limits: OutputLimits | None = None,
 ) -> ToolDefinition[ArgsT, OutT]: ...
 @overload
 def define_tool(
@@ -176,6 +176,7 @@ def define_tool(
     present_result: Callable[[ArgsT, DurableResult], ToolResultView | None] | None = None,
     options: ToolOptions = ToolOptions(),
     blocking: bool = False,
+    output_limits: OutputLimits | None = None,
 ) -> ToolDefinition[ArgsT, OutT]: ...
 @overload
 def define_tool(
@@ -194,6 +195,7 @@ def define_tool(
     present_result: Callable[[ArgsT, DurableResult], ToolResultView | None] | None = None,
     options: ToolOptions = ToolOptions(),
     blocking: bool = False,
+    output_limits: OutputLimits | None = None,
 ) -> ToolDefinition[ArgsT, OutT]: ...
 @overload
 def define_tool(
@@ -212,6 +214,7 @@ def define_tool(
     present_result: Callable[[ArgsT, DurableResult], ToolResultView | None] | None = None,
     options: ToolOptions = ToolOptions(),
     blocking: bool = False,
+    output_limits: OutputLimits | None = None,
 ) -> ToolDefinition[ArgsT, OutT]: ...
 def define_tool(
     *,
@@ -229,6 +232,7 @@ def define_tool(
     present_result: Callable[[Any, DurableResult], ToolResultView | None] | None = None,
     options: ToolOptions = ToolOptions(),
     blocking: bool = False,
+    output_limits: OutputLimits | None = None,
 ) -> ToolDefinition[Any, Any]:
     """Define a tool whose body, renderer and presenters are checked against its declarations."""
     return ToolDefinition(
@@ -244,4 +248,5 @@ def define_tool(
         present_result=present_result,
         options=options,
         blocking=blocking,
+        output_limits=output_limits,
     )

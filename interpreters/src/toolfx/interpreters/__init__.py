@@ -18,9 +18,11 @@ from toolfx.interpreters.deterministic import (
     RaiseAt,
     TraceEvent,
 )
+from toolfx.interpreters.folder_spills import AnyioFolderSpills, FolderSpills
 from toolfx.interpreters.foreign import ForeignAwaitError
 from toolfx.interpreters.local_files import AnyioFileSystem, LocalFileSystem
 from toolfx.interpreters.memory_files import MemoryFileSystem
+from toolfx.interpreters.memory_spills import MemorySpills
 from toolfx.interpreters.scripted_processes import (
     ProcessMatcher,
     ScriptedProcess,
@@ -32,6 +34,7 @@ from toolfx.interpreters.sync_processes import SyncProcessRunner
 __all__ = [
     "AnyioApprovals",
     "AnyioFileSystem",
+    "AnyioFolderSpills",
     "AnyioProcessRunner",
     "AnyioRuntime",
     "CancelAt",
@@ -40,10 +43,12 @@ __all__ = [
     "DeterministicInterpreter",
     "DeterministicRuntime",
     "Fault",
+    "FolderSpills",
     "ForeignAwaitError",
     "HangAt",
     "LocalFileSystem",
     "MemoryFileSystem",
+    "MemorySpills",
     "ProcessMatcher",
     "RaiseAt",
     "ScriptedProcess",

@@ -33,9 +33,11 @@ from toolfx.core.runtime import (
     deadline_reason,
     log_defect,
 )
+from toolfx.core.spills import SpillStore
 from toolfx.interpreters.anyio_pool import PASSED_ON, on_asyncio, run_pool
 from toolfx.interpreters.anyio_processes import AnyioProcessRunner
 from toolfx.interpreters.anyio_wake import in_loop
+from toolfx.interpreters.folder_spills import AnyioFolderSpills
 from toolfx.interpreters.local_files import AnyioFileSystem
 
 __all__ = ["AnyioApprovals", "AnyioRuntime", "run_anyio", "run_anyio_async"]
@@ -50,7 +52,7 @@ AnyioApprovals = Callable[[ApprovalRequest], ApprovalReply | Awaitable[ApprovalR
 class AnyioRuntime(Runtime):
     """Capabilities on the running anyio event loop; approvals from a sync or async callback."""
 
-    __slots__ = ("_approvals", "_files", "_on_defect", "_processes")
+    __slots__ = ("_approvals", "_files", "_on_defect", "_processes", "_spills")
 
     def __init__(
         self,
@@ -59,11 +61,13 @@ class AnyioRuntime(Runtime):
         *,
         files: FileSystem | None = None,
         processes: ProcessRunner | None = None,
+        spills: SpillStore | None = None,
     ) -> None:
         self._approvals = approvals
         self._on_defect = on_defect
         self._files: FileSystem = AnyioFileSystem() if files is None else files
         self._processes: ProcessRunner = AnyioProcessRunner() if processes is None else processes
+        self._spills: SpillStore = AnyioFolderSpills() if spills is None else spills
 
     def now(self) -> float:
         """The event loop's monotonic clock (`anyio.current_time`; only inside the loop)."""
@@ -168,6 +172,11 @@ class AnyioRuntime(Runtime):
     def processes(self) -> ProcessRunner:
         """The process runner given, else `AnyioProcessRunner` (on this loop)."""
         return self._processes
+
+    @property
+    def spills(self) -> SpillStore:
+        """The spill store given, else `AnyioFolderSpills` in a private temporary folder."""
+        return self._spills
 
 
 async def _watched_sleep(delay: float, signal: CancelSignal) -> None:

@@ -23,6 +23,8 @@ Rules, as the runtime gives them to the program:
 - `processes` runs the scripts of the `ScriptedProcesses` table given (none by default): each
   run takes its duration, its timeout and its kill grace in virtual time, as a sleep on the
   signal, and is recorded in the trace (`process`); an unscripted command is a `ProcessError`.
+- `spills` keeps each cut output's whole text in memory (a `MemorySpills`, fresh each run,
+  unless a store is given); keeping one takes no virtual time and is no reschedule point.
 - `approve` is a reschedule point; the reply is `cancelled` if the signal is set by then, else
   the next scripted reply (`unavailable` once the script is exhausted, or with no approvals).
 - An exception from a task other than the main one reaches the program only through `gather`;
@@ -54,6 +56,7 @@ from toolfx.core.runtime import (
     Runtime,
     deadline_reason,
 )
+from toolfx.core.spills import SpillStore
 from toolfx.interpreters.deterministic_errors import Deadlock, DeterministicForeignAwaitError
 from toolfx.interpreters.deterministic_faults import CancelAt, Fault, HangAt, RaiseAt
 from toolfx.interpreters.deterministic_files import TracedFileSystem
@@ -61,6 +64,7 @@ from toolfx.interpreters.deterministic_scheduler import Scheduler
 from toolfx.interpreters.deterministic_trace import TraceEvent, TraceKind
 from toolfx.interpreters.deterministic_traps import Approve, Checkpoint, Join, Sleep
 from toolfx.interpreters.memory_files import MemoryFileSystem
+from toolfx.interpreters.memory_spills import MemorySpills
 from toolfx.interpreters.scripted_processes import ScriptedProcesses
 
 __all__ = [
@@ -93,7 +97,7 @@ UNAVAILABLE: Final[ApprovalReply] = "unavailable"
 class DeterministicRuntime(Runtime):
     """Capabilities on one run's scheduler: virtual time, seeded interleavings, scripted replies."""
 
-    __slots__ = ("_approvals", "_files", "_processes", "_scheduler")
+    __slots__ = ("_approvals", "_files", "_processes", "_scheduler", "_spills")
 
     def __init__(
         self,
@@ -102,11 +106,13 @@ class DeterministicRuntime(Runtime):
         files: FileSystem,
         *,
         processes: ScriptedProcesses | None = None,
+        spills: SpillStore | None = None,
     ) -> None:
         self._scheduler = scheduler
         self._approvals = approvals
         self._files = TracedFileSystem(files, scheduler)
         self._processes = (ScriptedProcesses() if processes is None else processes).on(scheduler)
+        self._spills: SpillStore = MemorySpills() if spills is None else spills
 
     def now(self) -> float:
         """The virtual time in seconds: 0 when the run starts, moved only by timers."""
@@ -192,6 +198,11 @@ class DeterministicRuntime(Runtime):
         """The run's process table: scripted commands on the virtual clock, in the trace."""
         return self._processes
 
+    @property
+    def spills(self) -> SpillStore:
+        """The run's spill store (a `MemorySpills` unless one is given)."""
+        return self._spills
+
 
 async def _child(thunk: Callable[[], Awaitable[T]], index: int, results: dict[int, T]) -> None:
     results[index] = await thunk()
@@ -203,11 +214,20 @@ class DeterministicInterpreter:
 
     Each `run` starts afresh: the clock at 0, the generator at `seed`, the approval script at its
     first reply, the fault steps counted from 1, an empty file system unless `files` is given
-    (then each run sees what the runs before it wrote). `trace` and `reported` describe the
-    latest run.
+    (then each run sees what the runs before it wrote), and an empty `MemorySpills` unless
+    `spills` is given (read its `texts` in tests). `trace` and `reported` describe the latest run.
     """
 
-    __slots__ = ("_approvals", "_faults", "_files", "_processes", "_reported", "_seed", "_trace")
+    __slots__ = (
+        "_approvals",
+        "_faults",
+        "_files",
+        "_processes",
+        "_reported",
+        "_seed",
+        "_spills",
+        "_trace",
+    )
 
     def __init__(
         self,
@@ -216,6 +236,8 @@ class DeterministicInterpreter:
         faults: Sequence[Fault] = (),
         files: MemoryFileSystem | None = None,
         processes: ScriptedProcesses | None = None,
+        *,
+        spills: SpillStore | None = None,
     ) -> None:
         if isinstance(approvals, str):
             raise TypeError("approvals must be a sequence of replies, not one reply")
@@ -229,6 +251,7 @@ class DeterministicInterpreter:
         self._faults = tuple(faults)
         self._files = files
         self._processes = ScriptedProcesses() if processes is None else processes
+        self._spills = spills
         self._trace: tuple[TraceEvent, ...] = ()
         self._reported: tuple[Reported, ...] = ()
 
@@ -247,7 +270,11 @@ class DeterministicInterpreter:
         scheduler = Scheduler(self._seed, self._faults)
         files = MemoryFileSystem(lambda: scheduler.now) if self._files is None else self._files
         runtime = DeterministicRuntime(
-            scheduler, _answers(self._approvals), files, processes=self._processes
+            scheduler,
+            _answers(self._approvals),
+            files,
+            processes=self._processes,
+            spills=self._spills,
         )
         try:
             return scheduler.run(description.program(runtime))

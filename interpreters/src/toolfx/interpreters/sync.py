@@ -27,6 +27,8 @@ from toolfx.core.runtime import (
     deadline_reason,
     log_defect,
 )
+from toolfx.core.spills import SpillStore
+from toolfx.interpreters.folder_spills import FolderSpills
 from toolfx.interpreters.foreign import ForeignAwaitError
 from toolfx.interpreters.local_files import LocalFileSystem
 from toolfx.interpreters.sync_processes import SyncProcessRunner
@@ -40,7 +42,7 @@ T = TypeVar("T")
 class SyncRuntime(Runtime):
     """Capabilities that complete at once on the calling thread; approvals from a callback."""
 
-    __slots__ = ("_approvals", "_files", "_on_defect", "_processes")
+    __slots__ = ("_approvals", "_files", "_on_defect", "_processes", "_spills")
 
     def __init__(
         self,
@@ -49,11 +51,13 @@ class SyncRuntime(Runtime):
         *,
         files: FileSystem | None = None,
         processes: ProcessRunner | None = None,
+        spills: SpillStore | None = None,
     ) -> None:
         self._approvals = approvals
         self._on_defect = on_defect
         self._files: FileSystem = LocalFileSystem() if files is None else files
         self._processes: ProcessRunner = SyncProcessRunner() if processes is None else processes
+        self._spills: SpillStore = FolderSpills() if spills is None else spills
 
     def now(self) -> float:
         """Monotonic time in seconds (`time.monotonic`)."""
@@ -133,6 +137,11 @@ class SyncRuntime(Runtime):
     def processes(self) -> ProcessRunner:
         """The process runner given, else `SyncProcessRunner` (blocks this thread)."""
         return self._processes
+
+    @property
+    def spills(self) -> SpillStore:
+        """The spill store given, else `FolderSpills` in a private temporary folder."""
+        return self._spills
 
 
 def run_sync(description: Description[T], runtime: Runtime | None = None) -> T:

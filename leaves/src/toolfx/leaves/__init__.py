@@ -7,7 +7,6 @@ them to hosts such as the CLI from plain values.
 """
 
 from toolfx.leaves.bash import BASH, BashArgs, BashOutput, StreamOutput, bash_tool
-from toolfx.leaves.bounded import BoundedText, bound_text, cut_text
 from toolfx.leaves.glob import GlobArgs, GlobOutput, glob_tool
 from toolfx.leaves.globs import GlobMatcher, glob_regex
 from toolfx.leaves.grep import GrepArgs, GrepMatch, GrepOutput, grep_tool
@@ -36,7 +35,7 @@ from toolfx.leaves.search import SearchLimits
 from toolfx.leaves.shell_rules import CommandReview, review_line
 from toolfx.leaves.shell_syntax import CommandTooComplex, ShellLine, SimpleCommand, parse_line
 from toolfx.leaves.tools import workspace_tools
-from toolfx.leaves.workspace import EXTERNAL_DIRECTORY, OutputLimits, ResolvedPath, Workspace
+from toolfx.leaves.workspace import EXTERNAL_DIRECTORY, ResolvedPath, Workspace, WorkspaceLimits
 
 __all__ = [
     "BASH",
@@ -47,7 +46,6 @@ __all__ = [
     "Action",
     "BashArgs",
     "BashOutput",
-    "BoundedText",
     "CommandReview",
     "CommandTooComplex",
     "Confined",
@@ -57,7 +55,6 @@ __all__ = [
     "GrepArgs",
     "GrepMatch",
     "GrepOutput",
-    "OutputLimits",
     "PatternError",
     "Permissions",
     "ResolvedPath",
@@ -71,9 +68,8 @@ __all__ = [
     "SimpleCommand",
     "StreamOutput",
     "Workspace",
+    "WorkspaceLimits",
     "bash_tool",
-    "bound_text",
-    "cut_text",
     "decide",
     "glob_regex",
     "glob_tool",

@@ -18,13 +18,15 @@ from toolfx.core import (
     FileError,
     ProcessError,
     ProcessSpec,
+    SpillError,
     TextBlock,
     ToolDefinition,
     ToolFailure,
     ToolRunContext,
+    bound_text,
 )
+from toolfx.core.bounding import not_kept
 from toolfx.core.presentation import TerminalCallCard, TerminalResultCard, ToolCallView
-from toolfx.leaves.bounded import bound_text
 from toolfx.leaves.cards import define_leaf
 from toolfx.leaves.sandbox import Confined, Sandbox, SandboxUnavailable, sandbox_confinement
 from toolfx.leaves.shell_rules import BASH, redirect_paths, review_line
@@ -151,7 +153,12 @@ def bash_tool(
         except ProcessError as error:
             return Failure(ToolFailure(str(error)))
         stdout, stderr = _stream(outcome.stdout), _stream(outcome.stderr)
-        bounded = await bound_text(ctx, workspace, _combined(stdout.text, stderr.text))
+        combined = _combined(stdout.text, stderr.text)
+        limits = workspace.limits.shown
+        try:
+            bounded = await bound_text(ctx.runtime, ctx.call_id, "bash", combined, limits)
+        except SpillError as error:
+            return Failure(not_kept("bash", combined, limits, error.reason))
         return Success(
             BashOutput(
                 exit_code=outcome.exit_code,
@@ -162,7 +169,7 @@ def bash_tool(
                 stdout=stdout,
                 stderr=stderr,
                 output=bounded.text,
-                saved_to=bounded.saved_to,
+                saved_to=None if bounded.spilled is None else bounded.spilled.path,
             )
         )
 
@@ -179,6 +186,7 @@ def bash_tool(
         card=_card,
         execute=bash,
         pending=lambda args: _pending(args, workspace),
+        limits=workspace.limits,
     )
 
 

@@ -20,6 +20,7 @@ from toolfx.core import (
 )
 from toolfx.core.presentation import GenericResultCard, ToolCallView, ToolResultView
 from toolfx.core.records_cards import result_view_from_json, result_view_to_json
+from toolfx.leaves.workspace import WorkspaceLimits
 
 __all__ = ["card_meta", "card_of_result", "define_leaf"]
 
@@ -50,10 +51,12 @@ def define_leaf(
     render: Callable[[A, O], Sequence[ContentBlock]],
     card: Callable[[A, O], ToolResultView],
     pending: Callable[[A], ToolCallView | None],
+    limits: WorkspaceLimits,
     parallel: bool = False,
 ) -> ToolDefinition[A, O]:
     """A leaf: a typed async tool with a pending card from its arguments and a durable result
-    card; `parallel` marks a read-only leaf that may overlap its siblings."""
+    card, its results bounded by `limits.model`; `parallel` marks a read-only leaf that may
+    overlap its siblings."""
     return define_tool(
         name=name,
         description=description,
@@ -63,6 +66,7 @@ def define_leaf(
         is_concurrency_safe=_always_parallel if parallel else None,
         present_call=pending,
         present_result=card_of_result,
+        output_limits=limits.model,
     )
 
 

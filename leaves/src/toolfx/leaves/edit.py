@@ -18,12 +18,12 @@ from toolfx.core import (
 )
 from toolfx.core.json_render import plural
 from toolfx.core.presentation import DiffResultCard, ToolCallView
+from toolfx.core.text_cut import count_lines, head
 from toolfx.core.text_diff import unified_text_diff
-from toolfx.leaves.bounded import cut_text
 from toolfx.leaves.cards import define_leaf
 from toolfx.leaves.diffs import ChangedLines, changed_lines, diff_result_card, pending_diff_card
 from toolfx.leaves.file_changes import bounded_change, commit, current_text, file_target
-from toolfx.leaves.workspace import OutputLimits, Workspace
+from toolfx.leaves.workspace import Workspace, WorkspaceLimits
 
 __all__ = ["EditArgs", "EditOutput", "edit_tool"]
 
@@ -94,6 +94,7 @@ def edit_tool(workspace: Workspace) -> ToolDefinition[EditArgs, EditOutput]:
         card=_card,
         execute=edit,
         pending=_pending,
+        limits=workspace.limits,
     )
 
 
@@ -124,11 +125,13 @@ def _squeezed(text: str) -> str:
     return " ".join(text.split())
 
 
-def _bounded(diff: str, limits: OutputLimits) -> str:
-    shown, total_lines, _ = cut_text(diff, limits)
+def _bounded(diff: str, limits: WorkspaceLimits) -> str:
+    shown = head(diff, limits.max_lines, limits.max_bytes)
     if shown is diff:
         return diff
-    return f"{shown}[diff cut at {len(shown.splitlines())} of {total_lines} lines; read the file]\n"
+    return (
+        f"{shown}[diff cut at {count_lines(shown)} of {count_lines(diff)} lines; read the file]\n"
+    )
 
 
 def _render(args: EditArgs, out: EditOutput) -> tuple[TextBlock, ...]:

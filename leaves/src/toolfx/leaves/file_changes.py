@@ -16,10 +16,10 @@ from toolfx.core import (
     ToolFailure,
     ToolRunContext,
 )
-from toolfx.leaves.bounded import cut_text
+from toolfx.core.text_cut import count_lines, head
 from toolfx.leaves.diffs import ChangedLines
 from toolfx.leaves.text_files import decode_text, file_failure
-from toolfx.leaves.workspace import OutputLimits, ResolvedPath, Workspace
+from toolfx.leaves.workspace import ResolvedPath, Workspace, WorkspaceLimits
 
 __all__ = [
     "EDIT",
@@ -58,14 +58,14 @@ def file_target(where: ResolvedPath, path: str) -> ToolFailure | None:
     )
 
 
-def bounded_change(change: ChangedLines, limits: OutputLimits) -> ChangedLines:
+def bounded_change(change: ChangedLines, limits: WorkspaceLimits) -> ChangedLines:
     """`change` with each side cut to the output limits (a card never carries a whole file)."""
 
     def cut(text: str) -> str:
-        shown, total_lines, _ = cut_text(text, limits)
+        shown = head(text, limits.max_lines, limits.max_bytes)
         if shown is text:
             return text
-        return f"{shown}[cut at {len(shown.splitlines())} of {total_lines} lines]\n"
+        return f"{shown}[cut at {count_lines(shown)} of {count_lines(text)} lines]\n"
 
     return ChangedLines(None if change.before is None else cut(change.before), cut(change.after))
 

@@ -97,6 +97,7 @@ def glob_tool(
         execute=glob,
         pending=_pending,
         parallel=True,
+        limits=workspace.limits,
     )
 
 

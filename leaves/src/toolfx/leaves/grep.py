@@ -132,6 +132,7 @@ def grep_tool(
         execute=grep,
         pending=_pending,
         parallel=True,
+        limits=workspace.limits,
     )
 
 

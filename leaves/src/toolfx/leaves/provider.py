@@ -8,11 +8,12 @@ from typing import Any, Final
 
 from toolfx.core import JsonValue, ToolDefinition
 from toolfx.core.processes import SANDBOX_MODES, SandboxMode
+from toolfx.core.workspace_state import state_folder
 from toolfx.leaves.permissions import Permissions
 from toolfx.leaves.rules import parse_rules
 from toolfx.leaves.sandbox import Sandbox
 from toolfx.leaves.tools import workspace_tools
-from toolfx.leaves.workspace import Workspace, state_folder
+from toolfx.leaves.workspace import Workspace
 
 __all__ = ["builtin_tools"]
 
@@ -30,7 +31,7 @@ def builtin_tools(
     raises `RuleError`, and a relative root raises ValueError. `sandbox` is the bash leaf's
     mode (auto, landlock, bwrap or off; another is a ValueError). `environ` (the host's
     environment) places the state folder (`state_folder`) and names the home folder whose
-    secrets commands may not read; None: cut outputs are not saved and, with no home to
+    secrets commands may not read; None: no state folder and, with no home to
     protect, the sandbox is unavailable (every command asks).
     """
     permissions = Permissions(() if rules is None else parse_rules(rules))

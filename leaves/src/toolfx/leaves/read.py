@@ -101,6 +101,7 @@ def read_tool(workspace: Workspace) -> ToolDefinition[ReadArgs, ReadOutput]:
         execute=read,
         pending=_pending,
         parallel=True,
+        limits=workspace.limits,
     )
 
 

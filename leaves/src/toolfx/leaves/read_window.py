@@ -9,7 +9,7 @@ from typing import Final, final
 
 from toolfx.core import FileSystem
 from toolfx.leaves.text_files import BINARY_SNIFF_BYTES, cut_line
-from toolfx.leaves.workspace import OutputLimits, ResolvedPath
+from toolfx.leaves.workspace import ResolvedPath, WorkspaceLimits
 
 __all__ = ["CHUNK_BYTES", "COUNT_AHEAD_BYTES", "Window", "read_window"]
 
@@ -37,7 +37,7 @@ class _Lines:
 
     __slots__ = ("count", "first", "full", "kept", "last", "limits", "more", "size")
 
-    def __init__(self, offset: int, limit: int, limits: OutputLimits) -> None:
+    def __init__(self, offset: int, limit: int, limits: WorkspaceLimits) -> None:
         self.first, self.last, self.limits = offset, offset + limit - 1, limits
         self.kept: list[tuple[int, str]] = []
         self.count = self.size = 0
@@ -63,7 +63,7 @@ class _Lines:
 
 
 async def read_window(
-    files: FileSystem, where: ResolvedPath, offset: int, limit: int, limits: OutputLimits
+    files: FileSystem, where: ResolvedPath, offset: int, limit: int, limits: WorkspaceLimits
 ) -> Window | None:
     """Lines `offset`.. (at most `limit`) of the file at `where`; None for a binary file."""
     decoder = codecs.getincrementaldecoder("utf-8")()

@@ -1,15 +1,19 @@
-"""A session's workspace: its root, state folder, output limits, permissions and what was read."""
+"""A session's workspace: its root, state folder, leaf limits, permissions and what was read."""
 
 from __future__ import annotations
 
-import hashlib
 import posixpath
-import re
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final, final
 
-from toolfx.core import ErrorCode, FileError, FileStat, ToolFailure, ToolRunContext
+from toolfx.core import (
+    ErrorCode,
+    FileError,
+    FileStat,
+    OutputLimits,
+    ToolFailure,
+    ToolRunContext,
+)
 from toolfx.core.cell import AtomicCell
 from toolfx.leaves.permissions import Permissions
 from toolfx.leaves.text_files import file_failure
@@ -18,12 +22,11 @@ __all__ = [
     "EXTERNAL_DIRECTORY",
     "MAX_PATH_BYTES",
     "MAX_PATH_NAMES",
-    "OutputLimits",
     "ResolvedPath",
     "Workspace",
+    "WorkspaceLimits",
     "is_inside",
     "path_limits",
-    "state_folder",
 ]
 
 MAX_PATH_BYTES: Final = 4096
@@ -31,8 +34,6 @@ MAX_PATH_BYTES: Final = 4096
 
 MAX_PATH_NAMES: Final = 256
 """The most names (components) a path argument may have."""
-
-_UNSAFE_NAME = re.compile(r"[^A-Za-z0-9_.-]")
 
 EXTERNAL_DIRECTORY = "external_directory"
 """The permission a path outside the workspace root asks for."""
@@ -65,29 +66,26 @@ def path_limits(argument: str, path: str) -> ToolFailure | None:
     return ToolFailure.of(ErrorCode.INVALID_ARGS, f"{argument} {problem}")
 
 
-def state_folder(root: str, environ: Mapping[str, str]) -> str:
-    """The workspace's own folder under the user's state directory (`XDG_STATE_HOME`, else
-    `~/.local/state`): `toolfx/<name>-<hash of the root>`. ValueError when neither is set."""
-    base = environ.get("XDG_STATE_HOME", "")
-    if not posixpath.isabs(base):
-        home = environ.get("HOME", "")
-        if not posixpath.isabs(home):
-            raise ValueError("no state directory: set XDG_STATE_HOME or HOME to an absolute path")
-        base = posixpath.join(home, ".local", "state")
-    folder = posixpath.normpath(root)
-    name = _UNSAFE_NAME.sub("_", posixpath.basename(folder))[:40] or "root"
-    digest = hashlib.sha256(folder.encode("utf-8", "surrogateescape")).hexdigest()[:12]
-    return posixpath.join(posixpath.normpath(base), "toolfx", f"{name}-{digest}")
-
-
 @final
 @dataclass(frozen=True, slots=True)
-class OutputLimits:
-    """How much of a result the model sees: lines, bytes, and characters per line read."""
+class WorkspaceLimits:
+    """How much of a file, a search or a command's output a leaf shows: lines, bytes, and
+    characters per line read. They also bound the work a leaf does to show it."""
 
     max_lines: int = 2000
     max_bytes: int = 50 * 1024
     max_line_chars: int = 2000
+
+    @property
+    def shown(self) -> OutputLimits:
+        """The limits of one text a leaf bounds itself (a command's output, cut and spilled)."""
+        return OutputLimits(self.max_lines, self.max_bytes)
+
+    @property
+    def model(self) -> OutputLimits:
+        """The pipeline's limits on a leaf's whole result: twice `shown`, room for what a leaf
+        adds to what it bounded itself (line numbers, file headers, notes, an exit status)."""
+        return OutputLimits(2 * self.max_lines, 2 * self.max_bytes)
 
 
 @final
@@ -127,7 +125,7 @@ class Workspace:
         permissions: Permissions | None = None,
         *,
         state_dir: str | None = None,
-        limits: OutputLimits | None = None,
+        limits: WorkspaceLimits | None = None,
     ) -> None:
         if not posixpath.isabs(root):
             raise ValueError(f"the workspace root must be an absolute path, not {root!r}")
@@ -136,8 +134,9 @@ class Workspace:
         self.root = posixpath.normpath(root)
         self.permissions = Permissions() if permissions is None else permissions
         self.state_dir = None if state_dir is None else posixpath.normpath(state_dir)
-        """Where cut outputs are saved (see `state_folder`); None: they are not saved."""
-        self.limits = OutputLimits() if limits is None else limits
+        """The workspace's state folder (`toolfx.core.workspace_state.state_folder`): read without
+        asking, writable by sandboxed commands; hosts keep the runtime's spills in its `outputs`."""
+        self.limits = WorkspaceLimits() if limits is None else limits
         self._reads: AtomicCell[dict[str, _Stamp]] = AtomicCell({})
 
     def __repr__(self) -> str:

@@ -81,6 +81,7 @@ def write_tool(workspace: Workspace) -> ToolDefinition[WriteArgs, WriteOutput]:
         card=_card,
         execute=write,
         pending=_pending,
+        limits=workspace.limits,
     )
 
 

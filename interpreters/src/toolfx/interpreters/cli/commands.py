@@ -17,6 +17,7 @@ from returns.result import Failure
 from rich.console import Console
 
 from toolfx.core import Catalog, JsonValue, parse_json, thaw_json
+from toolfx.core.workspace_state import spill_folder
 from toolfx.interpreters.cli.approvals import Answer, Prompter, choose_answer
 from toolfx.interpreters.cli.args import OutputOptions, ReplayCommand, RunCommand, ToolsCommand
 from toolfx.interpreters.cli.log import Recorder, SessionHeader, read_log
@@ -95,7 +96,8 @@ def play(
                 raise CliError(f"cannot write the log {log}: {error}") from None
         record = Recorder(display.show, file)
         record(header)
-        run_session(turns, catalog, header.interpreter, answer, record)
+        spills = spill_folder(header.workspace, os.environ)  # the leaves read it without asking
+        run_session(turns, catalog, header.interpreter, answer, record, spill_folder=spills)
     display.finish()
 
 

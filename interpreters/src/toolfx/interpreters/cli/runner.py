@@ -25,6 +25,7 @@ from toolfx.interpreters.anyio_runtime import AnyioRuntime, run_anyio
 from toolfx.interpreters.cli.approvals import Answer
 from toolfx.interpreters.cli.log import Interpreter, LogRecord, TurnRecord
 from toolfx.interpreters.cli.session import SessionCall, Turn
+from toolfx.interpreters.folder_spills import AnyioFolderSpills, FolderSpills
 from toolfx.interpreters.sync import SyncRuntime, run_sync
 
 __all__ = ["run_session"]
@@ -36,8 +37,13 @@ def run_session(
     interpreter: Interpreter,
     answer: Answer,
     sink: Callable[[LogRecord], None],
+    *,
+    spill_folder: str | None = None,
 ) -> None:
-    """Run the turns in order; asks go to `answer` and are recorded with their replies."""
+    """Run the turns in order; asks go to `answer` and are recorded with their replies.
+
+    Whole outputs cut for the model are kept in `spill_folder` (None: a private temporary one).
+    """
 
     def recorded(request: ApprovalRequest, reply: ApprovalReply) -> ApprovalReply:
         sink(ToolApprovalRecord.of(request, reply))
@@ -63,9 +69,11 @@ def run_session(
 
     description = Description(program)
     if interpreter == "sync":
-        run_sync(description, SyncRuntime(approvals=approve))
+        run_sync(description, SyncRuntime(approvals=approve, spills=FolderSpills(spill_folder)))
     else:
-        run_anyio(description, interpreter, AnyioRuntime(approvals=approve_in_thread))
+        spills = AnyioFolderSpills(spill_folder)
+        runtime = AnyioRuntime(approvals=approve_in_thread, spills=spills)
+        run_anyio(description, interpreter, runtime)
 
 
 def _as_the_tool_wants(catalog: Catalog, call: SessionCall) -> FrozenJson:

@@ -1,0 +1,108 @@
+"""The folder spill stores (sync and anyio faces) and the in-memory one: each spill a new 0600
+file (never through a planted link, never over another spill), failures as `SpillError`."""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from toolfx.core import SpillError, SpillLocation, SpillStore
+from toolfx.interpreters import AnyioFolderSpills, FolderSpills, MemorySpills
+
+
+def _inline(coroutine: Coroutine[Any, Any, SpillLocation]) -> SpillLocation:
+    try:
+        coroutine.send(None)
+    except StopIteration as stop:
+        kept: SpillLocation = stop.value
+        return kept
+    raise AssertionError("the sync face suspended")
+
+
+@pytest.fixture(params=["sync", "asyncio", "trio"])
+def keep(request: pytest.FixtureRequest) -> Callable[[str | None], Callable[[str, str], str]]:
+    """A keeper for a folder under the face (sync inline, anyio in a thread on each backend)."""
+
+    def make(folder: str | None) -> Callable[[str, str], str]:
+        if request.param == "sync":
+            store: SpillStore = FolderSpills(folder)
+            return lambda call_id, text: _inline(store.keep(call_id, "tool", text)).path
+        anyio_store = AnyioFolderSpills(folder)
+
+        def run(call_id: str, text: str) -> str:
+            async def main() -> SpillLocation:
+                return await anyio_store.keep(call_id, "tool", text)
+
+            return anyio.run(main, backend=request.param).path
+
+        return run
+
+    return make
+
+
+def test_a_spill_is_a_private_file_named_after_the_call(keep: Any, tmp_path: Path) -> None:
+    folder = str(tmp_path / "state" / "outputs")
+    path = keep(folder)("call/1 é", "whole\ntext é\n")
+    assert path == f"{folder}/call_1__.txt"
+    assert Path(path).read_text("utf-8") == "whole\ntext é\n"
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    assert stat.S_IMODE(os.stat(folder).st_mode) == 0o700
+
+
+def test_a_taken_name_or_a_planted_link_gets_a_new_name(keep: Any, tmp_path: Path) -> None:
+    folder = tmp_path / "outputs"
+    folder.mkdir()
+    target = tmp_path / "target"
+    target.write_text("untouched")
+    (folder / "c.txt").symlink_to(target)
+    store = keep(str(folder))
+    first, second = store("c", "one"), store("c", "two")
+    assert len({first, second, str(folder / "c.txt")}) == 3
+    assert (Path(first).read_text(), Path(second).read_text()) == ("one", "two")
+    assert target.read_text() == "untouched"
+
+
+def test_a_symlinked_spill_folder_is_refused(keep: Any, tmp_path: Path) -> None:
+    real = tmp_path / "real"
+    real.mkdir()
+    link = tmp_path / "link"
+    link.symlink_to(real)
+    with pytest.raises(SpillError, match=f"could not save the whole output in {link}"):
+        keep(str(link))("c", "text")
+    assert list(real.iterdir()) == []
+
+
+def test_without_a_folder_spills_go_to_one_private_temporary_folder(keep: Any) -> None:
+    store = keep(None)
+    first, second = Path(store("a", "1")), Path(store("b", "2"))
+    assert first.parent == second.parent
+    assert first.parent.name.startswith("toolfx-spills-")
+    assert stat.S_IMODE(os.stat(first.parent).st_mode) == 0o700
+    for path in (first, second):
+        path.unlink()
+    first.parent.rmdir()
+
+
+def test_a_folder_that_cannot_be_made_is_a_spill_error(keep: Any, tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("")
+    with pytest.raises(SpillError) as raised:
+        keep(str(tmp_path / "file" / "outputs"))("c", "text")
+    assert raised.value.reason.endswith("Not a directory")
+
+
+def test_a_relative_folder_is_refused() -> None:
+    with pytest.raises(ValueError, match="absolute path"):
+        FolderSpills("outputs")
+
+
+def test_memory_spills_keep_each_text_under_a_new_path() -> None:
+    store = MemorySpills()
+    paths = [_inline(store.keep("c", "tool", text)).path for text in ("1", "2", "3")]
+    assert paths == ["memory://spills/c.txt", "memory://spills/c-2.txt", "memory://spills/c-3.txt"]
+    assert dict(store.texts) == dict(zip(paths, ["1", "2", "3"], strict=True))
