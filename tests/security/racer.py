@@ -1,6 +1,6 @@
 """A racing process: swaps a file or a folder inside the workspace for a symlink to an outside
-one, and back, in a tight loop until its stop file appears. Run as `python racer.py KIND
-TARGET OUTSIDE STOP`; KIND is `file` or `folder`."""
+one, and back, in a tight loop until its stop file appears; its first swap creates the ready
+file. Run as `python racer.py KIND TARGET OUTSIDE STOP READY`; KIND is `file` or `folder`."""
 
 from __future__ import annotations
 
@@ -26,15 +26,17 @@ def _swap_folder(target: str, outside: str) -> None:
     os.rename(aside, target)
 
 
-def main(kind: str, target: str, outside: str, stop: str) -> None:
-    """Swap until `stop` exists, then print how many swaps were made; errors from the leaves'
-    own changes meanwhile are ignored."""
+def main(kind: str, target: str, outside: str, stop: str, ready: str) -> None:
+    """Swap until `stop` exists (`ready` made after the first swap), then print how many swaps
+    were made; errors from the leaves' own changes meanwhile are ignored."""
     swap = _swap_file if kind == "file" else _swap_folder
     swaps = 0
     while not os.path.exists(stop):
         try:
             swap(target, outside)
             swaps += 1
+            if swaps == 1:
+                open(ready, "x").close()
         except OSError:
             for leftover in (f"{target}.link", f"{target}.real"):
                 if os.path.lexists(leftover):
@@ -48,4 +50,4 @@ def main(kind: str, target: str, outside: str, stop: str) -> None:
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:5])
+    main(*sys.argv[1:6])
