@@ -42,4 +42,4 @@ def test_values_are_stored_frozen_and_replaceable() -> None:
     execution = ToolExecution("c", "c", "t", {}, None, token, CancelSignal())
     moved = execution.with_signal(CancelSignal())
     assert (moved.token, moved.parent, moved.call_id) == (token, None, "c")
-    assert repr(TextBlock("x")) == "TextBlock(text='x')"
+    assert repr(TextBlock("x")) == "TextBlock(text='x', annotations=None)"

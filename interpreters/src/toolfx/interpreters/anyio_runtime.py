@@ -28,6 +28,8 @@ from toolfx.core.runtime import (
     ApprovalRequest,
     Cancelled,
     DefectReporter,
+    ProgressEvent,
+    ProgressReporter,
     RejectedWithFeedback,
     Runtime,
     deadline_reason,
@@ -50,7 +52,7 @@ AnyioApprovals = Callable[[ApprovalRequest], ApprovalReply | Awaitable[ApprovalR
 class AnyioRuntime(Runtime):
     """Capabilities on the running anyio event loop; approvals from a sync or async callback."""
 
-    __slots__ = ("_approvals", "_files", "_on_defect", "_processes")
+    __slots__ = ("_approvals", "_files", "_on_defect", "_on_progress", "_processes")
 
     def __init__(
         self,
@@ -59,9 +61,11 @@ class AnyioRuntime(Runtime):
         *,
         files: FileSystem | None = None,
         processes: ProcessRunner | None = None,
+        progress: ProgressReporter | None = None,
     ) -> None:
         self._approvals = approvals
         self._on_defect = on_defect
+        self._on_progress = progress
         self._files: FileSystem = AnyioFileSystem() if files is None else files
         self._processes: ProcessRunner = AnyioProcessRunner() if processes is None else processes
 
@@ -154,6 +158,11 @@ class AnyioRuntime(Runtime):
             finally:
                 unsubscribe()
         return "cancelled" if scope.cancelled_caught else reply
+
+    def progress(self, event: ProgressEvent) -> None:
+        """Pass a running call's progress to the `progress` reporter given, if any."""
+        if self._on_progress is not None:
+            self._on_progress(event)
 
     def report(self, error: BaseException, where: str) -> None:
         """Pass a contained defect to `on_defect` (by default: logged on the `toolfx` logger)."""

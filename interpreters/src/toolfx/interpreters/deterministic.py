@@ -51,6 +51,8 @@ from toolfx.core.runtime import (
     ApprovalReply,
     ApprovalRequest,
     Cancelled,
+    ProgressEvent,
+    ProgressReporter,
     Runtime,
     deadline_reason,
 )
@@ -93,7 +95,7 @@ UNAVAILABLE: Final[ApprovalReply] = "unavailable"
 class DeterministicRuntime(Runtime):
     """Capabilities on one run's scheduler: virtual time, seeded interleavings, scripted replies."""
 
-    __slots__ = ("_approvals", "_files", "_processes", "_scheduler")
+    __slots__ = ("_approvals", "_files", "_on_progress", "_processes", "_scheduler")
 
     def __init__(
         self,
@@ -102,9 +104,11 @@ class DeterministicRuntime(Runtime):
         files: FileSystem,
         *,
         processes: ScriptedProcesses | None = None,
+        progress: ProgressReporter | None = None,
     ) -> None:
         self._scheduler = scheduler
         self._approvals = approvals
+        self._on_progress = progress
         self._files = TracedFileSystem(files, scheduler)
         self._processes = (ScriptedProcesses() if processes is None else processes).on(scheduler)
 
@@ -178,6 +182,13 @@ class DeterministicRuntime(Runtime):
         self._scheduler.record("approve", f"{summary} -> {reply}")
         return reply
 
+    def progress(self, event: ProgressEvent) -> None:
+        """Record a call's progress in the trace and pass it to the `progress` reporter, if any."""
+        total = "" if event.total is None else f"/{event.total:g}"
+        self._scheduler.record("progress", f"{event.call_id} {event.progress:g}{total}")
+        if self._on_progress is not None:
+            self._on_progress(event)
+
     def report(self, error: BaseException, where: str) -> None:
         """Record a contained defect in the trace and in the interpreter's `reported`."""
         self._scheduler.report(error, where)
@@ -207,7 +218,16 @@ class DeterministicInterpreter:
     latest run.
     """
 
-    __slots__ = ("_approvals", "_faults", "_files", "_processes", "_reported", "_seed", "_trace")
+    __slots__ = (
+        "_approvals",
+        "_faults",
+        "_files",
+        "_processes",
+        "_progress",
+        "_reported",
+        "_seed",
+        "_trace",
+    )
 
     def __init__(
         self,
@@ -216,6 +236,8 @@ class DeterministicInterpreter:
         faults: Sequence[Fault] = (),
         files: MemoryFileSystem | None = None,
         processes: ScriptedProcesses | None = None,
+        *,
+        progress: ProgressReporter | None = None,
     ) -> None:
         if isinstance(approvals, str):
             raise TypeError("approvals must be a sequence of replies, not one reply")
@@ -229,6 +251,7 @@ class DeterministicInterpreter:
         self._faults = tuple(faults)
         self._files = files
         self._processes = ScriptedProcesses() if processes is None else processes
+        self._progress = progress
         self._trace: tuple[TraceEvent, ...] = ()
         self._reported: tuple[Reported, ...] = ()
 
@@ -247,7 +270,11 @@ class DeterministicInterpreter:
         scheduler = Scheduler(self._seed, self._faults)
         files = MemoryFileSystem(lambda: scheduler.now) if self._files is None else self._files
         runtime = DeterministicRuntime(
-            scheduler, _answers(self._approvals), files, processes=self._processes
+            scheduler,
+            _answers(self._approvals),
+            files,
+            processes=self._processes,
+            progress=self._progress,
         )
         try:
             return scheduler.run(description.program(runtime))

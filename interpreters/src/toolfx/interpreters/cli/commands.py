@@ -95,7 +95,7 @@ def play(
                 raise CliError(f"cannot write the log {log}: {error}") from None
         record = Recorder(display.show, file)
         record(header)
-        run_session(turns, catalog, header.interpreter, answer, record)
+        run_session(turns, catalog, header.interpreter, answer, record, progress=display.progress)
     display.finish()
 
 

@@ -31,8 +31,6 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from toolfx.core import (
     CancelSignal,
     Catalog,
-    ContentBlock,
-    TextBlock,
     ToolCall,
     ToolExecutionFailure,
     ToolExecutionResult,
@@ -41,6 +39,7 @@ from toolfx.core import (
 from toolfx.core.runtime import ApprovalReply, ApprovalRequest
 from toolfx.interpreters.anyio_runtime import AnyioRuntime, run_anyio_async
 from toolfx.interpreters.cli.mcp_asks import ASK_KEY, ask_form, can_elicit, elicit, reply_of
+from toolfx.interpreters.cli.mcp_content import mcp_block
 
 __all__ = ["ASK_TTL", "ERROR_META", "McpCalls", "call_result"]
 
@@ -53,17 +52,11 @@ ERROR_META: Final = "toolfx/error"
 
 def call_result(result: ToolExecutionResult) -> types.CallToolResult:
     """A pipeline result as MCP: its content, and for a failure `isError` with its code."""
-    content: list[types.ContentBlock] = [_block(block) for block in result.content]
+    content: list[types.ContentBlock] = [mcp_block(block) for block in result.content]
     if not isinstance(result, ToolExecutionFailure):
         return types.CallToolResult(content=content)
     error = {"code": result.error.code.value, "message": result.error.message}
     return types.CallToolResult(content=content, is_error=True, _meta={ERROR_META: error})
-
-
-def _block(block: ContentBlock) -> types.TextContent | types.ImageContent:
-    if isinstance(block, TextBlock):
-        return types.TextContent(text=block.text)
-    return types.ImageContent(data=block.data, mime_type=block.media_type)
 
 
 @final

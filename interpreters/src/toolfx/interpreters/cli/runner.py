@@ -20,7 +20,7 @@ from toolfx.core import (
 )
 from toolfx.core.outcomes import failed
 from toolfx.core.records import ToolApprovalRecord, ToolCallRecord, ToolResultRecord
-from toolfx.core.runtime import ApprovalReply, ApprovalRequest
+from toolfx.core.runtime import ApprovalReply, ApprovalRequest, ProgressReporter
 from toolfx.interpreters.anyio_runtime import AnyioRuntime, run_anyio
 from toolfx.interpreters.cli.approvals import Answer
 from toolfx.interpreters.cli.log import Interpreter, LogRecord, TurnRecord
@@ -36,8 +36,11 @@ def run_session(
     interpreter: Interpreter,
     answer: Answer,
     sink: Callable[[LogRecord], None],
+    *,
+    progress: ProgressReporter | None = None,
 ) -> None:
-    """Run the turns in order; asks go to `answer` and are recorded with their replies."""
+    """Run the turns in order; asks go to `answer` and are recorded with their replies; the
+    calls' progress goes to `progress`."""
 
     def recorded(request: ApprovalRequest, reply: ApprovalReply) -> ApprovalReply:
         sink(ToolApprovalRecord.of(request, reply))
@@ -63,9 +66,10 @@ def run_session(
 
     description = Description(program)
     if interpreter == "sync":
-        run_sync(description, SyncRuntime(approvals=approve))
+        run_sync(description, SyncRuntime(approvals=approve, progress=progress))
     else:
-        run_anyio(description, interpreter, AnyioRuntime(approvals=approve_in_thread))
+        runtime = AnyioRuntime(approvals=approve_in_thread, progress=progress)
+        run_anyio(description, interpreter, runtime)
 
 
 def _as_the_tool_wants(catalog: Catalog, call: SessionCall) -> FrozenJson:
