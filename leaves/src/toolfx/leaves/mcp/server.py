@@ -24,7 +24,7 @@ import anyio.abc
 import anyio.lowlevel
 from mcp import StdioServerParameters
 from mcp.client import Transport
-from returns.result import Failure, Result
+from returns.result import Failure
 
 from toolfx.core import (
     GLOBAL,
@@ -41,6 +41,7 @@ from toolfx.core import (
 from toolfx.leaves.mcp.calls import call_tool
 from toolfx.leaves.mcp.link import Link, LinkSettings, McpServerError, list_tools, serve_link
 from toolfx.leaves.mcp.names import check_namespace
+from toolfx.leaves.mcp.results import McpOutcome
 from toolfx.leaves.mcp.tools import McpBody, McpToolsReport, plan_tools
 
 __all__ = ["McpServer", "McpTarget"]
@@ -261,13 +262,11 @@ class McpServer:
                 _log.warning("%s (its tools changed; the old ones stay registered)", error)
 
     def _body(self, tool: str, output: CompiledSchema | None) -> McpBody:
-        async def run(args: FrozenJson, context: ToolRunContext) -> Result[FrozenJson, ToolFailure]:
+        async def run(args: FrozenJson, context: ToolRunContext) -> McpOutcome:
             link = self._usable_link(context.name)
             if isinstance(link, ToolFailure):
                 return Failure(link)
-            return await call_tool(
-                link.client, tool, args, context, server=self.namespace, output=output
-            )
+            return await call_tool(link, tool, args, context, server=self.namespace, output=output)
 
         return run
 
