@@ -101,16 +101,23 @@ def tuples(items: st.SearchStrategy[Any]) -> st.SearchStrategy[tuple[Any, ...]]:
     return st.lists(items, max_size=3).map(tuple)
 
 
-annotations = st.none() | frozen_json
+block_annotations = st.none() | frozen_json
 blocks: st.SearchStrategy[ContentBlock] = st.one_of(
     st.builds(TextBlock, texts),
-    st.builds(TextBlock, texts, annotations),
-    st.builds(ImageBlock, texts, texts, annotations),
-    st.builds(AudioBlock, texts, texts, annotations),
-    st.builds(ResourceTextBlock, texts, texts, opt_texts, annotations),
-    st.builds(ResourceBlobBlock, texts, texts, opt_texts, annotations),
+    st.builds(TextBlock, texts, block_annotations),
+    st.builds(ImageBlock, texts, texts, block_annotations),
+    st.builds(AudioBlock, texts, texts, block_annotations),
+    st.builds(ResourceTextBlock, texts, texts, opt_texts, block_annotations),
+    st.builds(ResourceBlobBlock, texts, texts, opt_texts, block_annotations),
     st.builds(
-        ResourceLinkBlock, texts, texts, opt_texts, opt_texts, opt_texts, opt_ints, annotations
+        ResourceLinkBlock,
+        texts,
+        texts,
+        opt_texts,
+        opt_texts,
+        opt_texts,
+        opt_ints,
+        block_annotations,
     ),
 )
 contents = tuples(blocks)
