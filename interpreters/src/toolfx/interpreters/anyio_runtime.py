@@ -35,6 +35,7 @@ from toolfx.core.runtime import (
     deadline_reason,
     log_defect,
 )
+from toolfx.interpreters.anyio_deadlines import deadlines_of
 from toolfx.interpreters.anyio_pool import PASSED_ON, on_asyncio, run_pool
 from toolfx.interpreters.anyio_processes import AnyioProcessRunner
 from toolfx.interpreters.anyio_wake import in_loop
@@ -106,23 +107,34 @@ class AnyioRuntime(Runtime):
     async def deadline(
         self, seconds: float, signal: CancelSignal, thunk: Callable[[], Awaitable[T]]
     ) -> T:
-        """Run `thunk`; a watcher task sets `signal` if it still runs after `seconds`.
+        """Run `thunk`; a timer sets `signal` if it still runs after `seconds`.
 
-        The thunk is never cancelled by the deadline: it sees the signal and decides. When it
-        finishes, the watcher task is cancelled; the thunk's exception is raised as it was.
+        The thunk is never cancelled by the deadline: it sees the signal and decides; its
+        exception is raised as it was. On asyncio every deadline of the loop shares one timer
+        (anyio_deadlines.py: no task or timer handle per call); elsewhere a watcher task,
+        cancelled when the thunk finishes.
         """
-        reason = deadline_reason(seconds)
 
-        async def expire() -> None:
-            await anyio.sleep(max(seconds, 0.0))
+        def expire() -> None:
             try:
-                signal.cancel(reason)
+                signal.cancel(deadline_reason(seconds))
             except Exception as error:  # a watcher's defect must not cancel the thunk
                 self.report(error, "a watcher of a deadline's signal")
 
+        if on_asyncio():
+            timer = deadlines_of(asyncio.get_running_loop()).add(max(seconds, 0.0), expire)
+            try:
+                return await thunk()
+            finally:
+                timer.cancel()
+
+        async def expire_later() -> None:
+            await anyio.sleep(max(seconds, 0.0))
+            expire()
+
         failure: BaseException | None = None
         async with anyio.create_task_group() as group:
-            group.start_soon(expire)
+            group.start_soon(expire_later)
             try:
                 result = await thunk()
             except PASSED_ON as error:

@@ -22,7 +22,7 @@ from typing import Self, final
 import anyio
 import anyio.abc
 import anyio.lowlevel
-from mcp import StdioServerParameters
+from mcp import Client, StdioServerParameters
 from mcp.client import Transport
 from returns.result import Failure
 
@@ -153,6 +153,12 @@ class McpServer:
     def timeout(self) -> float:
         """Each call's timeout in seconds (also the bound on listing the tools)."""
         return self._timeout
+
+    @property
+    def client(self) -> Client | None:
+        """The SDK client of the live connection (None when not connected), for what toolfx
+        does not wrap; calls made through it bypass the pipeline."""
+        return None if self._link is None else self._link.client
 
     @property
     def report(self) -> McpToolsReport | None:
