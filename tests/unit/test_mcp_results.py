@@ -8,6 +8,7 @@ import mcp_types as types
 import pytest
 from returns.result import Failure, Success
 
+from tests.integration.mcp_test_server import MEDIA
 from toolfx.core import (
     AudioBlock,
     ErrorCode,
@@ -20,6 +21,7 @@ from toolfx.core import (
     compile_json_schema,
     snapshot_json,
 )
+from toolfx.interpreters.cli.mcp_content import mcp_block
 from toolfx.leaves.mcp.names import check_namespace, tool_name
 from toolfx.leaves.mcp.results import block_of, outcome_of
 
@@ -119,3 +121,14 @@ def test_structured_content_must_be_there_when_an_output_schema_is_declared() ->
     assert outcome_of(result(structuredContent={"a": 1}), schema, "t") == Success(
         WithContent({"a": 1}, ())
     )
+
+
+def test_blocks_go_back_out_of_toolfx_mcp_serve_as_they_came_in() -> None:
+    for block in MEDIA:
+        back = mcp_block(block_of(block))
+        assert back.model_dump(by_alias=True) == block.model_dump(by_alias=True), block
+
+
+def test_annotations_that_are_not_mcp_annotations_are_left_out_going_out() -> None:
+    odd = TextBlock("x", snapshot_json({"priority": "high"}).unwrap())
+    assert mcp_block(odd) == types.TextContent(text="x")
