@@ -26,7 +26,7 @@ __all__ = [
 
 
 @final
-@dataclass(frozen=True, slots=True, init=False)
+@dataclass(frozen=True, slots=True, init=False, repr=False)
 class TextBlock:
     """Plain text for the model."""
 
@@ -40,6 +40,11 @@ class TextBlock:
     def __init__(self, text: str, annotations: FrozenJson = None) -> None:
         _set_text(self, text)
         _set_annotations(self, annotations)
+
+    def __repr__(self) -> str:
+        if self.annotations is None:  # the common case, as plain text blocks always read
+            return f"TextBlock(text={self.text!r})"
+        return f"TextBlock(text={self.text!r}, annotations={self.annotations!r})"
 
 
 _set_text = TextBlock.__dict__["text"].__set__
