@@ -15,6 +15,7 @@ from toolfx.core import (
     CancelSignal,
     ErrorCode,
     Location,
+    Runtime,
     ToolExecutionFailure,
     ToolExecutionResult,
     ToolExecutionSuccess,
@@ -54,11 +55,15 @@ async def registered(server: McpServer, location: Location) -> AsyncIterator[Mcp
 
 
 async def run(
-    location: Location, name: str, args: object = None, signal: CancelSignal | None = None
+    location: Location,
+    name: str,
+    args: object = None,
+    signal: CancelSignal | None = None,
+    runtime: Runtime | None = None,
 ) -> ToolExecutionResult:
     """One call through the whole pipeline with the anyio interpreter on this loop."""
     call = ToolCall("call-1", name, {} if args is None else args, signal or CancelSignal())
-    return await run_anyio_async(execute(location.catalog(), call))
+    return await run_anyio_async(execute(location.catalog(), call), runtime)
 
 
 def value(result: ToolExecutionResult) -> object:

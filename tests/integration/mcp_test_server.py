@@ -3,9 +3,11 @@
 Run `python mcp_test_server.py` for stdio, or `python mcp_test_server.py --http` to serve
 streamable HTTP on a free localhost port, printed on the first line of stdout. Its tools cover
 every case the client adapter handles: plain, structured, failing, read-only, image results,
+every other content kind with annotations (`media`), structured content beside content,
 schemas using `$ref`/`anyOf`/`minimum` (and one with an unknown keyword), a name too long for a
-model, two names that collide once sanitised, slow and hanging calls, and a tool that changes
-the tool list and says so.
+model, two names that collide once sanitised, slow and hanging calls, a tool that changes
+the tool list and says so, task-required and task-optional tools, progress notifications and
+an elicitation (an `elicitation/create` request, or an input-required round on 2026-07-28).
 """
 
 from __future__ import annotations
@@ -55,6 +57,41 @@ _RANGE: Final = {
     },
     "required": ["low"],
 }
+AUDIENCE: Final = types.Annotations(audience=["user"], priority=0.5)
+"""The annotations `media` puts on its blocks."""
+
+MEDIA: Final[list[types.ContentBlock]] = [
+    types.TextContent(text="all kinds:", annotations=AUDIENCE),
+    types.ImageContent(data=PIXEL, mime_type="image/png", annotations=AUDIENCE),
+    types.AudioContent(data="UklGRgAAAABXQVZF", mime_type="audio/wav"),
+    types.EmbeddedResource(
+        resource=types.TextResourceContents(
+            uri="file:///notes.md", text="# Notes", mime_type="text/markdown"
+        ),
+        annotations=AUDIENCE,
+    ),
+    types.EmbeddedResource(
+        resource=types.BlobResourceContents(uri="file:///blob.bin", blob="AAECAw==")
+    ),
+    types.ResourceLink(
+        uri="file:///big.csv",
+        name="big.csv",
+        title="Big table",
+        description="too big to embed",
+        mime_type="text/csv",
+        size=123456,
+        annotations=AUDIENCE,
+    ),
+]
+"""One block of every MCP content kind."""
+
+ASK: Final[dict[str, Any]] = {
+    "type": "object",
+    "properties": {"decision": {"type": "string", "enum": ["once", "always", "reject"]}},
+    "required": ["decision"],
+}
+"""The form `confirm` asks with."""
+
 _FROBNICATED: Final = {
     "type": "object",
     "properties": {"level": {"type": "integer", "x-frobnicate": True}},
@@ -83,6 +120,12 @@ TOOLS: list[types.Tool] = [
     _tool("hang", _NOTHING),
     _tool("pid", _NOTHING),
     _tool("change_tools", _NOTHING),
+    _tool("media", _NOTHING),
+    _tool("structured_media", _NOTHING),
+    _tool("task_only", _NOTHING, execution=types.ToolExecution(task_support="required")),
+    _tool("task_maybe", _NOTHING, execution=types.ToolExecution(task_support="optional")),
+    _tool("progress", _NOTHING),
+    _tool("confirm", _NOTHING),
 ]
 
 CANCELLED: list[str] = []
@@ -107,7 +150,7 @@ async def list_tools(
 
 async def call_tool(
     ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
-) -> types.CallToolResult:
+) -> types.CallToolResult | types.InputRequiredResult:
     """Run one tool."""
     args = params.arguments or {}
     match params.name:
@@ -150,8 +193,36 @@ async def call_tool(
             return _text(str(os.getpid()))
         case "change_tools":
             return await _change_tools(ctx)
+        case "media":
+            return types.CallToolResult(content=MEDIA)
+        case "structured_media":
+            return types.CallToolResult(
+                content=MEDIA[:2], structured_content={"width": 1, "height": 1}
+            )
+        case "progress":
+            for step in range(1, 4):
+                await ctx.session.report_progress(step, 3, f"step {step}")
+            return _text("progressed")
+        case "confirm":
+            return await _confirm(ctx, params)
         case _:
             return _text(f"{params.name} ran")
+
+
+async def _confirm(
+    ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+) -> types.CallToolResult | types.InputRequiredResult:
+    """Ask the client to confirm: the answer's action and content, as text."""
+    if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+        answer = (params.input_responses or {}).get("confirm")
+        if answer is None:
+            form = types.ElicitRequestFormParams(message="Go ahead?", requested_schema=ASK)
+            request = types.ElicitRequest(params=form)
+            return types.InputRequiredResult(input_requests={"confirm": request})
+    else:
+        answer = await ctx.session.elicit_form("Go ahead?", ASK, ctx.request_id)
+    assert isinstance(answer, types.ElicitResult)
+    return _text(json.dumps({"action": answer.action, "content": answer.content}))
 
 
 async def _slow(seconds: float) -> types.CallToolResult:

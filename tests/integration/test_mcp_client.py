@@ -67,7 +67,7 @@ async def test_tools_are_registered_and_called_through_the_pipeline() -> None:
         assert value(await run(location, "test_echo", {"text": "hi"})) == "hi"
         added = await run(location, "test_add", {"a": 1, "b": 2})
         assert value(added) == {"sum": 3}
-        assert added.content == (TextBlock('{"sum":3}'),)
+        assert added.content == (TextBlock('{"sum": 3}'),)  # the server's own content
         picture = await run(location, "test_picture")
         assert picture.content == (TextBlock("a pixel:"), ImageBlock(PIXEL, "image/png"))
         definition = location.get("test_echo")

@@ -14,7 +14,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 from returns.result import Failure, Result, Success
 
-from toolfx.core.content import ContentBlock, ContextMessage, ImageBlock, TextBlock
+from toolfx.core.content import (
+    AudioBlock,
+    ContentBlock,
+    ContextMessage,
+    ImageBlock,
+    ResourceBlobBlock,
+    ResourceLinkBlock,
+    ResourceTextBlock,
+    TextBlock,
+)
 from toolfx.core.failure import ErrorCode, ToolFailure
 from toolfx.core.json import (
     FrozenDict,
@@ -92,8 +101,24 @@ def tuples(items: st.SearchStrategy[Any]) -> st.SearchStrategy[tuple[Any, ...]]:
     return st.lists(items, max_size=3).map(tuple)
 
 
-blocks: st.SearchStrategy[ContentBlock] = st.builds(TextBlock, texts) | st.builds(
-    ImageBlock, texts, texts
+block_annotations = st.none() | frozen_json
+blocks: st.SearchStrategy[ContentBlock] = st.one_of(
+    st.builds(TextBlock, texts),
+    st.builds(TextBlock, texts, block_annotations),
+    st.builds(ImageBlock, texts, texts, block_annotations),
+    st.builds(AudioBlock, texts, texts, block_annotations),
+    st.builds(ResourceTextBlock, texts, texts, opt_texts, block_annotations),
+    st.builds(ResourceBlobBlock, texts, texts, opt_texts, block_annotations),
+    st.builds(
+        ResourceLinkBlock,
+        texts,
+        texts,
+        opt_texts,
+        opt_texts,
+        opt_texts,
+        opt_ints,
+        block_annotations,
+    ),
 )
 contents = tuples(blocks)
 failures = st.builds(ToolFailure.of, st.sampled_from(ErrorCode), texts, frozen_json)
@@ -276,7 +301,7 @@ def test_every_value_survives_json_text_exactly(
 # ---------------------------------------------------------------------------------------------
 # Mutations of valid wire forms
 
-FREE_FORM: Final = frozenset({"meta", "details", "arguments", "rawInput"})
+FREE_FORM: Final = frozenset({"meta", "details", "arguments", "rawInput", "annotations"})
 """Keys whose value is any JSON: nothing under them is checked beyond being JSON."""
 TAG_KEYS: Final = frozenset({"type", "card", "kind", "event", "shape", "code", "reply"})
 """Keys whose string value is one of a closed set."""
@@ -284,6 +309,7 @@ OPTIONAL_KEYS: Final = frozenset(
     {"meta", "details", "error", "agent", "parentCallId", "kind", "rawInput", "content"}
     | {"locations", "line", "description", "cwd", "title", "output", "exitCode", "signal"}
     | {"paths", "matches", "lang", "answer", "reason", "feedback"}
+    | {"annotations", "mediaType", "size"}
 )
 """Every key that is optional somewhere (dropping it may give another valid value)."""
 

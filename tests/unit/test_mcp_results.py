@@ -8,9 +8,22 @@ import mcp_types as types
 import pytest
 from returns.result import Failure, Success
 
-from toolfx.core import ErrorCode, ImageBlock, JsonValue, TextBlock, compile_json_schema
+from tests.integration.mcp_test_server import MEDIA
+from toolfx.core import (
+    AudioBlock,
+    ErrorCode,
+    ImageBlock,
+    ResourceBlobBlock,
+    ResourceLinkBlock,
+    ResourceTextBlock,
+    TextBlock,
+    WithContent,
+    compile_json_schema,
+    snapshot_json,
+)
+from toolfx.interpreters.cli.mcp_content import mcp_block
 from toolfx.leaves.mcp.names import check_namespace, tool_name
-from toolfx.leaves.mcp.results import outcome_of, render_result
+from toolfx.leaves.mcp.results import block_of, outcome_of
 
 
 def test_a_valid_name_is_kept() -> None:
@@ -48,33 +61,45 @@ def result(*content: types.ContentBlock, **fields: object) -> types.CallToolResu
     return types.CallToolResult.model_validate({"content": list(content), **fields})
 
 
-def test_text_content_is_the_value() -> None:
+def test_text_content_is_the_value_and_the_content() -> None:
     two = result(types.TextContent(text="a"), types.TextContent(text="b"))
-    assert outcome_of(two, None, "t") == Success("a\nb")
-    assert render_result(None, "a\nb") == (TextBlock("a\nb"),)
+    assert outcome_of(two, None, "t") == Success(
+        WithContent("a\nb", (TextBlock("a"), TextBlock("b")))
+    )
 
 
-def test_other_blocks_become_text_that_says_what_they_are() -> None:
-    link = types.ResourceLink(name="notes", uri="file:///notes.md", description="My notes")
+def test_every_block_keeps_its_kind_fields_and_annotations() -> None:
+    notes = types.Annotations(audience=["assistant"], last_modified="2026-01-01T00:00:00Z")
+    link = types.ResourceLink(
+        name="notes", uri="file:///notes.md", description="My notes", annotations=notes
+    )
     audio = types.AudioContent(data="AAAA", mime_type="audio/wav")
-    assert outcome_of(result(link, audio), None, "t") == Success(
-        "[resource link: notes <file:///notes.md>] My notes\n"
-        "[audio (audio/wav), 4 base64 characters, not shown]"
+    text = types.EmbeddedResource(
+        resource=types.TextResourceContents(uri="file:///a", text="body"), annotations=notes
     )
-
-
-def test_an_image_keeps_the_parts_and_renders_them_back() -> None:
-    image = types.ImageContent(data="AAAA", mime_type="image/png")
-    outcome = outcome_of(result(types.TextContent(text="see:"), image), None, "t")
-    parts: JsonValue = [
-        {"type": "text", "text": "see:"},
-        {"type": "image", "data": "AAAA", "media_type": "image/png"},
+    blob = types.EmbeddedResource(
+        resource=types.BlobResourceContents(uri="file:///b", blob="AAAA", mime_type="image/x")
+    )
+    annotations = snapshot_json(
+        {"audience": ["assistant"], "lastModified": "2026-01-01T00:00:00Z"}
+    ).unwrap()
+    assert [block_of(b) for b in (link, audio, text, blob)] == [
+        ResourceLinkBlock("file:///notes.md", "notes", None, "My notes", None, None, annotations),
+        AudioBlock("AAAA", "audio/wav"),
+        ResourceTextBlock("file:///a", "body", None, annotations),
+        ResourceBlobBlock("file:///b", "AAAA", "image/x"),
     ]
-    assert outcome == Success(parts)
-    assert render_result(None, parts) == (TextBlock("see:"), ImageBlock("AAAA", "image/png"))
-    assert render_result(None, [{"type": "text", "text": "x", "more": 1}]) == (
-        TextBlock('[{"type":"text","text":"x","more":1}]'),
+    outcome = outcome_of(result(link, audio), None, "t")
+    assert outcome.unwrap().value == (
+        "[resource link: notes <file:///notes.md>] My notes\n"
+        "[audio (audio/wav), 3 bytes, not shown as text]"
     )
+
+
+def test_structured_content_is_the_value_beside_the_content() -> None:
+    image = types.ImageContent(data="AAAA", mime_type="image/png")
+    outcome = outcome_of(result(image, structuredContent={"w": 1}), None, "t")
+    assert outcome == Success(WithContent({"w": 1}, (ImageBlock("AAAA", "image/png"),)))
 
 
 def test_is_error_is_a_tool_error_with_the_servers_text() -> None:
@@ -93,4 +118,17 @@ def test_structured_content_must_be_there_when_an_output_schema_is_declared() ->
     assert missing.failure().message == (
         "`t` declares an output schema but returned no structured content"
     )
-    assert outcome_of(result(structuredContent={"a": 1}), schema, "t") == Success({"a": 1})
+    assert outcome_of(result(structuredContent={"a": 1}), schema, "t") == Success(
+        WithContent({"a": 1}, ())
+    )
+
+
+def test_blocks_go_back_out_of_toolfx_mcp_serve_as_they_came_in() -> None:
+    for block in MEDIA:
+        back = mcp_block(block_of(block))
+        assert back.model_dump(by_alias=True) == block.model_dump(by_alias=True), block
+
+
+def test_annotations_that_are_not_mcp_annotations_are_left_out_going_out() -> None:
+    odd = TextBlock("x", snapshot_json({"priority": "high"}).unwrap())
+    assert mcp_block(odd) == types.TextContent(text="x")

@@ -10,7 +10,15 @@ import pytest
 from returns.result import Failure, Result, Success
 
 from toolfx.core.cancel import CancelSignal
-from toolfx.core.content import ContextMessage, ImageBlock, TextBlock
+from toolfx.core.content import (
+    AudioBlock,
+    ContextMessage,
+    ImageBlock,
+    ResourceBlobBlock,
+    ResourceLinkBlock,
+    ResourceTextBlock,
+    TextBlock,
+)
 from toolfx.core.execution import ExecutionToken, ToolExecution
 from toolfx.core.failure import ErrorCode, ToolFailure
 from toolfx.core.json import FrozenDict, FrozenJson, FrozenList, parse_json, snapshot_json
@@ -101,6 +109,43 @@ def test_content_blocks_have_a_type_tag_and_camel_case_fields() -> None:
     check_wire(content_to_json(()), [], content_from_json, ())
 
 
+def test_every_mcp_content_kind_round_trips_with_its_annotations() -> None:
+    audience = frozen({"audience": ["user"], "priority": 0.5})
+    blocks = (
+        TextBlock("hi", audience),
+        ImageBlock("iVBOR", "image/png", audience),
+        AudioBlock("UklG", "audio/wav"),
+        ResourceTextBlock("file:///a.txt", "body", "text/plain", audience),
+        ResourceBlobBlock("file:///a.bin", "AAEC"),
+        ResourceLinkBlock("file:///big", "big", "Big", "a big file", "text/csv", 12, audience),
+    )
+    annotated = {"annotations": {"audience": ["user"], "priority": 0.5}}
+    expected = [
+        {"type": "text", "text": "hi", **annotated},
+        {"type": "image", "data": "iVBOR", "mediaType": "image/png", **annotated},
+        {"type": "audio", "data": "UklG", "mediaType": "audio/wav"},
+        {
+            "type": "resource_text",
+            "uri": "file:///a.txt",
+            "text": "body",
+            "mediaType": "text/plain",
+            **annotated,
+        },
+        {"type": "resource_blob", "uri": "file:///a.bin", "blob": "AAEC"},
+        {
+            "type": "resource_link",
+            "uri": "file:///big",
+            "name": "big",
+            "title": "Big",
+            "description": "a big file",
+            "mediaType": "text/csv",
+            "size": 12,
+            **annotated,
+        },
+    ]
+    check_wire(content_to_json(blocks), expected, content_from_json, blocks)
+
+
 @pytest.mark.parametrize(
     ("value", "path", "reason"),
     [
@@ -122,6 +167,18 @@ def test_content_blocks_have_a_type_tag_and_camel_case_fields() -> None:
             "unexpected key 'media_type'",
         ),
         ([{"type": "image", "data": "x"}], "/0", "missing required key 'mediaType'"),
+        (
+            [{"type": "audio", "data": "x", "mediaType": 1}],
+            "/0/mediaType",
+            "expected string, found integer 1",
+        ),
+        ([{"type": "resource_link", "uri": "u"}], "/0", "missing required key 'name'"),
+        (
+            [{"type": "resource_link", "uri": "u", "name": "n", "size": "3"}],
+            "/0/size",
+            'expected integer, found string "3"',
+        ),
+        ([{"type": "resource_text", "uri": "u", "blob": "x"}], "/0/blob", "unexpected key 'blob'"),
         (
             [{"type": "text", "text": "\ud800"}],
             "/0/text",

@@ -43,3 +43,6 @@ def test_values_are_stored_frozen_and_replaceable() -> None:
     moved = execution.with_signal(CancelSignal())
     assert (moved.token, moved.parent, moved.call_id) == (token, None, "c")
     assert repr(TextBlock("x")) == "TextBlock(text='x')"
+    assert (
+        repr(TextBlock("x", {"priority": 1})) == "TextBlock(text='x', annotations={'priority': 1})"
+    )

@@ -5,7 +5,18 @@ from toolfx.core.bounding import BoundedText, bound_text
 from toolfx.core.cancel import CancelSignal
 from toolfx.core.catalog import Catalog, ExecutionMode, ToolSchema
 from toolfx.core.composable import call_tool, described
-from toolfx.core.content import ContentBlock, ContextMessage, ImageBlock, TextBlock, text
+from toolfx.core.content import (
+    AudioBlock,
+    ContentBlock,
+    ContextMessage,
+    ImageBlock,
+    ResourceBlobBlock,
+    ResourceLinkBlock,
+    ResourceTextBlock,
+    TextBlock,
+    text,
+)
+from toolfx.core.content_text import block_text, content_text
 from toolfx.core.context import ToolCallIdentity, ToolRunContext
 from toolfx.core.description import Description
 from toolfx.core.execution import (
@@ -68,6 +79,11 @@ from toolfx.core.providers import (
     to_openai,
 )
 from toolfx.core.providers_nulls import undo_strict_nulls
+from toolfx.core.providers_results import (
+    anthropic_result_content,
+    gemini_function_response,
+    openai_result_content,
+)
 from toolfx.core.records import (
     RecordError,
     SessionRecord,
@@ -96,6 +112,8 @@ from toolfx.core.runtime import (
     ApprovalReply,
     ApprovalRequest,
     Cancelled,
+    ProgressEvent,
+    ProgressReporter,
     RejectedWithFeedback,
     Runtime,
 )
@@ -121,6 +139,7 @@ from toolfx.core.tool import (
     define_tool,
     render_json,
 )
+from toolfx.core.with_content import WithContent
 
 __all__ = [
     "CONTEXT_LINES",
@@ -134,6 +153,7 @@ __all__ = [
     "ApprovalReply",
     "ApprovalRequest",
     "Ask",
+    "AudioBlock",
     "BatchResult",
     "Block",
     "BoundedText",
@@ -183,6 +203,8 @@ __all__ = [
     "ProcessRunner",
     "ProcessSpec",
     "Profile",
+    "ProgressEvent",
+    "ProgressReporter",
     "ProviderTools",
     "RecordError",
     "RecordSink",
@@ -193,6 +215,9 @@ __all__ = [
     "RejectedWithFeedback",
     "ReplaceContent",
     "ReplaceValue",
+    "ResourceBlobBlock",
+    "ResourceLinkBlock",
+    "ResourceTextBlock",
     "Runtime",
     "SandboxMechanism",
     "SchemaDerivationError",
@@ -224,16 +249,22 @@ __all__ = [
     "ValidationFailure",
     "ValidationIssue",
     "ValueSchema",
+    "WithContent",
+    "anthropic_result_content",
+    "block_text",
     "bound_text",
     "call_tool",
     "check_json_schema",
     "common_ends",
     "compile_json_schema",
+    "content_text",
     "define_tool",
     "described",
     "execute",
     "execute_batch",
+    "gemini_function_response",
     "line_edits",
+    "openai_result_content",
     "parse_json",
     "raw_schema",
     "record_from_json",

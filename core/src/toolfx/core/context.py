@@ -61,3 +61,9 @@ class ToolRunContext(ToolCallIdentity, Protocol):
     def conclude_turn(self) -> None:
         """Mark a successful result as the last of the current agent turn."""
         ...
+
+    def report_progress(
+        self, progress: float, total: float | None = None, message: str | None = None
+    ) -> None:
+        """Tell the runtime's progress reporter how far this call has got (finite numbers)."""
+        ...

@@ -5,20 +5,22 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Sequence
-from typing import Any, Final, final
+from typing import Any, Final, final, get_args
 
 from returns.result import Failure, Success
 
 from toolfx.core.cancel import CancelSignal
-from toolfx.core.content import ContextMessage
+from toolfx.core.content import ContentBlock, ContextMessage
 from toolfx.core.execution import ToolExecution
 from toolfx.core.failure import ErrorCode, ToolFailure
 from toolfx.core.json import FrozenJson, snapshot_json
 from toolfx.core.jsonschema import ValidationFailure
 from toolfx.core.outcomes import aborted, defect, failed, from_failure
+from toolfx.core.progress import progress_event
 from toolfx.core.results import ToolExecutionFailure, ToolExecutionResult, ToolExecutionSuccess
 from toolfx.core.runtime import Cancelled, Runtime
 from toolfx.core.tool import ToolDefinition
+from toolfx.core.with_content import WithContent
 
 __all__ = ["CallState", "RunContext", "dispatch", "success_of"]
 
@@ -102,9 +104,22 @@ class RunContext:
         """Mark a successful result as the last of the agent turn."""
         self._state.concludes_turn = True
 
+    def report_progress(
+        self, progress: float, total: float | None = None, message: str | None = None
+    ) -> None:
+        """Hand this call's progress to the runtime (a raising reporter is a contained defect)."""
+        event = progress_event(self._execution, progress, total, message)
+        try:
+            self._runtime.progress(event)
+        except Exception as error:
+            self._runtime.report(error, f"reporting the progress of `{self._execution.name}`")
+
 
 _PLAIN_VALUES: Final = frozenset({str, int, float, bool, type(None), dict, list, tuple})
 """Exact types a body's value can have that are never awaitable and never a `Result`."""
+
+_BLOCK_TYPES: Final = frozenset(get_args(ContentBlock))
+"""The exact types of content blocks, which a `WithContent` must hold."""
 
 
 async def dispatch(
@@ -152,8 +167,29 @@ async def dispatch(
             f"`{execution.name}` returned a failure that is not a ToolFailure: {failure!r}",
         )
     value = returned.unwrap() if isinstance(returned, Success) else returned
+    if type(value) is WithContent:
+        return _with_content(definition, execution, args, value, state)
     checked = definition.output.schema.round_trip_or_failure(value)
     return success_of(definition, execution, args, checked, state)
+
+
+def _with_content(
+    definition: ToolDefinition[Any, Any],
+    execution: ToolExecution,
+    args: object,
+    returned: WithContent[Any],
+    state: CallState,
+) -> ToolExecutionResult:
+    """The success of a value the body gave with its content, both checked."""
+    for index, block in enumerate(returned.content):
+        if type(block) not in _BLOCK_TYPES:
+            return failed(
+                ErrorCode.INVALID_TOOL_OUTPUT,
+                f"Tool `{execution.name}` returned content whose block {index} is "
+                f"{type(block).__name__}, not a content block",
+            )
+    checked = definition.output.schema.round_trip_or_failure(returned.value)
+    return success_of(definition, execution, args, checked, state, given=returned.content)
 
 
 def success_of(
@@ -162,8 +198,11 @@ def success_of(
     args: object,
     checked: tuple[FrozenJson, Any] | ValidationFailure,
     state: CallState,
+    *,
+    given: tuple[ContentBlock, ...] | None = None,
 ) -> ToolExecutionResult:
-    """The rendered success of a checked value, or INVALID_TOOL_OUTPUT if the check failed."""
+    """The rendered success of a checked value (shown as `given` content when the body gave
+    it), or INVALID_TOOL_OUTPUT if the check failed."""
     if isinstance(checked, ValidationFailure):
         return failed(
             ErrorCode.INVALID_TOOL_OUTPUT,
@@ -174,8 +213,11 @@ def success_of(
     output = definition.output
     render = output.render
     try:
-        content = render(args, typed)
-        content = content if type(content) is tuple else tuple(content)
+        if given is None:
+            content = render(args, typed)
+            content = content if type(content) is tuple else tuple(content)
+        else:
+            content = given
         meta = (
             None
             if output.presentation_meta is None

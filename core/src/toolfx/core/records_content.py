@@ -3,12 +3,13 @@ and durable results (the conventions are in records.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Final, assert_never
+import dataclasses
+from collections.abc import Callable, Sequence
+from typing import Final, final, get_args
 
 from returns.result import Result
 
-from toolfx.core.content import ContentBlock, ContextMessage, ImageBlock, TextBlock
+from toolfx.core.content import ContentBlock, ContextMessage, TextBlock
 from toolfx.core.failure import ErrorCode, ToolFailure
 from toolfx.core.json_model import FrozenJson
 from toolfx.core.json_render import render_literal
@@ -17,8 +18,10 @@ from toolfx.core.records_wire import (
     RecordError,
     array,
     as_bool,
+    as_int,
     as_json,
     as_str,
+    as_str_or_null,
     decoding,
     field,
     freeze,
@@ -44,7 +47,48 @@ __all__ = [
 ]
 
 _Plain = dict[str, object]
-_BLOCK_TYPES: Final = ("text", "image")
+
+_BLOCK_CLASSES: Final[dict[str, type[ContentBlock]]] = {
+    cls.type: cls for cls in get_args(ContentBlock)
+}
+"""Each block kind by its wire tag (its `type`)."""
+
+_WIRE_KEYS: Final = {"media_type": "mediaType"}
+"""Field names whose wire key differs (camelCase); every other key is the field name."""
+
+_FIELD_DECODERS: Final[dict[str, Callable[[object], object]]] = {
+    "str": as_str,
+    "str | None": as_str_or_null,
+    "int | None": lambda value: None if value is None else as_int(value),
+    "FrozenJson": as_json,
+}
+"""How a block field is read, by its declared type (the annotations are strings)."""
+
+
+@final
+@dataclasses.dataclass(frozen=True, slots=True)
+class _BlockCodec:
+    """One block kind on the wire: (field, wire key, decoder), the required and optional keys."""
+
+    cls: type[ContentBlock]
+    fields: tuple[tuple[str, str, Callable[[object], object]], ...]
+    required: tuple[str, ...]
+    optional: tuple[str, ...]
+
+
+def _codec(cls: type[ContentBlock]) -> _BlockCodec:
+    fields = tuple(
+        (f.name, _WIRE_KEYS.get(f.name, f.name), _FIELD_DECODERS[str(f.type)])
+        for f in dataclasses.fields(cls)
+    )
+    defaults = {f.name for f in dataclasses.fields(cls) if f.default is not dataclasses.MISSING}
+    required = ("type", *(key for name, key, _ in fields if name not in defaults))
+    return _BlockCodec(
+        cls, fields, required, tuple(key for name, key, _ in fields if name in defaults)
+    )
+
+
+_CODECS: Final = {tag: _codec(cls) for tag, cls in _BLOCK_CLASSES.items()}
 
 
 def content_to_json(blocks: Sequence[ContentBlock]) -> FrozenJson:
@@ -98,13 +142,14 @@ def durable_from_json(value: object) -> Result[DurableResult, RecordError]:
 
 
 def _block_plain(block: ContentBlock) -> _Plain:
-    match block:
-        case TextBlock():
-            return {"type": "text", "text": block.text}
-        case ImageBlock():
-            return {"type": "image", "data": block.data, "mediaType": block.media_type}
-        case _:
-            assert_never(block)
+    if type(block) is TextBlock and block.annotations is None:  # the common case, kept cheap
+        return {"type": "text", "text": block.text}
+    out: _Plain = {"type": block.type}
+    for name, key, _ in _CODECS[block.type].fields:
+        value = getattr(block, name)
+        if value is not None:  # an optional field left out; required fields are never None
+            out[key] = value
+    return out
 
 
 def _content_plain(blocks: Sequence[ContentBlock]) -> list[_Plain]:
@@ -136,11 +181,10 @@ def durable_plain(result: DurableResult) -> _Plain:
 
 
 def _block(value: object) -> ContentBlock:
-    if read_tag(value, "type", _BLOCK_TYPES, "block type") == "text":
-        obj = read_object(value, ("type", "text"))
-        return TextBlock(field(obj, "text", as_str))
-    obj = read_object(value, ("type", "data", "mediaType"))
-    return ImageBlock(field(obj, "data", as_str), field(obj, "mediaType", as_str))
+    codec = _CODECS[read_tag(value, "type", _CODECS, "block type")]
+    obj = read_object(value, codec.required, codec.optional)
+    values = [optional(obj, key, decode, None) for _, key, decode in codec.fields]
+    return codec.cls(*values)  # type: ignore[arg-type]  # each value read by its field's type
 
 
 def _content(value: object) -> tuple[ContentBlock, ...]:

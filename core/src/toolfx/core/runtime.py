@@ -23,6 +23,8 @@ __all__ = [
     "ApprovalRequest",
     "Cancelled",
     "DefectReporter",
+    "ProgressEvent",
+    "ProgressReporter",
     "RejectedWithFeedback",
     "Runtime",
     "deadline_reason",
@@ -86,6 +88,23 @@ ApprovalReply = (
 """The approval service's answer; the pipeline runs an `ask` only on `allowed-once`."""
 
 
+@final
+@dataclass(frozen=True, slots=True)
+class ProgressEvent:
+    """How far a running call has got: its call id and tool, the progress so far, the total if
+    known (both in the tool's own units, finite), and a message if any."""
+
+    call_id: str
+    tool: str
+    progress: float
+    total: float | None = None
+    message: str | None = None
+
+
+ProgressReporter = Callable[[ProgressEvent], None]
+"""Receives the progress of running calls (a display, a log); it must not block."""
+
+
 class Runtime(Protocol):
     """Capabilities: time, cancellation points, concurrency, blocking work, approvals, spills."""
 
@@ -117,6 +136,10 @@ class Runtime(Protocol):
 
     async def approve(self, request: ApprovalRequest, signal: CancelSignal) -> ApprovalReply:
         """Ask the approval service; `cancelled` if `signal` is set first."""
+        ...
+
+    def progress(self, event: ProgressEvent) -> None:
+        """Receive a running call's progress: hand it to the host's reporter, if it has one."""
         ...
 
     def report(self, error: BaseException, where: str) -> None:

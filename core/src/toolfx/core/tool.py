@@ -21,6 +21,7 @@ from toolfx.core.presentation import ToolCallView, ToolResultView
 from toolfx.core.results import DurableResult, ToolExecutionResult
 from toolfx.core.schema import ValueSchema, schema_of
 from toolfx.core.tool_errors import ToolDefinitionError
+from toolfx.core.with_content import WithContent
 
 __all__ = [
     "TOOL_NAME_PATTERN",
@@ -80,7 +81,8 @@ class ToolOptions:
 class ToolDefinition(Generic[ArgsT, OutT]):
     """One frozen tool: schema, body, output contract, scheduling and presentation callbacks.
 
-    The body returns OutT or `Result[OutT, ToolFailure]`, from a plain or an `async def`; a plain
+    The body returns OutT or `Result[OutT, ToolFailure]` (or `WithContent[OutT]` in their place,
+    to give the model content itself), from a plain or an `async def`; a plain
     body that blocks (file or network I/O) says `blocking=True` so async interpreters run it in
     a thread. `timeout` is in seconds. `output_limits` bounds the text its results show the
     model (None: its Location's limits); no tool is unbounded, one may only declare larger limits.
@@ -147,7 +149,7 @@ def define_tool(
     description: str,
     parameters: TypeForm[ArgsT],
     output: Output[ArgsT, OutT],
-    execute: Callable[[ArgsT, ToolRunContext], OutT],
+    execute: Callable[[ArgsT, ToolRunContext], OutT | WithContent[OutT]],
     finalize_content: (
         Callable[[ToolCallIdentity, ToolExecutionResult], Sequence[ContentBlock] | None] | None
     ) = None,
@@ -166,7 +168,9 @@ def define_tool(
     description: str,
     parameters: TypeForm[ArgsT],
     output: Output[ArgsT, OutT],
-    execute: Callable[[ArgsT, ToolRunContext], Result[OutT, ToolFailure]],
+    execute: Callable[
+        [ArgsT, ToolRunContext], Result[OutT, ToolFailure] | Result[WithContent[OutT], ToolFailure]
+    ],
     finalize_content: (
         Callable[[ToolCallIdentity, ToolExecutionResult], Sequence[ContentBlock] | None] | None
     ) = None,
@@ -185,7 +189,7 @@ def define_tool(
     description: str,
     parameters: TypeForm[ArgsT],
     output: Output[ArgsT, OutT],
-    execute: Callable[[ArgsT, ToolRunContext], Awaitable[OutT]],
+    execute: Callable[[ArgsT, ToolRunContext], Awaitable[OutT | WithContent[OutT]]],
     finalize_content: (
         Callable[[ToolCallIdentity, ToolExecutionResult], Sequence[ContentBlock] | None] | None
     ) = None,
@@ -204,7 +208,10 @@ def define_tool(
     description: str,
     parameters: TypeForm[ArgsT],
     output: Output[ArgsT, OutT],
-    execute: Callable[[ArgsT, ToolRunContext], Awaitable[Result[OutT, ToolFailure]]],
+    execute: Callable[
+        [ArgsT, ToolRunContext],
+        Awaitable[Result[OutT, ToolFailure] | Result[WithContent[OutT], ToolFailure]],
+    ],
     finalize_content: (
         Callable[[ToolCallIdentity, ToolExecutionResult], Sequence[ContentBlock] | None] | None
     ) = None,

@@ -28,12 +28,15 @@ from toolfx.core.runtime import (
     ApprovalRequest,
     Cancelled,
     DefectReporter,
+    ProgressEvent,
+    ProgressReporter,
     RejectedWithFeedback,
     Runtime,
     deadline_reason,
     log_defect,
 )
 from toolfx.core.spills import SpillStore
+from toolfx.interpreters.anyio_deadlines import deadlines_of
 from toolfx.interpreters.anyio_pool import PASSED_ON, on_asyncio, run_pool
 from toolfx.interpreters.anyio_processes import AnyioProcessRunner
 from toolfx.interpreters.anyio_wake import in_loop
@@ -52,7 +55,7 @@ AnyioApprovals = Callable[[ApprovalRequest], ApprovalReply | Awaitable[ApprovalR
 class AnyioRuntime(Runtime):
     """Capabilities on the running anyio event loop; approvals from a sync or async callback."""
 
-    __slots__ = ("_approvals", "_files", "_on_defect", "_processes", "_spills")
+    __slots__ = ("_approvals", "_files", "_on_defect", "_on_progress", "_processes", "_spills")
 
     def __init__(
         self,
@@ -62,9 +65,11 @@ class AnyioRuntime(Runtime):
         files: FileSystem | None = None,
         processes: ProcessRunner | None = None,
         spills: SpillStore | None = None,
+        progress: ProgressReporter | None = None,
     ) -> None:
         self._approvals = approvals
         self._on_defect = on_defect
+        self._on_progress = progress
         self._files: FileSystem = AnyioFileSystem() if files is None else files
         self._processes: ProcessRunner = AnyioProcessRunner() if processes is None else processes
         self._spills: SpillStore = AnyioFolderSpills() if spills is None else spills
@@ -106,23 +111,34 @@ class AnyioRuntime(Runtime):
     async def deadline(
         self, seconds: float, signal: CancelSignal, thunk: Callable[[], Awaitable[T]]
     ) -> T:
-        """Run `thunk`; a watcher task sets `signal` if it still runs after `seconds`.
+        """Run `thunk`; a timer sets `signal` if it still runs after `seconds`.
 
-        The thunk is never cancelled by the deadline: it sees the signal and decides. When it
-        finishes, the watcher task is cancelled; the thunk's exception is raised as it was.
+        The thunk is never cancelled by the deadline: it sees the signal and decides; its
+        exception is raised as it was. On asyncio every deadline of the loop shares one timer
+        (anyio_deadlines.py: no task or timer handle per call); elsewhere a watcher task,
+        cancelled when the thunk finishes.
         """
-        reason = deadline_reason(seconds)
 
-        async def expire() -> None:
-            await anyio.sleep(max(seconds, 0.0))
+        def expire() -> None:
             try:
-                signal.cancel(reason)
+                signal.cancel(deadline_reason(seconds))
             except Exception as error:  # a watcher's defect must not cancel the thunk
                 self.report(error, "a watcher of a deadline's signal")
 
+        if on_asyncio():
+            timer = deadlines_of(asyncio.get_running_loop()).add(max(seconds, 0.0), expire)
+            try:
+                return await thunk()
+            finally:
+                timer.cancel()
+
+        async def expire_later() -> None:
+            await anyio.sleep(max(seconds, 0.0))
+            expire()
+
         failure: BaseException | None = None
         async with anyio.create_task_group() as group:
-            group.start_soon(expire)
+            group.start_soon(expire_later)
             try:
                 result = await thunk()
             except PASSED_ON as error:
@@ -158,6 +174,11 @@ class AnyioRuntime(Runtime):
             finally:
                 unsubscribe()
         return "cancelled" if scope.cancelled_caught else reply
+
+    def progress(self, event: ProgressEvent) -> None:
+        """Pass a running call's progress to the `progress` reporter given, if any."""
+        if self._on_progress is not None:
+            self._on_progress(event)
 
     def report(self, error: BaseException, where: str) -> None:
         """Pass a contained defect to `on_defect` (by default: logged on the `toolfx` logger)."""

@@ -53,6 +53,8 @@ from toolfx.core.runtime import (
     ApprovalReply,
     ApprovalRequest,
     Cancelled,
+    ProgressEvent,
+    ProgressReporter,
     Runtime,
     deadline_reason,
 )
@@ -97,7 +99,7 @@ UNAVAILABLE: Final[ApprovalReply] = "unavailable"
 class DeterministicRuntime(Runtime):
     """Capabilities on one run's scheduler: virtual time, seeded interleavings, scripted replies."""
 
-    __slots__ = ("_approvals", "_files", "_processes", "_scheduler", "_spills")
+    __slots__ = ("_approvals", "_files", "_on_progress", "_processes", "_scheduler", "_spills")
 
     def __init__(
         self,
@@ -107,9 +109,11 @@ class DeterministicRuntime(Runtime):
         *,
         processes: ScriptedProcesses | None = None,
         spills: SpillStore | None = None,
+        progress: ProgressReporter | None = None,
     ) -> None:
         self._scheduler = scheduler
         self._approvals = approvals
+        self._on_progress = progress
         self._files = TracedFileSystem(files, scheduler)
         self._processes = (ScriptedProcesses() if processes is None else processes).on(scheduler)
         self._spills: SpillStore = MemorySpills() if spills is None else spills
@@ -184,6 +188,13 @@ class DeterministicRuntime(Runtime):
         self._scheduler.record("approve", f"{summary} -> {reply}")
         return reply
 
+    def progress(self, event: ProgressEvent) -> None:
+        """Record a call's progress in the trace and pass it to the `progress` reporter, if any."""
+        total = "" if event.total is None else f"/{event.total:g}"
+        self._scheduler.record("progress", f"{event.call_id} {event.progress:g}{total}")
+        if self._on_progress is not None:
+            self._on_progress(event)
+
     def report(self, error: BaseException, where: str) -> None:
         """Record a contained defect in the trace and in the interpreter's `reported`."""
         self._scheduler.report(error, where)
@@ -223,6 +234,7 @@ class DeterministicInterpreter:
         "_faults",
         "_files",
         "_processes",
+        "_progress",
         "_reported",
         "_seed",
         "_spills",
@@ -238,6 +250,7 @@ class DeterministicInterpreter:
         processes: ScriptedProcesses | None = None,
         *,
         spills: SpillStore | None = None,
+        progress: ProgressReporter | None = None,
     ) -> None:
         if isinstance(approvals, str):
             raise TypeError("approvals must be a sequence of replies, not one reply")
@@ -252,6 +265,7 @@ class DeterministicInterpreter:
         self._files = files
         self._processes = ScriptedProcesses() if processes is None else processes
         self._spills = spills
+        self._progress = progress
         self._trace: tuple[TraceEvent, ...] = ()
         self._reported: tuple[Reported, ...] = ()
 
@@ -275,6 +289,7 @@ class DeterministicInterpreter:
             files,
             processes=self._processes,
             spills=self._spills,
+            progress=self._progress,
         )
         try:
             return scheduler.run(description.program(runtime))

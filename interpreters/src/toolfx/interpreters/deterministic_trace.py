@@ -18,13 +18,14 @@ TraceKind = Literal[
     "files",
     "process",
     "report",
+    "progress",
     "fault",
     "done",
     "failed",
     "abandoned",
 ]
 """What a trace event records (`wait`: for the tasks it started; `files`: a file operation;
-`process`: a scripted process starting or ending)."""
+`process`: a scripted process starting or ending; `progress`: a call's progress)."""
 
 
 @final

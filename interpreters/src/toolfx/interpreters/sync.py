@@ -23,6 +23,8 @@ from toolfx.core.runtime import (
     ApprovalRequest,
     Cancelled,
     DefectReporter,
+    ProgressEvent,
+    ProgressReporter,
     Runtime,
     deadline_reason,
     log_defect,
@@ -42,7 +44,7 @@ T = TypeVar("T")
 class SyncRuntime(Runtime):
     """Capabilities that complete at once on the calling thread; approvals from a callback."""
 
-    __slots__ = ("_approvals", "_files", "_on_defect", "_processes", "_spills")
+    __slots__ = ("_approvals", "_files", "_on_defect", "_on_progress", "_processes", "_spills")
 
     def __init__(
         self,
@@ -52,9 +54,11 @@ class SyncRuntime(Runtime):
         files: FileSystem | None = None,
         processes: ProcessRunner | None = None,
         spills: SpillStore | None = None,
+        progress: ProgressReporter | None = None,
     ) -> None:
         self._approvals = approvals
         self._on_defect = on_defect
+        self._on_progress = progress
         self._files: FileSystem = LocalFileSystem() if files is None else files
         self._processes: ProcessRunner = SyncProcessRunner() if processes is None else processes
         self._spills: SpillStore = FolderSpills() if spills is None else spills
@@ -123,6 +127,11 @@ class SyncRuntime(Runtime):
         if self._approvals is None:
             return "unavailable"
         return self._approvals(request)
+
+    def progress(self, event: ProgressEvent) -> None:
+        """Pass a running call's progress to the `progress` reporter given, if any."""
+        if self._on_progress is not None:
+            self._on_progress(event)
 
     def report(self, error: BaseException, where: str) -> None:
         """Pass a contained defect to `on_defect` (by default: logged on the `toolfx` logger)."""

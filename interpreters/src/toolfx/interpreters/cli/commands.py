@@ -97,7 +97,15 @@ def play(
         record = Recorder(display.show, file)
         record(header)
         spills = spill_folder(header.workspace, os.environ)  # the leaves read it without asking
-        run_session(turns, catalog, header.interpreter, answer, record, spill_folder=spills)
+        run_session(
+            turns,
+            catalog,
+            header.interpreter,
+            answer,
+            record,
+            spill_folder=spills,
+            progress=display.progress,
+        )
     display.finish()
 
 

@@ -40,16 +40,16 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from toolfx.core import (
     CancelSignal,
     Catalog,
-    ContentBlock,
-    TextBlock,
     ToolCall,
     ToolExecutionFailure,
     ToolExecutionResult,
     execute,
 )
 from toolfx.core.runtime import ApprovalReply, ApprovalRequest
+from toolfx.core.spills import SpillStore
 from toolfx.interpreters.anyio_runtime import AnyioRuntime, run_anyio_async
 from toolfx.interpreters.cli.mcp_asks import ASK_KEY, ask_form, can_elicit, elicit, reply_of
+from toolfx.interpreters.cli.mcp_content import mcp_block
 
 __all__ = ["ASK_TTL", "CALL_ID_META", "ERROR_META", "McpCalls", "call_result"]
 
@@ -68,7 +68,7 @@ _log = logging.getLogger("toolfx.mcp")
 def call_result(result: ToolExecutionResult) -> types.CallToolResult:
     """A pipeline result as MCP: its content, with a success's object value as structured
     content, and a failure's code, message and details in `_meta` beside `isError`."""
-    content: list[types.ContentBlock] = [_block(block) for block in result.content]
+    content: list[types.ContentBlock] = [mcp_block(block) for block in result.content]
     if not isinstance(result, ToolExecutionFailure):
         if not isinstance(result.value, Mapping):
             return types.CallToolResult(content=content)
@@ -77,12 +77,6 @@ def call_result(result: ToolExecutionResult) -> types.CallToolResult:
     error = result.error
     meta = {"code": error.code.value, "message": error.message, "details": error.info.details}
     return types.CallToolResult(content=content, is_error=True, _meta={ERROR_META: meta})
-
-
-def _block(block: ContentBlock) -> types.TextContent | types.ImageContent:
-    if isinstance(block, TextBlock):
-        return types.TextContent(text=block.text)
-    return types.ImageContent(data=block.data, mime_type=block.media_type)
 
 
 @final
@@ -122,9 +116,9 @@ class _Call:
         self.signal = CancelSignal()
         self._send, self._receive = anyio.create_memory_object_stream[_Step](math.inf)
 
-    async def run(self, catalog: Catalog, call: ToolCall, asks: bool) -> None:
+    async def run(self, catalog: Catalog, call: ToolCall, asks: bool, spills: SpillStore) -> None:
         """Run the call through the pipeline; its asks and then its result go to `next_step`."""
-        runtime = AnyioRuntime(approvals=self._ask if asks else None)
+        runtime = AnyioRuntime(approvals=self._ask if asks else None, spills=spills)
         with self._send:
             result = await run_anyio_async(execute(catalog, call), runtime)
             try:
@@ -181,10 +175,11 @@ class _Parked:
 class McpCalls:
     """The `tools/call` handler of one server: calls run in `group`, asks go to the client."""
 
-    __slots__ = ("_catalog", "_group", "_numbers", "_parked")
+    __slots__ = ("_catalog", "_group", "_numbers", "_parked", "_spills")
 
-    def __init__(self, catalog: Catalog, group: anyio.abc.TaskGroup) -> None:
+    def __init__(self, catalog: Catalog, group: anyio.abc.TaskGroup, spills: SpillStore) -> None:
         self._catalog = catalog
+        self._spills = spills
         self._group = group
         self._parked: dict[str, _Parked] = {}
         self._numbers = itertools.count(1)
@@ -219,7 +214,7 @@ class McpCalls:
         call_id = f"mcp-{next(self._numbers)}" if call.call_id is None else call.call_id
         arguments = {} if params.arguments is None else params.arguments
         tool_call = ToolCall(call_id, params.name, arguments, call.signal)
-        self._group.start_soon(call.run, self._catalog, tool_call, asks)
+        self._group.start_soon(call.run, self._catalog, tool_call, asks, self._spills)
         return call
 
     def _park(self, call: _Call, ask: _Ask) -> types.InputRequiredResult:

@@ -10,6 +10,7 @@ messages are in them).
 from __future__ import annotations
 
 import logging
+import os
 from importlib.metadata import version
 from typing import Any, Final, cast, final
 
@@ -21,11 +22,13 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
 from toolfx.core import Catalog, ToolSchema, thaw_json
+from toolfx.core.workspace_state import spill_folder
 from toolfx.interpreters.cli.args import McpServeCommand
 from toolfx.interpreters.cli.commands import load_rules, workspace_root
 from toolfx.interpreters.cli.mcp_calls import McpCalls
 from toolfx.interpreters.cli.providers import load_catalog
 from toolfx.interpreters.cli.visible import visible
+from toolfx.interpreters.folder_spills import AnyioFolderSpills
 
 __all__ = ["LOG_FORMAT", "VisibleFormatter", "mcp_serve", "mcp_server", "mcp_tool", "serve"]
 
@@ -55,12 +58,15 @@ def mcp_serve(command: McpServeCommand) -> int:
     handler = logging.StreamHandler()  # stderr
     handler.setFormatter(VisibleFormatter(LOG_FORMAT))
     logging.basicConfig(handlers=[handler])
-    anyio.run(serve, catalog)
+    anyio.run(serve, catalog, spill_folder(root, os.environ))
     return 0
 
 
-def mcp_server(catalog: Catalog, group: anyio.abc.TaskGroup) -> Server[Any]:
-    """The MCP server of `catalog`: its tools listed, each call run in `group`."""
+def mcp_server(
+    catalog: Catalog, group: anyio.abc.TaskGroup, spills: str | None = None
+) -> Server[Any]:
+    """The MCP server of `catalog`: its tools listed, each call run in `group`; outputs cut for
+    the client are kept whole in the folder `spills` (None: a private temporary one)."""
     tools = types.ListToolsResult(tools=[mcp_tool(s) for s in catalog.native_schemas()])
 
     async def list_tools(
@@ -72,14 +78,14 @@ def mcp_server(catalog: Catalog, group: anyio.abc.TaskGroup) -> Server[Any]:
         "toolfx",
         version=version("toolfx-interpreters"),
         on_list_tools=list_tools,
-        on_call_tool=McpCalls(catalog, group).call_tool,
+        on_call_tool=McpCalls(catalog, group, AnyioFolderSpills(spills)).call_tool,
     )
 
 
-async def serve(catalog: Catalog) -> None:
+async def serve(catalog: Catalog, spills: str | None = None) -> None:
     """Serve `catalog` to one client over this process's stdin and stdout."""
     async with anyio.create_task_group() as group:
-        server = mcp_server(catalog, group)
+        server = mcp_server(catalog, group, spills)
         async with stdio_server() as (read_stream, write_stream):
             await server.run(read_stream, write_stream, server.create_initialization_options())
         group.cancel_scope.cancel()  # the client has gone: stop what still runs or waits

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any, Final, Protocol, final
 
@@ -20,11 +20,11 @@ from rich.panel import Panel
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
 from rich.text import Text
 
-from toolfx.core import Catalog, ContentBlock, TextBlock, ToolDefinition
+from toolfx.core import Catalog, ToolDefinition, content_text
 from toolfx.core.json import JsonValue, thaw_json
 from toolfx.core.presentation import GenericCallCard, GenericResultCard
 from toolfx.core.records import ToolApprovalRecord, ToolCallRecord, ToolResultRecord
-from toolfx.core.runtime import ApprovalReply, RejectedWithFeedback
+from toolfx.core.runtime import ApprovalReply, ProgressEvent, RejectedWithFeedback
 from toolfx.interpreters.cli.cards import call_body, result_body
 from toolfx.interpreters.cli.log import LogRecord, SessionHeader, TurnRecord
 from toolfx.interpreters.cli.visible import visible
@@ -58,6 +58,10 @@ class Display(Protocol):
         """A context in which nothing live (a progress bar) draws, for a prompt."""
         ...
 
+    def progress(self, event: ProgressEvent) -> None:
+        """Show how far a running call has got (a display may leave it out)."""
+        ...
+
 
 def _reply_text(reply: ApprovalReply) -> str:
     if isinstance(reply, RejectedWithFeedback):
@@ -69,18 +73,20 @@ def _reply_kind(reply: ApprovalReply) -> str:
     return "rejected" if isinstance(reply, RejectedWithFeedback) else _REPLIES[reply]
 
 
-def _content_text(content: Sequence[ContentBlock]) -> str:
-    return "\n".join(
-        block.text if isinstance(block, TextBlock) else f"[image {block.media_type}]"
-        for block in content
-    )
-
-
 @final
 class PanelDisplay:
     """Records as rich panels: a pending card per call, a completed card per result."""
 
-    __slots__ = ("_calls", "_catalog", "_console", "_outcomes", "_progress", "_replies", "_task")
+    __slots__ = (
+        "_call_tasks",
+        "_calls",
+        "_catalog",
+        "_console",
+        "_outcomes",
+        "_progress",
+        "_replies",
+        "_task",
+    )
 
     def __init__(self, console: Console, catalog: Catalog) -> None:
         self._console = console
@@ -89,7 +95,8 @@ class PanelDisplay:
         self._outcomes: Counter[str] = Counter()
         self._replies: Counter[str] = Counter()
         self._progress: Progress | None = None
-        self._task = TaskID(0)
+        self._task: TaskID | None = None
+        self._call_tasks: dict[str, TaskID] = {}
 
     def show(self, record: LogRecord) -> None:
         """Print the record: a rule for the session and each turn, a panel for each call."""
@@ -103,15 +110,8 @@ class PanelDisplay:
                 self._stop_progress()
                 console.rule(Text(f"turn {record.turn} · {_counted(record.calls, 'call')}"))
                 if console.is_terminal and record.calls > PROGRESS_MIN_CALLS:
-                    self._progress = Progress(
-                        TextColumn(f"turn {record.turn}"),
-                        BarColumn(),
-                        MofNCompleteColumn(),
-                        console=console,
-                        transient=True,
-                    )
-                    self._task = self._progress.add_task("calls", total=record.calls)
-                    self._progress.start()
+                    progress = self._live_progress()
+                    self._task = progress.add_task(f"turn {record.turn}", total=record.calls)
             case ToolCallRecord():
                 self._calls[record.call_id] = record
                 console.print(self._pending(record))
@@ -122,10 +122,7 @@ class PanelDisplay:
                 error = record.result.error
                 self._outcomes["ok" if error is None else error.info.code.value] += 1
                 console.print(self._completed(record))
-                if self._progress is not None:
-                    self._progress.advance(self._task)
-                    if self._progress.finished:
-                        self._stop_progress()
+                self._call_done(record.call_id)
 
     def finish(self) -> None:
         """Print the summary: calls by outcome, approvals by answer."""
@@ -153,10 +150,49 @@ class PanelDisplay:
         finally:
             progress.start()
 
+    def progress(self, event: ProgressEvent) -> None:
+        """On a terminal, a bar for the call on the live progress display; elsewhere nothing."""
+        if not self._console.is_terminal:
+            return
+        progress = self._live_progress()
+        task = self._call_tasks.get(event.call_id)
+        message = "" if event.message is None else f" · {visible(event.message, lines=False)}"
+        description = f"{visible(event.tool, lines=False)}{message}"
+        if task is None:
+            task = self._call_tasks[event.call_id] = progress.add_task(description, total=None)
+        progress.update(task, description=description, completed=event.progress, total=event.total)
+
+    def _live_progress(self) -> Progress:
+        if self._progress is None:
+            self._progress = Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                console=self._console,
+                transient=True,
+            )
+            self._progress.start()
+        return self._progress
+
+    def _call_done(self, call_id: str) -> None:
+        progress = self._progress
+        if progress is None:
+            return
+        task = self._call_tasks.pop(call_id, None)
+        if task is not None:
+            progress.remove_task(task)
+        turn = next((t for t in progress.tasks if t.id == self._task), None)
+        if turn is not None:
+            progress.advance(turn.id)
+        if not self._call_tasks and (turn is None or turn.finished):
+            self._stop_progress()
+
     def _stop_progress(self) -> None:
         if self._progress is not None:
             self._progress.stop()
             self._progress = None
+            self._task = None
+            self._call_tasks.clear()
 
     def _decoded(self, call: ToolCallRecord) -> tuple[ToolDefinition[Any, Any], Any] | None:
         definition = self._catalog.get(call.name)
@@ -183,7 +219,7 @@ class PanelDisplay:
         if decoded is not None and decoded[0].present_result is not None:
             view = decoded[0].present_result(decoded[1], result)
         if view is None:
-            view = GenericResultCard(content=_content_text(result.content))
+            view = GenericResultCard(content=content_text(result.content))
         if result.error is None:
             return _panel(result_body(view), name, record.call_id, "done", "green")
         return _panel(result_body(view), name, record.call_id, result.error.info.code.value, "red")
@@ -238,6 +274,9 @@ class JsonDisplay:
     def finish(self) -> None:
         """Nothing follows the last result."""
 
+    def progress(self, event: ProgressEvent) -> None:
+        """Results only: progress is left out."""
+
     @contextmanager
     def paused(self) -> Iterator[None]:
         """Nothing draws live here."""
@@ -250,7 +289,7 @@ def _result_json(name: str | None, record: ToolResultRecord) -> JsonValue:
         "callId": record.call_id,
         "tool": name,
         "isError": result.is_error,
-        "content": _content_text(result.content),
+        "content": content_text(result.content),
         "error": None
         if error is None
         else {"code": error.info.code.value, "message": error.message},

@@ -20,7 +20,7 @@ from toolfx.core import (
 )
 from toolfx.core.outcomes import failed
 from toolfx.core.records import ToolApprovalRecord, ToolCallRecord, ToolResultRecord
-from toolfx.core.runtime import ApprovalReply, ApprovalRequest
+from toolfx.core.runtime import ApprovalReply, ApprovalRequest, ProgressReporter
 from toolfx.interpreters.anyio_runtime import AnyioRuntime, run_anyio
 from toolfx.interpreters.cli.approvals import Answer
 from toolfx.interpreters.cli.log import Interpreter, LogRecord, TurnRecord
@@ -39,8 +39,10 @@ def run_session(
     sink: Callable[[LogRecord], None],
     *,
     spill_folder: str | None = None,
+    progress: ProgressReporter | None = None,
 ) -> None:
-    """Run the turns in order; asks go to `answer` and are recorded with their replies.
+    """Run the turns in order; asks go to `answer` and are recorded with their replies; the
+    calls' progress goes to `progress`.
 
     Whole outputs cut for the model are kept in `spill_folder` (None: a private temporary one).
     """
@@ -69,10 +71,11 @@ def run_session(
 
     description = Description(program)
     if interpreter == "sync":
-        run_sync(description, SyncRuntime(approvals=approve, spills=FolderSpills(spill_folder)))
+        kept = FolderSpills(spill_folder)
+        run_sync(description, SyncRuntime(approvals=approve, spills=kept, progress=progress))
     else:
-        spills = AnyioFolderSpills(spill_folder)
-        runtime = AnyioRuntime(approvals=approve_in_thread, spills=spills)
+        folder = AnyioFolderSpills(spill_folder)
+        runtime = AnyioRuntime(approvals=approve_in_thread, spills=folder, progress=progress)
         run_anyio(description, interpreter, runtime)
 
 

@@ -28,6 +28,8 @@ from mcp.client.subscriptions import SubscriptionLost
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
+from toolfx.leaves.mcp.asks import CallsInFlight, elicitation_handler
+
 __all__ = ["Link", "LinkSettings", "McpServerError", "list_tools", "serve_link"]
 
 MAX_LIST_PAGES: Final = 100
@@ -71,14 +73,38 @@ class LinkSettings:
 
 @final
 class Link:
-    """A live connection: its client, and the events that close it and tell it has closed."""
+    """A live connection: its client, its calls in flight, its event loop, and the events that
+    close it and tell it has closed."""
 
-    __slots__ = ("client", "closing", "finished")
+    __slots__ = ("calls", "client", "closing", "finished", "loop")
 
-    def __init__(self, client: Client) -> None:
+    def __init__(self, client: Client, calls: CallsInFlight) -> None:
         self.client = client
+        self.calls = calls
+        self.loop = anyio.lowlevel.current_token()
         self.closing = anyio.Event()
         self.finished = anyio.Event()
+
+    def waker(self, wake: Callable[[], None]) -> Callable[[], None]:
+        """A signal watcher that runs `wake` (which must not raise) in the connection's loop:
+        at once when called there, else scheduled into it without waiting (a no-op once the
+        loop has finished)."""
+        loop = self.loop
+
+        def watcher() -> None:
+            try:
+                here: anyio.lowlevel.EventLoopToken | None = anyio.lowlevel.current_token()
+            except anyio.NoEventLoopError:
+                here = None
+            if here == loop:
+                wake()
+                return
+            try:
+                loop.backend_class.run_sync_soon(wake, (), loop.native_token)
+            except anyio.RunFinishedError:
+                return
+
+        return watcher
 
     async def close(self) -> None:
         """Close the connection (the server process, for stdio) and wait until it is closed."""
@@ -95,14 +121,16 @@ async def serve_link(
     """Connect, hand the `Link` to the starter, and serve until it is closed."""
     notify, changes = anyio.create_memory_object_stream[None](1)
     target = settings.target
+    calls = CallsInFlight()
     client = Client(
         target if isinstance(target, StdioServerParameters | str) else target(),
         mode=settings.mode,
         cache=None,  # a listing must always ask the server
         message_handler=_tools_changed_handler(notify),
         client_info=_CLIENT_INFO,
+        elicitation_callback=elicitation_handler(calls, settings.namespace),
     )
-    link = Link(client)
+    link = Link(client, calls)
     started = False
     try:
         with notify, changes, anyio.CancelScope() as scope:

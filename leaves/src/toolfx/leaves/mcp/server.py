@@ -22,9 +22,9 @@ from typing import Self, final
 import anyio
 import anyio.abc
 import anyio.lowlevel
-from mcp import StdioServerParameters
+from mcp import Client, StdioServerParameters
 from mcp.client import Transport
-from returns.result import Failure, Result
+from returns.result import Failure
 
 from toolfx.core import (
     GLOBAL,
@@ -41,6 +41,7 @@ from toolfx.core import (
 from toolfx.leaves.mcp.calls import call_tool
 from toolfx.leaves.mcp.link import Link, LinkSettings, McpServerError, list_tools, serve_link
 from toolfx.leaves.mcp.names import check_namespace
+from toolfx.leaves.mcp.results import McpOutcome
 from toolfx.leaves.mcp.tools import McpBody, McpToolsReport, plan_tools
 
 __all__ = ["McpServer", "McpTarget"]
@@ -154,6 +155,12 @@ class McpServer:
         return self._timeout
 
     @property
+    def client(self) -> Client | None:
+        """The SDK client of the live connection (None when not connected), for what toolfx
+        does not wrap; calls made through it bypass the pipeline."""
+        return None if self._link is None else self._link.client
+
+    @property
     def report(self) -> McpToolsReport | None:
         """The report of the current registration, or None before `register`."""
         return None if self._registration is None else self._registration.report
@@ -261,13 +268,11 @@ class McpServer:
                 _log.warning("%s (its tools changed; the old ones stay registered)", error)
 
     def _body(self, tool: str, output: CompiledSchema | None) -> McpBody:
-        async def run(args: FrozenJson, context: ToolRunContext) -> Result[FrozenJson, ToolFailure]:
+        async def run(args: FrozenJson, context: ToolRunContext) -> McpOutcome:
             link = self._usable_link(context.name)
             if isinstance(link, ToolFailure):
                 return Failure(link)
-            return await call_tool(
-                link.client, tool, args, context, server=self.namespace, output=output
-            )
+            return await call_tool(link, tool, args, context, server=self.namespace, output=output)
 
         return run
 

@@ -5,7 +5,10 @@ the `full` profile after a known `$schema` dialect URI is set aside; a schema th
 not fully enforce (an unknown keyword, an unchecked format, ...) skips the tool, with every
 problem in the notice. The first tool to claim a model-facing name gets it; a later one, or one
 whose name a tool from elsewhere holds in the Location, is skipped with a notice naming both.
-A tool whose `readOnlyHint` is true may run in parallel with other parallel-safe calls.
+A tool whose `readOnlyHint` is true may run in parallel with other parallel-safe calls. A tool
+whose `execution.taskSupport` is `required` (2025-11-25) is skipped with a notice: this client
+does not run tools as MCP tasks (the SDK's client has no tasks support), and offering it to the
+model would only get the call refused; `optional` ones are called as plain calls.
 """
 
 from __future__ import annotations
@@ -28,7 +31,6 @@ from toolfx.core import (
     RegistryErrorKind,
     ScopeKey,
     ToolDefinition,
-    ToolFailure,
     ToolOptions,
     ToolRunContext,
     ValueSchema,
@@ -36,11 +38,11 @@ from toolfx.core import (
     raw_schema,
 )
 from toolfx.leaves.mcp.names import tool_name
-from toolfx.leaves.mcp.results import render_result
+from toolfx.leaves.mcp.results import McpOutcome
 
 __all__ = ["DIALECTS", "McpBody", "McpNotice", "McpToolsReport", "ToolPlan", "plan_tools"]
 
-McpBody = Callable[[FrozenJson, ToolRunContext], Awaitable[Result[FrozenJson, ToolFailure]]]
+McpBody = Callable[[FrozenJson, ToolRunContext], Awaitable[McpOutcome]]
 """The body of one registered MCP tool."""
 
 DIALECTS: Final = frozenset(
@@ -49,7 +51,7 @@ DIALECTS: Final = frozenset(
 )
 """`$schema` URIs (any scheme, with or without `#`) set aside before checking with `full`."""
 
-_OUTPUT: Final[Output[FrozenJson, JsonValue]] = Output(JsonValue, render=render_result)
+_OUTPUT: Final[Output[FrozenJson, JsonValue]] = Output(JsonValue)
 
 
 @final
@@ -160,6 +162,11 @@ def _definition(
     ]
     if problems:
         return "; and ".join(problems)
+    if tool.execution is not None and tool.execution.task_support == "required":
+        return (
+            "it must be called as an MCP task (its execution.taskSupport is 'required'), "
+            "and this client does not run tools as tasks"
+        )
     read_only = tool.annotations is not None and tool.annotations.read_only_hint is True
     schema: ValueSchema[FrozenJson] = parameters.unwrap()
     if not (isinstance(schema.json_schema, dict) and schema.json_schema.get("type") == "object"):
