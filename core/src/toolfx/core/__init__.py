@@ -21,7 +21,13 @@ from toolfx.core.execution import (
     ToolExecution,
     ToolGuard,
 )
-from toolfx.core.failure import ErrorCode, PermissionDeclined, ToolErrorInfo, ToolFailure
+from toolfx.core.failure import (
+    CALL_FAILURES,
+    ErrorCode,
+    PermissionDeclined,
+    ToolErrorInfo,
+    ToolFailure,
+)
 from toolfx.core.files import FileError, FileErrorKind, FileKind, FileStat, FileSystem
 from toolfx.core.json import (
     FrozenDict,
@@ -120,6 +126,7 @@ from toolfx.core.tool import (
 )
 
 __all__ = [
+    "CALL_FAILURES",
     "CONTEXT_LINES",
     "GLOBAL",
     "MAX_DIFF_LINES",

@@ -15,10 +15,10 @@ from toolfx.core.execution import ToolExecution
 from toolfx.core.failure import ErrorCode, ToolFailure
 from toolfx.core.json import FrozenJson, snapshot_json
 from toolfx.core.jsonschema import ValidationFailure
-from toolfx.core.outcomes import aborted, defect, failed, from_failure
+from toolfx.core.outcomes import aborted, failed, from_failure, printable, raised
 from toolfx.core.results import ToolExecutionFailure, ToolExecutionResult, ToolExecutionSuccess
 from toolfx.core.runtime import Cancelled, Runtime
-from toolfx.core.tool import ToolDefinition
+from toolfx.core.tool import ToolDefinition, render_json
 
 __all__ = ["CallState", "RunContext", "dispatch", "success_of"]
 
@@ -138,7 +138,12 @@ async def dispatch(
             if type(returned) not in _PLAIN_VALUES and inspect.isawaitable(returned):
                 returned = await returned
     except Cancelled as cancelled:
-        return aborted(execution.name, cancelled.reason, body_started=True)
+        return _deferred(aborted(execution.name, cancelled.reason, body_started=True), state)
+    except BaseException as error:  # the wrappers and post-execute see a result, not a raise
+        failure = raised(error, f"the body of `{execution.name}`")
+        if failure is None:  # an interrupt: never caught
+            raise
+        return _deferred(failure, state)
     state.stage = outer_stage
     if type(returned) in _PLAIN_VALUES:  # neither awaitable nor a Result: the value itself
         checked = definition.output.schema.round_trip_or_failure(returned)
@@ -146,14 +151,26 @@ async def dispatch(
     if isinstance(returned, Failure):
         failure = returned.failure()
         if isinstance(failure, ToolFailure):
-            return from_failure(failure)
-        return failed(
-            ErrorCode.UNEXPECTED_ERROR,
-            f"`{execution.name}` returned a failure that is not a ToolFailure: {failure!r}",
+            return _deferred(from_failure(failure), state)
+        return _deferred(
+            failed(
+                ErrorCode.UNEXPECTED_ERROR,
+                printable(
+                    f"`{execution.name}` returned a failure that is not a ToolFailure: {failure!r}"
+                ),
+            ),
+            state,
         )
     value = returned.unwrap() if isinstance(returned, Success) else returned
     checked = definition.output.schema.round_trip_or_failure(value)
     return success_of(definition, execution, args, checked, state)
+
+
+def _deferred(failure: ToolExecutionFailure, state: CallState) -> ToolExecutionFailure:
+    """A failure of a started body, carrying the context messages the body deferred."""
+    if not state.deferred:
+        return failure
+    return ToolExecutionFailure(failure.error, failure.content, failure.meta, state.deferred)
 
 
 def success_of(
@@ -165,26 +182,32 @@ def success_of(
 ) -> ToolExecutionResult:
     """The rendered success of a checked value, or INVALID_TOOL_OUTPUT if the check failed."""
     if isinstance(checked, ValidationFailure):
-        return failed(
-            ErrorCode.INVALID_TOOL_OUTPUT,
-            checked.message(f"Tool `{execution.name}` returned an invalid value"),
-            _issue_details(checked.issues),
+        return _deferred(
+            failed(
+                ErrorCode.INVALID_TOOL_OUTPUT,
+                printable(checked.message(f"Tool `{execution.name}` returned an invalid value")),
+                _issue_details(checked.issues),
+            ),
+            state,
         )
     frozen, typed = checked
     output = definition.output
     render = output.render
-    try:
-        content = render(args, typed)
+    try:  # the default renderer writes the checked JSON (a dataclass is not JSON, its JSON is)
+        content = render(args, frozen if render is render_json else typed)
         content = content if type(content) is tuple else tuple(content)
         meta = (
             None
             if output.presentation_meta is None
             else _presentation_meta(definition, execution, args, typed)
         )
-    except Exception as error:  # a renderer is pure and total by contract: a defect otherwise
-        return defect(error, f"rendering the result of `{execution.name}`")
+    except BaseException as error:  # a renderer is pure and total by contract: a defect otherwise
+        failure = raised(error, f"rendering the result of `{execution.name}`")
+        if failure is None:  # an interrupt: never caught
+            raise
+        return _deferred(failure, state)
     if isinstance(meta, ToolExecutionFailure):
-        return meta
+        return _deferred(meta, state)
     return ToolExecutionSuccess(frozen, content, meta, state.deferred, state.concludes_turn)
 
 

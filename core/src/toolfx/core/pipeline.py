@@ -2,16 +2,17 @@
 
 Order: snapshot the arguments, resolve the tool, pre-execute waterfall (allow/deny/ask), guards,
 execute waterfall around the body (the definition's timeout innermost), post-execute waterfall,
-caller cancellation, `finalize_content` once, then the frozen result goes to the observers.
-A listener, wrapper, guard or renderer that raises is a defect: the call fails with
-UNEXPECTED_ERROR and the turn goes on. Interrupts (BaseException that is not an Exception)
-are never caught.
+caller cancellation, `finalize_content` once (on the materialized candidate), then the result,
+materialized and frozen (materialize.py), goes to the observers and the sink. A body, wrapper,
+listener, guard or renderer that raises is a defect: the call fails with UNEXPECTED_ERROR and
+the turn goes on (a body's or a wrapper's as a result the outer wrappers and the post-execute
+waterfall see). A `PermissionDeclined` is DENIED. Interrupts are never caught.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final, final
 
 from toolfx.core.cancel import CancelSignal
@@ -19,10 +20,11 @@ from toolfx.core.catalog import Catalog, HookPlan
 from toolfx.core.description import Description
 from toolfx.core.dispatch import CallState, dispatch
 from toolfx.core.execution import ExecutionToken, ToolExecution
-from toolfx.core.failure import ErrorCode, PermissionDeclined
+from toolfx.core.failure import ErrorCode
 from toolfx.core.json import FrozenJson, JsonError
 from toolfx.core.json_snapshot import snapshot_or_error
-from toolfx.core.outcomes import defect, failed
+from toolfx.core.materialize import materialized
+from toolfx.core.outcomes import failed, raised
 from toolfx.core.pipeline_stages import (
     aborted_execution,
     execute_wrapped,
@@ -30,6 +32,7 @@ from toolfx.core.pipeline_stages import (
     observe,
     post_execute,
     pre_execute,
+    with_contexts,
 )
 from toolfx.core.records import SessionRecord, ToolCallRecord, ToolResultRecord
 from toolfx.core.registry_model import Registration
@@ -50,10 +53,21 @@ class ToolCall:
     call_id: str
     name: str
     arguments: object
+    """The arguments, snapshotted into frozen JSON when the call is built (the caller's value
+    stays here only when it is not JSON: `arguments_error` then says why, and the call fails)."""
     signal: CancelSignal
     root_call_id: str | None = None
     parent: ExecutionToken | None = None
     parent_call_id: str | None = None
+    arguments_error: JsonError | None = field(default=None, init=False, repr=False)
+    """Why the given arguments are not lossless JSON (the call gives INVALID_ARGS), or None."""
+
+    def __post_init__(self) -> None:
+        snapshot = snapshot_or_error(self.arguments)  # later changes to the caller's dict: unseen
+        if isinstance(snapshot, JsonError):
+            object.__setattr__(self, "arguments_error", snapshot)
+        else:
+            object.__setattr__(self, "arguments", snapshot)
 
 
 RecordSink = Callable[[SessionRecord], None]
@@ -75,9 +89,8 @@ async def run_call(
     runtime: Runtime, catalog: Catalog, call: ToolCall, sink: RecordSink | None = None
 ) -> ToolExecutionResult:
     """Run one call through the pipeline and give its frozen result (never raises an error)."""
-    snapshot = snapshot_or_error(call.arguments)
-    problem = snapshot if isinstance(snapshot, JsonError) else None
-    arguments: FrozenJson = None if problem is not None else snapshot
+    problem = call.arguments_error
+    arguments: FrozenJson = None if problem is not None else call.arguments  # type: ignore[assignment]
     execution = ToolExecution(  # positional: the fastest way to build it
         call.call_id,
         call.root_call_id or call.call_id,
@@ -122,12 +135,16 @@ async def run_call(
                     result = aborted_execution(execution, state)
             else:
                 result = refusal
-        except PermissionDeclined as declined:  # travels as a defect so no leaf can swallow it
-            result = failed(ErrorCode.DENIED, f"Denied: {declined}")
-        except Exception as error:  # the one boundary for defects: the turn goes on
-            result = defect(error, f"{state.stage} of `{execution.name}`")
+        except BaseException as error:  # the one boundary for defects: the turn goes on
+            failure = raised(error, f"{state.stage} of `{execution.name}`")
+            if failure is None:  # an interrupt: never caught
+                raise
+            result = failure
+        if state.deferred:  # deferred contexts ride every outcome, not only a success
+            result = with_contexts(result, state.deferred)
     if registration is not None and registration.definition.finalize_content is not None:
-        result = finalized(runtime, registration, execution, result)
+        result = finalized(runtime, registration, execution, materialized(result, call.name))
+    result = materialized(result, call.name)
     if plan.result:
         observe(runtime, plan.result, execution, result)
     if sink is not None:
