@@ -1,6 +1,6 @@
 """Every outcome frozen, JSON-safe and seen by every stage (issue 11, points 1 and 2).
 
-Each scenario runs under every interpreter (the fixtures of test_pipeline.py).
+Each scenario runs under every interpreter (the fixtures of test_pipeline.py, via conftest.py).
 """
 
 from __future__ import annotations
@@ -12,15 +12,13 @@ import anyio
 import pytest
 from returns.result import Failure
 
-from tests.conformance.test_pipeline import (  # the fixtures are used by name
+from tests.conformance.test_pipeline import (
     Args,
     Interpret,
     World,
     code_of,
-    interpret,  # noqa: F401
     register_shout,
     run,
-    world,  # noqa: F401
 )
 from toolfx.core import (
     Accept,
