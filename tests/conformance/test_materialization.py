@@ -141,7 +141,8 @@ def test_failure_details_are_snapshotted_or_named(world: World, interpret: Inter
 
     def body(args: Args, ctx: ToolRunContext) -> Any:
         if args["text"] == "set":
-            return Failure(ToolFailure.of(ErrorCode.TOOL_ERROR, "no", {"x": {1, 2}}))
+            not_json: Any = {"x": {1, 2}}
+            return Failure(ToolFailure.of(ErrorCode.TOOL_ERROR, "no", not_json))
         return Failure(ToolFailure.of(ErrorCode.TOOL_ERROR, "no", details))
 
     world.location.register(
@@ -159,9 +160,9 @@ def test_failure_details_are_snapshotted_or_named(world: World, interpret: Inter
 
 
 def test_finalized_content_is_copied_and_checked(world: World, interpret: Interpret) -> None:
-    kept = [TextBlock("final")]
+    kept: list[Any] = [TextBlock("final")]
 
-    def finalize(execution: Any, result: ToolExecutionResult) -> list[TextBlock]:
+    def finalize(execution: Any, result: ToolExecutionResult) -> list[Any]:
         return kept
 
     register_shout(world, finalize_content=finalize)
@@ -414,10 +415,7 @@ def test_a_decline_in_a_gathered_thunk_or_a_blocking_body_is_denied(
         except Exception:
             return "swallowed"
 
-    for name, body, extra in (
-        ("gather", gathering, {}),
-        ("blocking", blocking, {"blocking": True}),
-    ):
+    for name, body, blocks in (("gather", gathering, False), ("blocking", blocking, True)):
         world.location.register(
             define_tool(
                 name=name,
@@ -425,7 +423,7 @@ def test_a_decline_in_a_gathered_thunk_or_a_blocking_body_is_denied(
                 parameters=Args,
                 output=Output(str),
                 execute=body,
-                **extra,
+                blocking=blocks,
             )
         )
     posted: list[ToolExecutionResult] = []
@@ -456,7 +454,9 @@ def test_an_interrupt_from_a_body_is_never_caught(world: World, interpret: Inter
 
 @pytest.mark.parametrize("backend", ["asyncio", "trio"])
 @pytest.mark.parametrize("with_error", [False, True])
-def test_a_decline_inside_an_anyio_task_group_is_denied(backend: str, with_error: bool) -> None:
+def test_a_decline_inside_an_anyio_task_group_is_denied(
+    backend: Literal["asyncio", "trio"], with_error: bool
+) -> None:
     async def declines() -> None:
         raise PermissionDeclined("edit", "no from a task")
 
