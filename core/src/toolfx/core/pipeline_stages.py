@@ -32,6 +32,7 @@ from toolfx.core.execution import (
     ToolExecution,
 )
 from toolfx.core.failure import CALL_FAILURES, ErrorCode, ToolErrorInfo, ToolFailure
+from toolfx.core.materialize import materialized
 from toolfx.core.outcomes import aborted, failed, raised
 from toolfx.core.registry_model import Registration
 from toolfx.core.results import ToolExecutionFailure, ToolExecutionResult, ToolExecutionSuccess
@@ -151,13 +152,7 @@ def _wrapped(
             if failure is None:  # an interrupt: never caught
                 raise
             return failure
-        if type(result) is ToolExecutionSuccess or type(result) is ToolExecutionFailure:
-            return result
-        return failed(
-            ErrorCode.UNEXPECTED_ERROR,
-            f"an execute wrapper of `{passed.name}` returned a {type(result).__name__}, "
-            "not a ToolExecutionResult",
-        )
+        return materialized(result, passed.name)  # what it built may be shared or not JSON
 
     return call
 
@@ -193,7 +188,7 @@ async def post_execute(
     """The result as the post-execute waterfall leaves it: accepted, replaced or blocked."""
     decision = await _waterfall_post(plan.post_execute, execution, result, 0)
     added = decision.additional_contexts
-    contexts = result.additional_contexts + added
+    contexts = (*result.additional_contexts, *added)  # the listener may have given a list
     match decision:
         case Accept():
             return _replaced(result, result.content, contexts) if added else result
