@@ -251,6 +251,27 @@ def test_a_raising_body_reaches_wrappers_post_execute_and_finalize(
     assert result.additional_contexts == (ContextMessage(text("deferred"), "body"),)
 
 
+def test_a_defect_whose_text_is_not_json_or_not_printable_names_the_body(
+    world: World, interpret: Interpret
+) -> None:
+    def body(args: Args, ctx: ToolRunContext) -> str:
+        raise ValueError("\ud800" if args["text"] == "surrogate" else 10**5000)
+
+    world.location.register(
+        define_tool(
+            name="shout", description="d", parameters=Args, output=Output(str), execute=body
+        )
+    )
+    for case, shown in (
+        ("surrogate", "ValueError: \\ud800"),
+        ("huge", "ValueError: <exception str() failed>"),
+    ):
+        result = run(world, interpret, {"text": case})
+        assert code_of(result) is ErrorCode.UNEXPECTED_ERROR
+        assert f"the body of `shout` failed unexpectedly: {shown}" in failure_message(result)
+        ToolResultRecord.of("c", result).to_json()
+
+
 def test_a_raising_wrapper_is_a_result_for_the_outer_wrapper_and_post_execute(
     world: World, interpret: Interpret
 ) -> None:

@@ -59,9 +59,16 @@ def defect(error: BaseException, where: str) -> ToolExecutionFailure:
     ).value_or(None)
     return failed(
         ErrorCode.UNEXPECTED_ERROR,
-        printable(f"{where} failed unexpectedly: {type(error).__name__}: {error}"),
+        printable(f"{where} failed unexpectedly: {type(error).__name__}: {_text_of(error)}"),
         details,
     )
+
+
+def _text_of(error: BaseException) -> str:
+    try:  # an exception's own __str__ (or its argument's) may raise, e.g. on a huge int
+        return str(error)
+    except Exception:
+        return "<exception str() failed>"
 
 
 def raised(error: BaseException, where: str) -> ToolExecutionFailure | None:
@@ -71,7 +78,7 @@ def raised(error: BaseException, where: str) -> ToolExecutionFailure | None:
     are errors; any other Exception is a defect of `where`.
     """
     if isinstance(error, PermissionDeclined):
-        return failed(ErrorCode.DENIED, printable(f"Denied: {error}"))
+        return failed(ErrorCode.DENIED, printable(f"Denied: {_text_of(error)}"))
     if isinstance(error, BaseExceptionGroup) and not isinstance(error, Exception):
         declined, rest = error.split(PermissionDeclined)
         if declined is None or not (rest is None or isinstance(rest, Exception)):
@@ -79,7 +86,7 @@ def raised(error: BaseException, where: str) -> ToolExecutionFailure | None:
         first: BaseException = declined
         while isinstance(first, BaseExceptionGroup):
             first = first.exceptions[0]
-        return failed(ErrorCode.DENIED, printable(f"Denied: {first}"))
+        return failed(ErrorCode.DENIED, printable(f"Denied: {_text_of(first)}"))
     if isinstance(error, Exception):
         return defect(error, where)
     return None
