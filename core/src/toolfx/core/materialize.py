@@ -159,7 +159,7 @@ def _build_check(hint: object) -> _Check:  # one return per kind of type
         return _either(tuple(_check_of(a) for a in arguments), " nor ".join(map(repr, arguments)))
     if isinstance(hint, type) and dataclasses.is_dataclass(hint):
         return _dataclass_check(hint)
-    raise TypeError(f"materialize: no check for a field of type {hint!r}")
+    return materialize_json  # any other declared type: its value must at least be JSON
 
 
 def _dataclass_check(cls: type) -> _Check:
@@ -186,6 +186,14 @@ _BLOCK_CHECKS: Final[dict[type, _Check]] = {
 """One check per member of the `ContentBlock` union, over its dataclass fields."""
 
 
+_TEXT_EXTRAS: Final = tuple(f.name for f in dataclasses.fields(TextBlock) if f.name != "text")
+"""The fields of a text block besides its text (optional ones: None when unused)."""
+
+
+def _unset(block: TextBlock) -> bool:
+    return all(getattr(block, name) is None for name in _TEXT_EXTRAS)
+
+
 def _content(value: object, where: str) -> tuple[ContentBlock, ...]:
     if type(value) is not tuple:
         if not isinstance(value, list | tuple):
@@ -197,7 +205,7 @@ def _content(value: object, where: str) -> tuple[ContentBlock, ...]:
         kind = type(block)
         if kind is TextBlock:  # the usual block: no call for it
             body = block.text
-            if type(body) is str and body.isascii():
+            if type(body) is str and body.isascii() and (not _TEXT_EXTRAS or _unset(block)):
                 continue
         check = _BLOCK_CHECKS.get(kind)
         if check is None:
@@ -294,6 +302,30 @@ def materialized(result: object, name: str) -> ToolExecutionResult:
     The failure is INVALID_TOOL_OUTPUT (what tool `name` or its hooks produced is not JSON) and
     keeps the result's context messages when they themselves are sound.
     """
+    if type(result) is ToolExecutionSuccess:  # the usual result, checked inline: no calls
+        value = result.value
+        kind = type(value)
+        content = result.content
+        if (
+            result.meta is None
+            and result.additional_contexts == ()
+            and type(content) is tuple
+            and len(content) == 1
+            and type(block := content[0]) is TextBlock
+            and type(body := block.text) is str
+            and body.isascii()
+            and (not _TEXT_EXTRAS or _unset(block))
+            and (
+                value is None
+                or kind is FrozenDict
+                or kind is FrozenList
+                or kind is bool
+                or (kind is str and value.isascii())  # type: ignore[union-attr]
+                or (kind is int and NEGATIVE_INT_BOUND < value < INT_BOUND)  # type: ignore[operator]
+            )
+            and type(result.concludes_turn) is bool
+        ):
+            return result
     contexts: tuple[ContextMessage, ...] = ()
     try:
         contexts = _contexts(getattr(result, "additional_contexts", ()))
