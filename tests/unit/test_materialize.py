@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import typing
 from typing import Any
 
@@ -19,9 +20,11 @@ from toolfx.core import (
     parse_json,
     text,
 )
+from toolfx.core.cancel import CancelSignal
 from toolfx.core.content import ContextMessage
 from toolfx.core.json_model import FrozenJson
 from toolfx.core.materialize import materialized
+from toolfx.core.pipeline import ToolCall
 
 BLOCK_KINDS = typing.get_args(ContentBlock)
 
@@ -134,3 +137,23 @@ def test_a_failure_keeps_the_contexts_that_are_sound() -> None:
     result = materialized(ToolExecutionSuccess(float("nan"), (), None, (context,)), "t")
     assert "value: nan is not a finite number" in _message(result)
     assert result.additional_contexts == (context,)
+
+
+def test_a_tool_calls_parameters_are_its_init_fields_and_it_snapshots_them() -> None:
+    parameters = [(p.name, p.default) for p in inspect.signature(ToolCall).parameters.values()]
+    empty = inspect.Parameter.empty
+    fields = [
+        (f.name, empty if f.default is dataclasses.MISSING else f.default)
+        for f in dataclasses.fields(ToolCall)
+        if f.init
+    ]
+    assert parameters == fields
+    arguments: dict[str, Any] = {"a": [1]}
+    call = ToolCall("c", "t", arguments, CancelSignal())
+    arguments["a"].append(2)
+    assert call.arguments == {"a": [1]}
+    assert type(call.arguments) is FrozenDict
+    assert call.arguments_error is None
+    refused = ToolCall("c", "t", {"a": float("inf")}, CancelSignal())
+    assert refused.arguments_error is not None
+    assert refused.arguments_error.path == "/a"

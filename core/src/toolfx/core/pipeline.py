@@ -46,7 +46,7 @@ MAX_LISTED_TOOLS: Final = 20
 
 
 @final
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class ToolCall:
     """A caller's call: id, tool name, raw arguments and the caller-owned cancellation signal."""
 
@@ -62,12 +62,38 @@ class ToolCall:
     arguments_error: JsonError | None = field(default=None, init=False, repr=False)
     """Why the given arguments are not lossless JSON (the call gives INVALID_ARGS), or None."""
 
-    def __post_init__(self) -> None:
-        snapshot = snapshot_or_error(self.arguments)  # later changes to the caller's dict: unseen
-        if isinstance(snapshot, JsonError):
-            object.__setattr__(self, "arguments_error", snapshot)
-        else:
-            object.__setattr__(self, "arguments", snapshot)
+    # Stores through the slot descriptors, as results do (half the cost of the generated frozen
+    # __init__); tests/unit/test_materialize.py checks the parameters match the fields.
+    def __init__(  # noqa: PLR0917 (the dataclass signature, positional as declared)
+        self,
+        call_id: str,
+        name: str,
+        arguments: object,
+        signal: CancelSignal,
+        root_call_id: str | None = None,
+        parent: ExecutionToken | None = None,
+        parent_call_id: str | None = None,
+    ) -> None:
+        snapshot = snapshot_or_error(arguments)  # later changes to the caller's dict: unseen
+        failed_snapshot = type(snapshot) is JsonError
+        _call_id(self, call_id)
+        _name(self, name)
+        _arguments(self, arguments if failed_snapshot else snapshot)
+        _signal(self, signal)
+        _root_call_id(self, root_call_id)
+        _parent(self, parent)
+        _parent_call_id(self, parent_call_id)
+        _arguments_error(self, snapshot if failed_snapshot else None)
+
+
+_call_id = ToolCall.__dict__["call_id"].__set__
+_name = ToolCall.__dict__["name"].__set__
+_arguments = ToolCall.__dict__["arguments"].__set__
+_signal = ToolCall.__dict__["signal"].__set__
+_root_call_id = ToolCall.__dict__["root_call_id"].__set__
+_parent = ToolCall.__dict__["parent"].__set__
+_parent_call_id = ToolCall.__dict__["parent_call_id"].__set__
+_arguments_error = ToolCall.__dict__["arguments_error"].__set__
 
 
 RecordSink = Callable[[SessionRecord], None]
