@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import re
 import typing
 from typing import Any
 
@@ -23,7 +24,7 @@ from toolfx.core import (
 from toolfx.core.cancel import CancelSignal
 from toolfx.core.content import ContextMessage
 from toolfx.core.json_model import FrozenJson
-from toolfx.core.materialize import materialized
+from toolfx.core.materialize import NotMaterializable, _dataclass_check, materialized
 from toolfx.core.pipeline import ToolCall
 
 BLOCK_KINDS = typing.get_args(ContentBlock)
@@ -157,3 +158,39 @@ def test_a_tool_calls_parameters_are_its_init_fields_and_it_snapshots_them() -> 
     refused = ToolCall("c", "t", {"a": float("inf")}, CancelSignal())
     assert refused.arguments_error is not None
     assert refused.arguments_error.path == "/a"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Link:
+    uri: str
+    size: int | None = None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Card:
+    """A block kind as a future one may look: optional fields and a nested dataclass."""
+
+    title: str | None
+    link: _Link
+    score: float = 0.0
+    meta: FrozenJson = None
+
+
+def test_block_fields_are_checked_by_their_declared_types() -> None:
+    check = _dataclass_check(_Card)
+    sound = _Card(None, _Link("u", 3))
+    assert check(sound, "content[0]") is sound
+    shared: dict[str, Any] = {"k": []}
+    copied = check(_Card("t", _Link("u"), 1.5, shared), "content[0]")
+    shared["k"].append(1)
+    assert copied.meta == {"k": []}
+    for bad, named in (
+        (_Card(3, _Link("u")), "content[0].title: neither"),  # type: ignore[arg-type]
+        (_Card(None, _Link("u", 10**5000)), "content[0].link.size: neither"),
+        (_Card(None, _Link("\ud800")), "content[0].link.uri: holds a lone surrogate"),
+        (_Card(None, "u"), "content[0].link: a str, not a _Link"),  # type: ignore[arg-type]
+        (_Card(None, _Link("u"), float("inf")), "content[0].score: inf is not a finite number"),
+        (_Card(None, _Link("u"), 1), "content[0].score: a int, not a float"),
+    ):
+        with pytest.raises(NotMaterializable, match=re.escape(named)):
+            check(bad, "content[0]")

@@ -9,7 +9,8 @@ are already frozen (FrozenDict, FrozenList, ASCII str, small int) are kept as th
 result that needs nothing costs a few type checks and no allocation.
 
 Content blocks are checked generically: every member of the `ContentBlock` union, each of its
-dataclass fields by its declared type (str, FrozenJson, scalars, tuples, nested dataclasses).
+dataclass fields by its declared type (str, FrozenJson, int, float, bool, None, unions of
+these, nested dataclasses; anything else must be JSON).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import math
 import types
 import typing
 from collections.abc import Callable
-from typing import Any, Final, Literal, Union
+from typing import Any, Final, Union
 
 from toolfx.core.content import ContentBlock, ContextMessage, TextBlock
 from toolfx.core.failure import ErrorCode, ToolErrorInfo, ToolFailure
@@ -90,27 +91,6 @@ def _scalar(kind: type) -> _Check:
     return check
 
 
-def _literal(allowed: tuple[object, ...]) -> _Check:
-    def check(value: object, where: str) -> object:
-        if not any(type(value) is type(choice) and value == choice for choice in allowed):
-            raise NotMaterializable(where, f"{value!r} is not one of {list(allowed)!r}")
-        return value
-
-    return check
-
-
-def _tuple_of(item: _Check) -> _Check:
-    def check(value: object, where: str) -> tuple[object, ...]:
-        if type(value) is not tuple:
-            if not isinstance(value, list | tuple):
-                raise NotMaterializable(where, f"a {type(value).__name__}, not a tuple")
-            value = tuple(value)  # a list someone still holds: copied
-        out = tuple(item(member, f"{where}[{index}]") for index, member in enumerate(value))
-        return value if all(a is b for a, b in zip(out, value, strict=True)) else out
-
-    return check
-
-
 def _either(options: tuple[_Check, ...], names: str) -> _Check:
     def check(value: object, where: str) -> object:
         problems = []
@@ -151,10 +131,6 @@ def _build_check(hint: object) -> _Check:  # one return per kind of type
         return _scalar(hint)
     origin = typing.get_origin(hint)
     arguments = typing.get_args(hint)
-    if origin is Literal:
-        return _literal(arguments)
-    if origin is tuple and len(arguments) == 2 and arguments[1] is Ellipsis:
-        return _tuple_of(_check_of(arguments[0]))
     if origin is Union or origin is types.UnionType:
         return _either(tuple(_check_of(a) for a in arguments), " nor ".join(map(repr, arguments)))
     if isinstance(hint, type) and dataclasses.is_dataclass(hint):
