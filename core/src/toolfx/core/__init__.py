@@ -33,7 +33,13 @@ from toolfx.core.execution import (
     ToolExecution,
     ToolGuard,
 )
-from toolfx.core.failure import ErrorCode, PermissionDeclined, ToolErrorInfo, ToolFailure
+from toolfx.core.failure import (
+    CALL_FAILURES,
+    ErrorCode,
+    PermissionDeclined,
+    ToolErrorInfo,
+    ToolFailure,
+)
 from toolfx.core.files import FileError, FileErrorKind, FileKind, FileStat, FileSystem
 from toolfx.core.json import (
     FrozenDict,
@@ -142,6 +148,7 @@ from toolfx.core.tool import (
 from toolfx.core.with_content import WithContent
 
 __all__ = [
+    "CALL_FAILURES",
     "CONTEXT_LINES",
     "DEFAULT_OUTPUT_LIMITS",
     "GLOBAL",

@@ -10,8 +10,6 @@ from typing import Final, final
 from toolfx.core.catalog import Catalog, ExecutionMode
 from toolfx.core.content import ContextMessage
 from toolfx.core.description import Description
-from toolfx.core.json import JsonError
-from toolfx.core.json_snapshot import snapshot_or_error
 from toolfx.core.pipeline import RecordSink, ToolCall, run_call
 from toolfx.core.results import ToolExecutionResult, ToolExecutionSuccess
 from toolfx.core.runtime import Runtime
@@ -55,10 +53,9 @@ def schedule(catalog: Catalog, calls: Sequence[ToolCall]) -> list[list[int]]:
 
 
 def _mode(catalog: Catalog, call: ToolCall) -> ExecutionMode:
-    arguments = snapshot_or_error(call.arguments)
-    if isinstance(arguments, JsonError):
+    if call.arguments_error is not None:  # the call snapshotted its arguments when built
         return "exclusive"
-    return catalog.execution_mode(call.name, arguments)
+    return catalog.execution_mode(call.name, call.arguments)  # type: ignore[arg-type]
 
 
 def execute_batch(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final, Literal, cast, final
 
 from toolfx.core.execution import (
@@ -50,6 +51,7 @@ class CatalogData:
     """One scope's compiled view: name lookup, hooks by kind, presentation mode, output limits."""
 
     tools: Mapping[str, Registration]
+    """Every tool the scope sees, by name: a read-only view."""
     direct: Mapping[str, Registration]
     """The tools a model-direct call reaches: under `code` only those outside Code Mode."""
     plan: HookPlan
@@ -115,7 +117,16 @@ def compile_catalog(
         guards=cast("tuple[ToolGuard, ...]", frozen[HookKind.GUARD]),
     )
     native = schemas if direct is ordered else tuple(r.schema for r in direct.values())
-    return CatalogData(ordered, direct, plan, mode, output_limits, schemas, native)
+    # read-only views, one each: a caller holding the view cannot add, drop or swap a tool
+    return CatalogData(
+        MappingProxyType(ordered),
+        MappingProxyType(direct),
+        plan,
+        mode,
+        output_limits,
+        schemas,
+        native,
+    )
 
 
 @final

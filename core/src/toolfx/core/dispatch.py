@@ -15,11 +15,11 @@ from toolfx.core.execution import ToolExecution
 from toolfx.core.failure import ErrorCode, ToolFailure
 from toolfx.core.json import FrozenJson, snapshot_json
 from toolfx.core.jsonschema import ValidationFailure
-from toolfx.core.outcomes import aborted, defect, failed, from_failure
+from toolfx.core.outcomes import aborted, failed, from_failure, printable, raised
 from toolfx.core.progress import progress_event
 from toolfx.core.results import ToolExecutionFailure, ToolExecutionResult, ToolExecutionSuccess
 from toolfx.core.runtime import Cancelled, Runtime
-from toolfx.core.tool import ToolDefinition
+from toolfx.core.tool import ToolDefinition, render_json
 from toolfx.core.with_content import WithContent
 
 __all__ = ["CallState", "RunContext", "dispatch", "success_of"]
@@ -153,7 +153,12 @@ async def dispatch(
             if type(returned) not in _PLAIN_VALUES and inspect.isawaitable(returned):
                 returned = await returned
     except Cancelled as cancelled:
-        return aborted(execution.name, cancelled.reason, body_started=True)
+        return _deferred(aborted(execution.name, cancelled.reason, body_started=True), state)
+    except BaseException as error:  # the wrappers and post-execute see a result, not a raise
+        failure = raised(error, f"the body of `{execution.name}`")
+        if failure is None:  # an interrupt: never caught
+            raise
+        return _deferred(failure, state)
     state.stage = outer_stage
     if type(returned) in _PLAIN_VALUES:  # neither awaitable nor a Result: the value itself
         checked = definition.output.schema.round_trip_or_failure(returned)
@@ -161,10 +166,15 @@ async def dispatch(
     if isinstance(returned, Failure):
         failure = returned.failure()
         if isinstance(failure, ToolFailure):
-            return from_failure(failure)
-        return failed(
-            ErrorCode.UNEXPECTED_ERROR,
-            f"`{execution.name}` returned a failure that is not a ToolFailure: {failure!r}",
+            return _deferred(from_failure(failure), state)
+        return _deferred(
+            failed(
+                ErrorCode.UNEXPECTED_ERROR,
+                printable(
+                    f"`{execution.name}` returned a failure that is not a ToolFailure: {failure!r}"
+                ),
+            ),
+            state,
         )
     value = returned.unwrap() if isinstance(returned, Success) else returned
     if type(value) is WithContent:
@@ -183,13 +193,23 @@ def _with_content(
     """The success of a value the body gave with its content, both checked."""
     for index, block in enumerate(returned.content):
         if type(block) not in _BLOCK_TYPES:
-            return failed(
-                ErrorCode.INVALID_TOOL_OUTPUT,
-                f"Tool `{execution.name}` returned content whose block {index} is "
-                f"{type(block).__name__}, not a content block",
+            return _deferred(
+                failed(
+                    ErrorCode.INVALID_TOOL_OUTPUT,
+                    f"Tool `{execution.name}` returned content whose block {index} is "
+                    f"{type(block).__name__}, not a content block",
+                ),
+                state,
             )
     checked = definition.output.schema.round_trip_or_failure(returned.value)
     return success_of(definition, execution, args, checked, state, given=returned.content)
+
+
+def _deferred(failure: ToolExecutionFailure, state: CallState) -> ToolExecutionFailure:
+    """A failure of a started body, carrying the context messages the body deferred."""
+    if not state.deferred:
+        return failure
+    return ToolExecutionFailure(failure.error, failure.content, failure.meta, state.deferred)
 
 
 def success_of(
@@ -204,17 +224,20 @@ def success_of(
     """The rendered success of a checked value (shown as `given` content when the body gave
     it), or INVALID_TOOL_OUTPUT if the check failed."""
     if isinstance(checked, ValidationFailure):
-        return failed(
-            ErrorCode.INVALID_TOOL_OUTPUT,
-            checked.message(f"Tool `{execution.name}` returned an invalid value"),
-            _issue_details(checked.issues),
+        return _deferred(
+            failed(
+                ErrorCode.INVALID_TOOL_OUTPUT,
+                printable(checked.message(f"Tool `{execution.name}` returned an invalid value")),
+                _issue_details(checked.issues),
+            ),
+            state,
         )
     frozen, typed = checked
     output = definition.output
     render = output.render
-    try:
+    try:  # the default renderer writes the checked JSON (a dataclass is not JSON, its JSON is)
         if given is None:
-            content = render(args, typed)
+            content = render(args, frozen if render is render_json else typed)
             content = content if type(content) is tuple else tuple(content)
         else:
             content = given
@@ -223,10 +246,13 @@ def success_of(
             if output.presentation_meta is None
             else _presentation_meta(definition, execution, args, typed)
         )
-    except Exception as error:  # a renderer is pure and total by contract: a defect otherwise
-        return defect(error, f"rendering the result of `{execution.name}`")
+    except BaseException as error:  # a renderer is pure and total by contract: a defect otherwise
+        failure = raised(error, f"rendering the result of `{execution.name}`")
+        if failure is None:  # an interrupt: never caught
+            raise
+        return _deferred(failure, state)
     if isinstance(meta, ToolExecutionFailure):
-        return meta
+        return _deferred(meta, state)
     return ToolExecutionSuccess(frozen, content, meta, state.deferred, state.concludes_turn)
 
 

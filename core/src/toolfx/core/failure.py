@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import final
+from typing import Final, final
 
 from toolfx.core.json import FrozenJson
 
-__all__ = ["ErrorCode", "PermissionDeclined", "ToolErrorInfo", "ToolFailure"]
+__all__ = ["CALL_FAILURES", "ErrorCode", "PermissionDeclined", "ToolErrorInfo", "ToolFailure"]
 
 
 @final
@@ -39,11 +39,13 @@ class ErrorCode(enum.StrEnum):
     """A defect: an exception no stage expected (the traceback goes to observers)."""
 
 
-class PermissionDeclined(Exception):
+class PermissionDeclined(BaseException):
     """The user declined an ask: raised through a leaf, never caught there, DENIED at the boundary.
 
-    A decline with feedback is not this: a leaf returns it as a typed `ToolFailure` so the model
-    reads the feedback and goes on.
+    A BaseException, not an Exception, so that no `except Exception` in a tool body swallows it;
+    unlike an interrupt, the pipeline turns it into a DENIED result (also inside an exception
+    group). A decline with feedback is not this: a leaf returns it as a typed `ToolFailure` so
+    the model reads the feedback and goes on.
     """
 
     __module__ = "toolfx.core"  # its public home, shown in tracebacks
@@ -52,6 +54,10 @@ class PermissionDeclined(Exception):
         super().__init__(f"permission {permission!r} declined: {reason}")
         self.permission = permission
         self.reason = reason
+
+
+CALL_FAILURES: Final[tuple[type[BaseException], ...]] = (Exception, PermissionDeclined)
+"""What a call or a capability's thunk can fail with: errors and declines, never interrupts."""
 
 
 @final

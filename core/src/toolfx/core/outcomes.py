@@ -6,11 +6,19 @@ import traceback
 from typing import Final
 
 from toolfx.core.content import text
-from toolfx.core.failure import ErrorCode, ToolErrorInfo, ToolFailure
+from toolfx.core.failure import ErrorCode, PermissionDeclined, ToolErrorInfo, ToolFailure
 from toolfx.core.json import FrozenJson, snapshot_json
 from toolfx.core.results import ToolExecutionFailure
 
-__all__ = ["MAX_TRACEBACK_CHARS", "aborted", "defect", "failed", "from_failure"]
+__all__ = [
+    "MAX_TRACEBACK_CHARS",
+    "aborted",
+    "defect",
+    "failed",
+    "from_failure",
+    "printable",
+    "raised",
+]
 
 MAX_TRACEBACK_CHARS: Final = 8_000
 """How much of a defect's traceback its failure details keep (the end, where it was raised)."""
@@ -36,14 +44,49 @@ def aborted(name: str, reason: str | None, *, body_started: bool) -> ToolExecuti
     )
 
 
+def printable(message: str) -> str:
+    """`message` as valid UTF-8: a lone surrogate (from an exception's text) written as \\udXXX."""
+    if message.isascii():
+        return message
+    return message.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def defect(error: BaseException, where: str) -> ToolExecutionFailure:
     """An unexpected exception as a JSON-safe failure; the traceback goes in the details."""
-    trace = "".join(traceback.format_exception(error))[-MAX_TRACEBACK_CHARS:]
+    trace = printable("".join(traceback.format_exception(error))[-MAX_TRACEBACK_CHARS:])
     details = snapshot_json(
         {"exception": type(error).__qualname__, "where": where, "traceback": trace}
     ).value_or(None)
     return failed(
         ErrorCode.UNEXPECTED_ERROR,
-        f"{where} failed unexpectedly: {type(error).__name__}: {error}",
+        printable(f"{where} failed unexpectedly: {type(error).__name__}: {_text_of(error)}"),
         details,
     )
+
+
+def _text_of(error: BaseException) -> str:
+    try:  # an exception's own __str__ (or its argument's) may raise, e.g. on a huge int
+        return str(error)
+    except Exception:
+        return "<exception str() failed>"
+
+
+def raised(error: BaseException, where: str) -> ToolExecutionFailure | None:
+    """The failure a raised exception stands for, or None for an interrupt (re-raise it).
+
+    A decline is DENIED, also inside an exception group (from a task group) whose other members
+    are errors; any other Exception is a defect of `where`.
+    """
+    if isinstance(error, PermissionDeclined):
+        return failed(ErrorCode.DENIED, printable(f"Denied: {_text_of(error)}"))
+    if isinstance(error, BaseExceptionGroup) and not isinstance(error, Exception):
+        declined, rest = error.split(PermissionDeclined)
+        if declined is None or not (rest is None or isinstance(rest, Exception)):
+            return None
+        first: BaseException = declined
+        while isinstance(first, BaseExceptionGroup):
+            first = first.exceptions[0]
+        return failed(ErrorCode.DENIED, printable(f"Denied: {_text_of(first)}"))
+    if isinstance(error, Exception):
+        return defect(error, where)
+    return None

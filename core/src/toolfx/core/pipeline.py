@@ -2,17 +2,18 @@
 
 Order: snapshot the arguments, resolve the tool, pre-execute waterfall (allow/deny/ask), guards,
 execute waterfall around the body (the definition's timeout innermost), post-execute waterfall,
-caller cancellation, `finalize_content` once, output bounding (text over the limits cut, the
-whole spilled), then the frozen result goes to the observers.
-A listener, wrapper, guard or renderer that raises is a defect: the call fails with
-UNEXPECTED_ERROR and the turn goes on. Interrupts (BaseException that is not an Exception)
-are never caught.
+caller cancellation, `finalize_content` once (on the materialized candidate), then the result,
+materialized and frozen (materialize.py) and bounded (text over the output limits cut, the whole
+kept in the runtime's spill store), goes to the observers and the sink. A body, wrapper,
+listener, guard or renderer that raises is a defect: the call fails with UNEXPECTED_ERROR and
+the turn goes on (a body's or a wrapper's as a result the outer wrappers and the post-execute
+waterfall see). A `PermissionDeclined` is DENIED. Interrupts are never caught.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final, final
 
 from toolfx.core.bounding import bound_result, over_limits
@@ -21,10 +22,11 @@ from toolfx.core.catalog import Catalog, HookPlan
 from toolfx.core.description import Description
 from toolfx.core.dispatch import CallState, dispatch
 from toolfx.core.execution import ExecutionToken, ToolExecution
-from toolfx.core.failure import ErrorCode, PermissionDeclined
+from toolfx.core.failure import ErrorCode
 from toolfx.core.json import FrozenJson, JsonError
 from toolfx.core.json_snapshot import snapshot_or_error
-from toolfx.core.outcomes import defect, failed
+from toolfx.core.materialize import materialized
+from toolfx.core.outcomes import failed, raised
 from toolfx.core.pipeline_stages import (
     aborted_execution,
     execute_wrapped,
@@ -32,6 +34,7 @@ from toolfx.core.pipeline_stages import (
     observe,
     post_execute,
     pre_execute,
+    with_contexts,
 )
 from toolfx.core.records import SessionRecord, ToolCallRecord, ToolResultRecord
 from toolfx.core.registry_model import Registration
@@ -45,17 +48,54 @@ MAX_LISTED_TOOLS: Final = 20
 
 
 @final
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class ToolCall:
     """A caller's call: id, tool name, raw arguments and the caller-owned cancellation signal."""
 
     call_id: str
     name: str
     arguments: object
+    """The arguments, snapshotted into frozen JSON when the call is built (the caller's value
+    stays here only when it is not JSON: `arguments_error` then says why, and the call fails)."""
     signal: CancelSignal
     root_call_id: str | None = None
     parent: ExecutionToken | None = None
     parent_call_id: str | None = None
+    arguments_error: JsonError | None = field(default=None, init=False, repr=False)
+    """Why the given arguments are not lossless JSON (the call gives INVALID_ARGS), or None."""
+
+    # Stores through the slot descriptors, as results do (half the cost of the generated frozen
+    # __init__); tests/unit/test_materialize.py checks the parameters match the fields.
+    def __init__(  # noqa: PLR0917 (the dataclass signature, positional as declared)
+        self,
+        call_id: str,
+        name: str,
+        arguments: object,
+        signal: CancelSignal,
+        root_call_id: str | None = None,
+        parent: ExecutionToken | None = None,
+        parent_call_id: str | None = None,
+    ) -> None:
+        snapshot = snapshot_or_error(arguments)  # later changes to the caller's dict: unseen
+        failed_snapshot = type(snapshot) is JsonError
+        _call_id(self, call_id)
+        _name(self, name)
+        _arguments(self, arguments if failed_snapshot else snapshot)
+        _signal(self, signal)
+        _root_call_id(self, root_call_id)
+        _parent(self, parent)
+        _parent_call_id(self, parent_call_id)
+        _arguments_error(self, snapshot if failed_snapshot else None)
+
+
+_call_id = ToolCall.__dict__["call_id"].__set__
+_name = ToolCall.__dict__["name"].__set__
+_arguments = ToolCall.__dict__["arguments"].__set__
+_signal = ToolCall.__dict__["signal"].__set__
+_root_call_id = ToolCall.__dict__["root_call_id"].__set__
+_parent = ToolCall.__dict__["parent"].__set__
+_parent_call_id = ToolCall.__dict__["parent_call_id"].__set__
+_arguments_error = ToolCall.__dict__["arguments_error"].__set__
 
 
 RecordSink = Callable[[SessionRecord], None]
@@ -77,9 +117,8 @@ async def run_call(
     runtime: Runtime, catalog: Catalog, call: ToolCall, sink: RecordSink | None = None
 ) -> ToolExecutionResult:
     """Run one call through the pipeline and give its frozen result (never raises an error)."""
-    snapshot = snapshot_or_error(call.arguments)
-    problem = snapshot if isinstance(snapshot, JsonError) else None
-    arguments: FrozenJson = None if problem is not None else snapshot
+    problem = call.arguments_error
+    arguments: FrozenJson = None if problem is not None else call.arguments  # type: ignore[assignment]
     execution = ToolExecution(  # positional: the fastest way to build it
         call.call_id,
         call.root_call_id or call.call_id,
@@ -124,12 +163,14 @@ async def run_call(
                     result = aborted_execution(execution, state)
             else:
                 result = refusal
-        except PermissionDeclined as declined:  # travels as a defect so no leaf can swallow it
-            result = failed(ErrorCode.DENIED, f"Denied: {declined}")
-        except Exception as error:  # the one boundary for defects: the turn goes on
-            result = defect(error, f"{state.stage} of `{execution.name}`")
-    if registration is not None and registration.definition.finalize_content is not None:
-        result = finalized(runtime, registration, execution, result)
+        except BaseException as error:  # the one boundary for defects: the turn goes on
+            failure = raised(error, f"{state.stage} of `{execution.name}`")
+            if failure is None:  # an interrupt: never caught
+                raise
+            result = failure
+        if state.deferred:  # deferred contexts ride every outcome, not only a success
+            result = with_contexts(result, state.deferred)
+    result = _settled(runtime, registration, execution, result)
     if (over := over_limits(result.content, registration, view.output_limits)) is not None:
         result = await bound_result(runtime, over, execution, result)  # cut; the whole spilled
     if plan.result:
@@ -137,6 +178,19 @@ async def run_call(
     if sink is not None:
         sink(ToolResultRecord.of(execution.call_id, result))
     return result
+
+
+def _settled(
+    runtime: Runtime,
+    registration: Registration | None,
+    execution: ToolExecution,
+    result: ToolExecutionResult,
+) -> ToolExecutionResult:
+    """`finalize_content` once on the materialized candidate, then the result materialized."""
+    if registration is not None and registration.definition.finalize_content is not None:
+        candidate = materialized(result, execution.name)
+        result = finalized(runtime, registration, execution, candidate)
+    return materialized(result, execution.name)
 
 
 async def _policy(

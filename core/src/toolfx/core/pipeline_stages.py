@@ -31,8 +31,9 @@ from toolfx.core.execution import (
     ResultObserver,
     ToolExecution,
 )
-from toolfx.core.failure import ErrorCode, ToolErrorInfo, ToolFailure
-from toolfx.core.outcomes import aborted, failed
+from toolfx.core.failure import CALL_FAILURES, ErrorCode, ToolErrorInfo, ToolFailure
+from toolfx.core.materialize import materialized
+from toolfx.core.outcomes import aborted, failed, raised
 from toolfx.core.registry_model import Registration
 from toolfx.core.results import ToolExecutionFailure, ToolExecutionResult, ToolExecutionSuccess
 from toolfx.core.runtime import ApprovalRequest, RejectedWithFeedback, Runtime
@@ -45,6 +46,7 @@ __all__ = [
     "observe",
     "post_execute",
     "pre_execute",
+    "with_contexts",
 ]
 
 
@@ -143,7 +145,14 @@ def _wrapped(
     wrapper: ExecuteWrapper, inner: Callable[[ToolExecution], Awaitable[ToolExecutionResult]]
 ) -> Callable[[ToolExecution], Awaitable[ToolExecutionResult]]:
     async def call(passed: ToolExecution) -> ToolExecutionResult:
-        return await wrapper(passed, inner)
+        try:  # the next wrapper out (and post-execute) sees a result, never this one's raise
+            result: object = await wrapper(passed, inner)
+        except BaseException as error:
+            failure = raised(error, f"an execute wrapper of `{passed.name}`")
+            if failure is None:  # an interrupt: never caught
+                raise
+            return failure
+        return materialized(result, passed.name)  # what it built may be shared or not JSON
 
     return call
 
@@ -179,7 +188,7 @@ async def post_execute(
     """The result as the post-execute waterfall leaves it: accepted, replaced or blocked."""
     decision = await _waterfall_post(plan.post_execute, execution, result, 0)
     added = decision.additional_contexts
-    contexts = result.additional_contexts + added
+    contexts = (*result.additional_contexts, *added)  # the listener may have given a list
     match decision:
         case Accept():
             return _replaced(result, result.content, contexts) if added else result
@@ -245,12 +254,22 @@ def finalized(
         return result
     try:
         content = finalize(execution, result)
-    except Exception as error:  # the callback must be total; keep the content if it is not
+        if content is None:
+            return result
+        blocks = tuple(content)  # what it returned may still be held (and changed) by it
+    except CALL_FAILURES as error:  # the callback must be total; keep the content if it is not
         runtime.report(error, f"finalize_content of `{execution.name}`")
         return result
-    if content is None:
-        return result
-    return _replaced(result, tuple(content), result.additional_contexts)
+    return _replaced(result, blocks, result.additional_contexts)
+
+
+def with_contexts(
+    result: ToolExecutionResult, deferred: tuple[ContextMessage, ...]
+) -> ToolExecutionResult:
+    """The result carrying each deferred context message it does not carry yet (in order)."""
+    carried = result.additional_contexts
+    missing = tuple(m for m in deferred if not any(m is c for c in carried))
+    return _replaced(result, result.content, missing + carried) if missing else result
 
 
 def observe(
@@ -263,5 +282,5 @@ def observe(
     for observer in observers:
         try:
             observer(execution, result)
-        except Exception as error:  # contained: observers cannot change or lose a result
+        except CALL_FAILURES as error:  # contained: observers cannot change or lose a result
             runtime.report(error, f"result observer {observer!r}")

@@ -21,6 +21,7 @@ from returns.result import Result
 from toolfx.core.execution import ToolExecution
 from toolfx.core.json_model import FrozenJson
 from toolfx.core.json_render import render_literal
+from toolfx.core.materialize import materialized
 from toolfx.core.records_cards import (
     call_view_from_json,
     call_view_to_json,
@@ -153,8 +154,13 @@ class ToolResultRecord:
 
     @classmethod
     def of(cls, call_id: str, result: ToolExecutionResult) -> ToolResultRecord:
-        """The record of a final live result (its canonical value is dropped)."""
-        return cls(call_id, DurableResult.of(result))
+        """The record of a final live result (its canonical value is dropped).
+
+        The result is materialized first (free for one the pipeline gave), so `to_json` never
+        raises: a result built by hand with a field that is not JSON is recorded as the
+        INVALID_TOOL_OUTPUT failure that says which field.
+        """
+        return cls(call_id, DurableResult.of(materialized(result, call_id)))
 
     def to_json(self) -> FrozenJson:
         """The wire form: event, callId and the durable result."""

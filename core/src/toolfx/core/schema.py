@@ -15,6 +15,7 @@ frozen JSON whose decoding is the identity.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Final, Generic, TypeVar, cast, final
 
 from returns.result import Failure, Result, Success
@@ -39,25 +40,29 @@ T = TypeVar("T")
 
 
 @final
+@dataclass(frozen=True, slots=True, init=False, eq=False, repr=False)
 class ValueSchema(Generic[T]):
-    """A type's JSON Schema with a cached validator that decodes valid JSON into the type."""
+    """A type's JSON Schema with a cached validator that decodes valid JSON into the type.
 
-    __slots__ = ("_bare", "_decode", "_is_valid", "compiled", "json_schema", "type_form")
+    Frozen: every tool, call and cache shares one, so nothing can swap its validator.
+    """
 
-    type_form: Final[object]
-    json_schema: Final[FrozenJson]
-    compiled: Final[CompiledSchema]
-    _decode: Final[Callable[[Any], Any] | None]
-    _bare: Final[type | None]
-    _is_valid: Final[Callable[[FrozenJson], bool]]
+    type_form: object
+    json_schema: FrozenJson
+    compiled: CompiledSchema
+    _decode: Callable[[Any], Any] | None
+    _bare: type | None
+    _is_valid: Callable[[FrozenJson], bool]
 
     def __init__(self, type_form: object, node: Node, compiled: CompiledSchema) -> None:
-        self.type_form = type_form
-        self.json_schema = compiled.checked.schema
-        self.compiled = compiled
-        self._decode = node.decode
-        self._is_valid = compiled.validator.is_valid  # the validator itself: no extra call
-        self._bare = _BARE_TYPES.get(node.schema.get("type")) if len(node.schema) == 1 else None
+        store = object.__setattr__
+        store(self, "type_form", type_form)
+        store(self, "json_schema", compiled.checked.schema)
+        store(self, "compiled", compiled)
+        store(self, "_decode", node.decode)
+        store(self, "_is_valid", compiled.validator.is_valid)  # the validator itself: no call
+        bare = _BARE_TYPES.get(node.schema.get("type")) if len(node.schema) == 1 else None
+        store(self, "_bare", bare)
 
     def __repr__(self) -> str:
         return f"ValueSchema({_type_name(self.type_form)})"

@@ -44,7 +44,11 @@ _COMPACT_JSON: Final = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"
 
 
 def render_json(args: object, value: object) -> tuple[ContentBlock, ...]:
-    """The default renderer: a string as itself, anything else as compact JSON text."""
+    """The default renderer: a string as itself, anything else as compact JSON text.
+
+    The pipeline hands it the checked frozen JSON of the value (not the typed value), so a
+    dataclass, tuple, enum or TypedDict output renders as the JSON its schema describes.
+    """
     if isinstance(value, str):
         return (TextBlock(value),)
     if type(value) is int:

@@ -15,12 +15,15 @@ from typing import Any, Final, Generic, TypeVar, final
 
 import anyio
 
+from toolfx.core.failure import CALL_FAILURES
+
 __all__ = ["PASSED_ON", "on_asyncio", "run_pool"]
 
 T = TypeVar("T")
 
-PASSED_ON: Final = (Exception, KeyboardInterrupt, SystemExit)
-"""What a pool or a deadline holds while its tasks wind down, then raises unchanged."""
+PASSED_ON: Final[tuple[type[BaseException], ...]] = (*CALL_FAILURES, KeyboardInterrupt, SystemExit)
+"""What a pool or a deadline holds while its tasks wind down, then raises unchanged (a
+`PermissionDeclined` too: it is a BaseException so that tool bodies cannot swallow it)."""
 
 
 @final

@@ -16,6 +16,7 @@ from collections.abc import Callable, Coroutine, Sequence
 from typing import Any, TypeVar, assert_never, cast, final
 
 from toolfx.core.cancel import CALLER_CANCELLED, CancelSignal
+from toolfx.core.failure import CALL_FAILURES
 from toolfx.core.runtime import Cancelled
 from toolfx.interpreters.deterministic_clock import VirtualClock, delay
 from toolfx.interpreters.deterministic_errors import Deadlock, DeterministicForeignAwaitError
@@ -168,7 +169,7 @@ class Scheduler:
             trap = task.coroutine.send(value) if error is None else task.coroutine.throw(error)
         except StopIteration as stop:
             self._finish(task, stop.value, None)
-        except Exception as failure:
+        except CALL_FAILURES as failure:  # an error or a decline: the task's own outcome
             self._finish(task, None, failure)
         except BaseException as interrupt:  # ends the whole run, from any task
             self._finish(task, None, interrupt)
