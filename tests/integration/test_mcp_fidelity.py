@@ -169,9 +169,10 @@ async def test_toolfx_as_a_client_of_toolfx_mcp_serve_approves_a_write(
     assert request.tool == "fx_write"
     assert request.reason is not None
     assert "new.txt" in request.reason
+    assert "(call " in request.reason  # the server names the call by the id the client gave
     if reply == "allowed-once":
         assert isinstance(result, ToolExecutionSuccess), result
         assert (workspace / "new.txt").read_text(encoding="utf-8") == "hi\n"
     else:
-        assert "rejected" in failure(result, ErrorCode.TOOL_ERROR)
+        assert "rejected" in failure(result, ErrorCode.DENIED)  # the server's code, kept
         assert not (workspace / "new.txt").exists()

@@ -21,9 +21,10 @@ from toolfx.core import (
     compile_json_schema,
     snapshot_json,
 )
+from toolfx.interpreters.cli import mcp_calls as serve_keys
 from toolfx.interpreters.cli.mcp_content import mcp_block
 from toolfx.leaves.mcp.names import check_namespace, tool_name
-from toolfx.leaves.mcp.results import block_of, outcome_of
+from toolfx.leaves.mcp.results import CALL_ID_META, ERROR_META, block_of, outcome_of
 
 
 def test_a_valid_name_is_kept() -> None:
@@ -108,6 +109,25 @@ def test_is_error_is_a_tool_error_with_the_servers_text() -> None:
     assert (failed.failure().code, failed.failure().message) == (ErrorCode.TOOL_ERROR, "nope")
     silent = outcome_of(result(isError=True), None, "t")
     assert silent.failure().message == "`t` reported an error without a message"
+
+
+@pytest.mark.parametrize("code", list(ErrorCode))
+def test_a_toolfx_servers_error_code_is_kept(code: ErrorCode) -> None:
+    meta = {ERROR_META: {"code": code.value, "message": "m", "details": None}}
+    failed = outcome_of(result(types.TextContent(text="m"), isError=True, _meta=meta), None, "t")
+    assert failed.failure().code is code
+
+
+@pytest.mark.parametrize(
+    "meta", [{ERROR_META: {"code": "NOPE"}}, {ERROR_META: "DENIED"}, {ERROR_META: {"code": 1}}]
+)
+def test_an_unknown_or_malformed_error_code_is_a_tool_error(meta: dict[str, object]) -> None:
+    failed = outcome_of(result(isError=True, _meta=meta), None, "t")
+    assert failed.failure().code is ErrorCode.TOOL_ERROR
+
+
+def test_the_client_and_toolfx_mcp_serve_agree_on_their_meta_keys() -> None:
+    assert (ERROR_META, CALL_ID_META) == (serve_keys.ERROR_META, serve_keys.CALL_ID_META)
 
 
 def test_structured_content_must_be_there_when_an_output_schema_is_declared() -> None:

@@ -17,7 +17,7 @@ itself is never caught.
 from __future__ import annotations
 
 import logging
-from typing import Final
+from typing import Final, cast
 
 import anyio
 import mcp_types as types
@@ -38,7 +38,7 @@ from toolfx.core import (
 )
 from toolfx.core.cancel import CALLER_CANCELLED
 from toolfx.leaves.mcp.link import Link
-from toolfx.leaves.mcp.results import McpOutcome, outcome_of
+from toolfx.leaves.mcp.results import CALL_ID_META, McpOutcome, outcome_of
 
 __all__ = ["MAX_INPUT_ROUNDS", "call_tool"]
 
@@ -67,7 +67,10 @@ async def call_tool(
         raise Cancelled(signal.reason or CALLER_CANCELLED)
     arguments = thaw_json(args)
     params = types.CallToolRequestParams(
-        name=tool, arguments=arguments if isinstance(arguments, dict) else None
+        name=tool,
+        arguments=arguments if isinstance(arguments, dict) else None,
+        # an open map the SDK types as a TypedDict with extra items (which mypy does not know)
+        _meta=cast("types.RequestParamsMeta", {CALL_ID_META: context.call_id}),
     )
     entered = link.calls.enter(context)
     try:

@@ -12,7 +12,7 @@ non-text block saying what it is). Either way the body gives the content with th
 
 from __future__ import annotations
 
-from typing import assert_never
+from typing import Final, assert_never
 
 import mcp_types as types
 from returns.result import Failure, Result, Success
@@ -34,7 +34,13 @@ from toolfx.core import (
     snapshot_json,
 )
 
-__all__ = ["McpOutcome", "block_of", "outcome_of"]
+__all__ = ["CALL_ID_META", "ERROR_META", "McpOutcome", "block_of", "outcome_of"]
+
+ERROR_META: Final = "toolfx/error"
+"""The `_meta` key under which a toolfx server gives a failure's code (`toolfx mcp serve`)."""
+
+CALL_ID_META: Final = "toolfx/callId"
+"""The `_meta` key under which the client gives a toolfx server the model's call id."""
 
 McpOutcome = Result[WithContent[FrozenJson], ToolFailure]
 """What one MCP call gives the pipeline: its value with the server's content, or a failure."""
@@ -47,7 +53,7 @@ def outcome_of(
     content = tuple(block_of(block) for block in result.content)
     if result.is_error:
         message = content_text(content) or f"`{name}` reported an error without a message"
-        return Failure(ToolFailure.of(ErrorCode.TOOL_ERROR, message))
+        return Failure(ToolFailure.of(_error_code(result.meta), message))
     structured = "structured_content" in result.model_fields_set
     if output is None:  # the pipeline checks the value is JSON
         value = result.structured_content if structured else content_text(content)
@@ -66,6 +72,15 @@ def outcome_of(
             ToolFailure.of(ErrorCode.INVALID_TOOL_OUTPUT, checked.failure().message(subject))
         )
     return Success(WithContent(checked.unwrap(), content))
+
+
+def _error_code(meta: object) -> ErrorCode:
+    """The code a toolfx server gave the failure (DENIED, TOOL_TIMEOUT, ...), else TOOL_ERROR."""
+    error = meta.get(ERROR_META) if isinstance(meta, dict) else None
+    code = error.get("code") if isinstance(error, dict) else None
+    if isinstance(code, str) and code in ErrorCode.__members__:
+        return ErrorCode(code)
+    return ErrorCode.TOOL_ERROR
 
 
 def block_of(block: types.ContentBlock) -> ContentBlock:
