@@ -98,6 +98,7 @@ from toolfx.core.runtime import (
     Runtime,
 )
 from toolfx.core.schema import SchemaDerivationError, ValueSchema, raw_schema, schema_of
+from toolfx.core.sink import RecordFault
 from toolfx.core.text_diff import (
     CONTEXT_LINES,
     MAX_DIFF_LINES,
@@ -179,6 +180,7 @@ __all__ = [
     "Profile",
     "ProviderTools",
     "RecordError",
+    "RecordFault",
     "RecordSink",
     "Registration",
     "Registry",

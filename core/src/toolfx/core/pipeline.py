@@ -3,6 +3,8 @@
 Order: snapshot the arguments, resolve the tool, pre-execute waterfall (allow/deny/ask), guards,
 execute waterfall around the body (the definition's timeout innermost), post-execute waterfall,
 caller cancellation, `finalize_content` once, then the frozen result goes to the observers.
+With a record sink, `tool/call` is written first and `tool/result` last; a sink that raises is
+reported and never loses a result (see `sink`: a call whose `tool/call` it refused is not run).
 A listener, wrapper, guard or renderer that raises is a defect: the call fails with
 UNEXPECTED_ERROR and the turn goes on. Interrupts (BaseException that is not an Exception)
 are never caught.
@@ -31,10 +33,11 @@ from toolfx.core.pipeline_stages import (
     post_execute,
     pre_execute,
 )
-from toolfx.core.records import SessionRecord, ToolCallRecord, ToolResultRecord
+from toolfx.core.records import ToolCallRecord, ToolResultRecord
 from toolfx.core.registry_model import Registration
 from toolfx.core.results import ToolExecutionFailure, ToolExecutionResult, ToolExecutionSuccess
 from toolfx.core.runtime import Runtime
+from toolfx.core.sink import RecordSink, write_record
 
 __all__ = ["MAX_LISTED_TOOLS", "RecordSink", "ToolCall", "execute", "run_call"]
 
@@ -56,10 +59,6 @@ class ToolCall:
     parent_call_id: str | None = None
 
 
-RecordSink = Callable[[SessionRecord], None]
-"""Receives the durable events: `tool/call` before a call runs, `tool/result` after."""
-
-
 def execute(
     catalog: Catalog, call: ToolCall, sink: RecordSink | None = None
 ) -> Description[ToolExecutionResult]:
@@ -72,9 +71,17 @@ def execute(
 
 
 async def run_call(
-    runtime: Runtime, catalog: Catalog, call: ToolCall, sink: RecordSink | None = None
+    runtime: Runtime,
+    catalog: Catalog,
+    call: ToolCall,
+    sink: RecordSink | None = None,
+    keep: Callable[[ToolExecutionResult], object] | None = None,
 ) -> ToolExecutionResult:
-    """Run one call through the pipeline and give its frozen result (never raises an error)."""
+    """Run one call through the pipeline and give its frozen result (never raises an error).
+
+    `keep` receives the result as soon as it is final (a batch keeps it even if what awaits the
+    call fails).
+    """
     snapshot = snapshot_or_error(call.arguments)
     problem = snapshot if isinstance(snapshot, JsonError) else None
     arguments: FrozenJson = None if problem is not None else snapshot
@@ -88,15 +95,21 @@ async def run_call(
         call.signal,
         call.parent,
     )
-    if sink is not None:
-        sink(ToolCallRecord.of(execution, call.parent_call_id))
+    unrecorded = (  # a call whose `tool/call` the sink refused is not run
+        None
+        if sink is None
+        else write_record(runtime, sink, ToolCallRecord.of(execution, call.parent_call_id))
+    )
     direct = call.parent is None  # Code Mode: a model-direct call reaches only native tools
     view = catalog.view
     registration = (view.direct if direct else view.tools).get(call.name)
     plan = view.plan
     state = CallState()
-    if problem is not None:
-        result: ToolExecutionResult = failed(
+    if unrecorded is not None:
+        where = f"writing the `tool/call` record of `{call.name}` (the call was not run)"
+        result: ToolExecutionResult = defect(unrecorded, where)
+    elif problem is not None:
+        result = failed(
             ErrorCode.INVALID_ARGS, f"The arguments for `{call.name}` are not JSON: {problem}"
         )
     elif registration is None:
@@ -130,9 +143,9 @@ async def run_call(
         result = finalized(runtime, registration, execution, result)
     if plan.result:
         observe(runtime, plan.result, execution, result)
-    if sink is not None:
-        sink(ToolResultRecord.of(execution.call_id, result))
-    return result
+    if sink is not None and unrecorded is None:
+        write_record(runtime, sink, ToolResultRecord.of(execution.call_id, result))
+    return result if keep is None else _kept(keep, result)
 
 
 async def _policy(
@@ -156,6 +169,13 @@ async def _policy(
         if execution.signal.is_cancelled():
             return aborted_execution(execution, state)
     return None
+
+
+def _kept(
+    keep: Callable[[ToolExecutionResult], object], result: ToolExecutionResult
+) -> ToolExecutionResult:
+    keep(result)
+    return result
 
 
 def _unknown_tool(catalog: Catalog, name: str, *, direct: bool) -> ToolExecutionFailure:
