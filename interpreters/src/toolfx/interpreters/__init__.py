@@ -16,6 +16,7 @@ from toolfx.interpreters.deterministic import (
     Fault,
     HangAt,
     RaiseAt,
+    RaiseInto,
     TraceEvent,
 )
 from toolfx.interpreters.foreign import ForeignAwaitError
@@ -46,6 +47,7 @@ __all__ = [
     "MemoryFileSystem",
     "ProcessMatcher",
     "RaiseAt",
+    "RaiseInto",
     "ScriptedProcess",
     "ScriptedProcesses",
     "SyncProcessRunner",
