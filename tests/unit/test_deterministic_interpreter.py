@@ -757,11 +757,16 @@ def test_raise_into_a_task_that_is_not_there_is_traced_and_changes_nothing() -> 
         await runtime.checkpoint()
         return "done"
 
-    faults = [RaiseInto(1, ValueError("early"), task=1), RaiseInto(5, ValueError("late"), task=1)]
+    faults = [
+        RaiseInto(1, ValueError("fresh")),
+        RaiseInto(1, ValueError("early"), task=1),
+        RaiseInto(5, ValueError("late"), task=1),
+    ]
     interpreter = DeterministicInterpreter(faults=faults)
     assert perform(program, interpreter) == "done"
     assert [e.detail for e in events(interpreter, "fault")] == [
-        "RaiseInto: task 1 is not running",  # not started yet
+        "RaiseInto: task 0 is not started yet",  # not at a suspension point yet
+        "RaiseInto: task 1 is not running",  # not spawned yet
         "RaiseInto: task 1 is not running",  # finished
     ]
 

@@ -27,7 +27,8 @@ class RaiseInto:
     Task 0 is the program's own (main) task. A parked task is woken from its wait (a sleep, a
     join of its children, a hang) and resumed with `error`; a runnable one is resumed with it
     instead of what it was to get. `error` may be an interrupt (a BaseException that is not an
-    Exception). The trace says when the task is not running (not started yet, or finished).
+    Exception). A task that is not waiting anywhere (not spawned yet, not yet at its first
+    suspension, or finished) is left alone, and the trace says so.
     """
 
     step: int

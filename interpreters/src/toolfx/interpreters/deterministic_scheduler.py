@@ -257,8 +257,9 @@ class Scheduler:
 
     def _raise_into(self, fault: RaiseInto) -> None:
         task = self._tasks.get(fault.task)
-        if task is None or task.finished:  # not started yet, or finished
-            self.record("fault", f"RaiseInto: task {fault.task} is not running", task=None)
+        if task is None or task.finished or task.trap is None:  # not waiting anywhere
+            state = "not running" if task is None or task.finished else "not started yet"
+            self.record("fault", f"RaiseInto: task {fault.task} is {state}", task=None)
             return
         self.record("fault", f"RaiseInto: {_summary(fault.error)}", task=task.id)
         if task.wait is not None:
