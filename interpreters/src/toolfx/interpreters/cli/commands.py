@@ -10,8 +10,7 @@ import contextlib
 import json
 import os
 import sys
-from collections.abc import Callable, Sequence
-from typing import TextIO
+from collections.abc import Callable, Mapping, Sequence
 
 from returns.result import Failure
 from rich.console import Console
@@ -20,6 +19,7 @@ from toolfx.core import Catalog, JsonValue, parse_json, thaw_json
 from toolfx.interpreters.cli.approvals import Answer, Prompter, choose_answer
 from toolfx.interpreters.cli.args import OutputOptions, ReplayCommand, RunCommand, ToolsCommand
 from toolfx.interpreters.cli.log import Recorder, SessionHeader, read_log
+from toolfx.interpreters.cli.log_file import LogFile
 from toolfx.interpreters.cli.providers import export_schemas, load_catalog
 from toolfx.interpreters.cli.render import Display, JsonDisplay, PanelDisplay
 from toolfx.interpreters.cli.runner import run_session
@@ -87,15 +87,17 @@ def play(
     display = _display(output, catalog)
     answer = answer_for(display)
     with contextlib.ExitStack() as stack:
-        file: TextIO | None = None
+        log_file: LogFile | None = None
         if log is not None:
             try:
-                file = stack.enter_context(open(log, "w", encoding="utf-8"))
+                log_file = LogFile(stack.enter_context(open(log, "wb", buffering=0)), log)
             except (OSError, ValueError) as error:  # ValueError: a NUL in the path
                 raise CliError(f"cannot write the log {log}: {error}") from None
-        record = Recorder(display.show, file)
+        record = Recorder(display.show, log_file)
         record(header)
         run_session(turns, catalog, header.interpreter, answer, record)
+        if log_file is not None:  # failed in the last turn: the session ran no further
+            log_file.check()
     display.finish()
 
 
@@ -122,6 +124,9 @@ def load_rules(path: str | None) -> JsonValue:
 
 def run(command: RunCommand) -> int:
     """`toolfx run`: play the session; asks are answered as the options and terminal say."""
+    _refuse_to_overwrite(
+        command.log, {"session file": command.session, "rules file": command.rules}
+    )
     root = workspace_root(command.workspace)
     turns = parse_session(read_text(command.session, "session file"))
     catalog = load_catalog(root, load_rules(command.rules), command.sandbox)
@@ -138,6 +143,20 @@ def run(command: RunCommand) -> int:
     header = SessionHeader(root, command.interpreter)
     play(turns, catalog, header, answer_for, log=command.log, output=command.output)
     return 0
+
+
+def _refuse_to_overwrite(log: str | None, inputs: Mapping[str, str | None]) -> None:
+    """A `CliError` if the log would be written over one of the inputs (the same file, however
+    named: a relative path, a symbolic or a hard link)."""
+    if log is None:
+        return
+    for what, path in inputs.items():
+        try:
+            same = path is not None and os.path.samefile(log, path)
+        except (OSError, ValueError):  # one of them does not exist (yet), or a NUL in a path
+            continue
+        if same:
+            raise CliError(f"the log {log} is the {what} {path}: writing it would destroy it")
 
 
 def replay(command: ReplayCommand) -> int:
