@@ -16,7 +16,14 @@ from typing_extensions import Buffer
 
 from tests.cli.support import TOOLFX, toolfx, write_session
 from toolfx.core.records import ToolCallRecord
-from toolfx.interpreters.cli.log import SessionHeader, TurnRecord, log_line, read_log
+from toolfx.interpreters.cli.log import (
+    INTERPRETERS,
+    Interpreter,
+    SessionHeader,
+    TurnRecord,
+    log_line,
+    read_log,
+)
 from toolfx.interpreters.cli.log_file import LogFile, LogWriteError
 
 WRITE_A = {
@@ -126,12 +133,13 @@ def test_a_full_disk_is_one_error_line_and_exit_1_before_anything_runs(
     assert not (workspace / "a.txt").exists()
 
 
+@pytest.mark.parametrize("interpreter", list(INTERPRETERS.values()))
 def test_a_disk_that_fills_up_mid_session_stops_it_with_whole_lines_only(
-    tmp_path: Path, workspace: Path
+    tmp_path: Path, workspace: Path, interpreter: Interpreter
 ) -> None:
     session = write_session(tmp_path / "s.jsonl", WRITE_A, WRITE_B)
     log = tmp_path / "session.log"
-    header = log_line(SessionHeader(str(workspace), "sync"))
+    header = log_line(SessionHeader(str(workspace), interpreter))
     turn = log_line(TurnRecord(1, 1))
     room = len(header) + len(turn) + 2 + 20  # the `tool/call` of w1 fits only in part
 
@@ -140,6 +148,7 @@ def test_a_disk_that_fills_up_mid_session_stops_it_with_whole_lines_only(
         resource.setrlimit(resource.RLIMIT_FSIZE, (room, room))
 
     argv = [TOOLFX, "run", session, "--workspace", str(workspace), "--yes", "--log", str(log)]
+    argv += ["--interpreter", interpreter]
     done = subprocess.run(
         argv, preexec_fn=file_size_limit, capture_output=True, text=True, timeout=60, check=False
     )

@@ -3,7 +3,8 @@ and an interrupt, still give each call of a batch one result, in order, with pai
 
 Each scenario runs under the sync interpreter, anyio on asyncio and on trio, and the
 deterministic interpreter; a raising capability comes from `FaultyRuntime` wrapped around the
-interpreter's own runtime.
+interpreter's own runtime. The last scenario (a raising capability inside a call's body or its
+timeout) pins what the pipeline's defect boundary already gave.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any, TypedDict
 
 import pytest
 
-from tests.runtime_faults import CapabilityFault, FaultPlan, SinkLog, faulty
+from tests.runtime_faults import Capability, CapabilityFault, FaultPlan, SinkLog, faulty
 from toolfx.core import (
     Ask,
     ErrorCode,
@@ -307,3 +308,37 @@ def test_an_interrupt_propagates_after_closing_the_open_call_record(
     )
     assert isinstance(sink.taken[2], ToolCallRecord)
     assert world.observed == ["c0"]
+
+
+# Capabilities a body uses ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("capability", ["checkpoint", "sleep", "run_blocking", "deadline"])
+def test_a_raising_capability_in_a_call_fails_that_call_only(
+    world: World, interpret: Interpret, capability: Capability
+) -> None:
+    async def body(args: Args, ctx: ToolRunContext) -> str:
+        await ctx.runtime.checkpoint()
+        await ctx.runtime.sleep(0)
+        await ctx.runtime.run_blocking(lambda: None)
+        return ctx.call_id
+
+    world.location.register(
+        define_tool(
+            name="slow",
+            description="slow",
+            parameters=Args,
+            output=Output(str),
+            execute=body,
+            timeout=60,  # a deadline around the body
+        )
+    )
+    sink = SinkLog()
+    plan = FaultPlan({capability: frozenset({1})})
+    outcome = batch(world, interpret, calls("slow", "slow"), sink, plan)
+    assert [summary(r) for r in outcome.results] == ["UNEXPECTED_ERROR", "c1"]
+    assert f"CapabilityFault: the runtime's {capability} failed (use 1)" in message(
+        outcome.results[0]
+    )
+    assert events(sink.taken) == paired(["c0", "c1"])
+    durable(sink.taken, outcome.results)
