@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
+import anyio
 import pytest
 
 from tests.runtime_faults import Capability, CapabilityFault, FaultPlan, SinkLog, faulty
@@ -43,6 +44,7 @@ from toolfx.interpreters import (
     DeterministicInterpreter,
     SyncRuntime,
     run_anyio,
+    run_anyio_async,
     run_sync,
 )
 
@@ -342,3 +344,37 @@ def test_a_raising_capability_in_a_call_fails_that_call_only(
     )
     assert events(sink.taken) == paired(["c0", "c1"])
     durable(sink.taken, outcome.results)
+
+
+@pytest.mark.parametrize("backend", ["asyncio", "trio"])
+def test_a_backend_cancellation_closes_the_open_call_record_and_goes_on(
+    world: World, backend: str
+) -> None:
+    scopes: list[anyio.CancelScope] = []
+
+    async def body(args: Args, ctx: ToolRunContext) -> str:
+        scopes[0].cancel()  # the caller's scope, as a timeout or a shutdown would
+        await ctx.runtime.checkpoint()
+        return "not reached"
+
+    world.location.register(
+        define_tool(name="stop", description="s", parameters=Args, output=Output(str), execute=body)
+    )
+    sink = SinkLog()
+    description = execute_batch(
+        world.location.catalog(), calls("write", "stop", "write"), sink=sink
+    )
+
+    async def main() -> None:
+        with anyio.CancelScope() as scope:
+            scopes.append(scope)
+            await run_anyio_async(description, AnyioRuntime(world.answer))
+        assert scope.cancelled_caught
+
+    anyio.run(main, backend=backend)
+    assert events(sink.taken) == paired(["c0", "c1"])
+    closing = sink.taken[-1]
+    assert isinstance(closing, ToolResultRecord)
+    assert closing.result.error is not None
+    assert closing.result.error.code is ErrorCode.ABORTED
+    assert closing.result.error.message.startswith("`stop` was interrupted (")
