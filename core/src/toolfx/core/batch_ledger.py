@@ -68,23 +68,27 @@ class BatchLedger:
 
     def settled(self, fault: Exception) -> tuple[ToolExecutionResult, ...]:
         """Every call's result after a runtime fault: UNEXPECTED_ERROR for the unfinished ones."""
-        unfinished = [index for index, result in enumerate(self.results) if result is None]
-        where = f"the batch ({len(unfinished)} of its calls left without a result)"
-        self._runtime.report(fault, where)
-        filled: dict[str, ToolExecutionResult] = {}
-        for index in unfinished:
-            call = self._calls[index]
-            filled[call.call_id] = defect(fault, f"the batch running `{call.name}`")
-            self.results[index] = filled[call.call_id]
+        filled = {
+            index: defect(fault, f"the batch running `{self._calls[index].name}`")
+            for index, result in enumerate(self.results)
+            if result is None
+        }
+        self._runtime.report(fault, f"the batch ({len(filled)} of its calls left without a result)")
+        for index, result in filled.items():
+            self.results[index] = result
         sink, runtime = self.sink, self._runtime
         if sink is not None:
+            unfinished = {self._calls[index].call_id: index for index in filled}
             for call_id, name in list(self._open.items()):  # started: close what they opened
-                closing = filled.pop(call_id, None) or defect(fault, f"the batch running `{name}`")
+                if call_id in unfinished:
+                    closing = filled[unfinished.pop(call_id)]
+                else:  # a call nested in one of the batch's
+                    closing = defect(fault, f"the batch running `{name}`")
                 write_record(runtime, sink, ToolResultRecord.of(call_id, closing))
-            for call in (self._calls[index] for index in unfinished):  # never started: both
-                result = filled.get(call.call_id)
-                if result is not None and write_record(runtime, sink, self._opened(call)) is None:
-                    write_record(runtime, sink, ToolResultRecord.of(call.call_id, result))
+            for index in unfinished.values():  # the rest never started: both records, in order
+                call = self._calls[index]
+                if write_record(runtime, sink, self._opened(call)) is None:
+                    write_record(runtime, sink, ToolResultRecord.of(call.call_id, filled[index]))
         return tuple(result for result in self.results if result is not None)
 
     def interrupted(self, interrupt: BaseException) -> None:
