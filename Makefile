@@ -40,9 +40,11 @@ test: sandbox-tools check unit typetest
 security: $(STAMP)
 	TOOLFX_SECURITY_ATTEMPTS=1000 TOOLFX_SECURITY_REPORT=1 $(PY) -m pytest tests/security
 
-# Every hypothesis property at 10,000 examples (the `properties` profile; CI runs 300).
+# Every hypothesis property at 10,000 examples (the `properties` profile; CI runs 300): long.
+# One file: make properties PROPERTIES=tests/properties/test_fault_properties.py
+PROPERTIES ?= tests/properties
 properties: $(STAMP)
-	TOOLFX_HYPOTHESIS_PROFILE=properties $(PY) -m pytest tests/properties
+	TOOLFX_HYPOTHESIS_PROFILE=properties $(PY) -m pytest $(PROPERTIES)
 
 bench: $(STAMP)
 	$(PY) -m tests.bench
