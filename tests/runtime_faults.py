@@ -23,7 +23,6 @@ from toolfx.core.records import SessionRecord
 from toolfx.core.runtime import ApprovalReply, ApprovalRequest, Runtime
 
 __all__ = [
-    "CAPABILITIES",
     "Capability",
     "CapabilityFault",
     "FaultPlan",
@@ -36,16 +35,6 @@ T = TypeVar("T")
 
 Capability = Literal["sleep", "checkpoint", "gather", "deadline", "run_blocking", "approve"]
 """A capability that can be made to raise."""
-
-CAPABILITIES: tuple[Capability, ...] = (
-    "sleep",
-    "checkpoint",
-    "gather",
-    "deadline",
-    "run_blocking",
-    "approve",
-)
-"""Every capability that can be made to raise."""
 
 
 class CapabilityFault(Exception):
@@ -75,16 +64,13 @@ class FaultyRuntime(Runtime):
         self.inner = inner
         self.plan = plan
         self.uses: Counter[Capability] = Counter()
-        self.raised: list[CapabilityFault] = []
 
     def _fault(self, capability: Capability) -> CapabilityFault | None:
         self.uses[capability] += 1
         use = self.uses[capability]
         if use not in self.plan.raising.get(capability, frozenset()):
             return None
-        fault = CapabilityFault(capability, use)
-        self.raised.append(fault)
-        return fault
+        return CapabilityFault(capability, use)
 
     def now(self) -> float:
         return self.inner.now()
@@ -135,16 +121,11 @@ class FaultyRuntime(Runtime):
         return self.inner.processes
 
 
-def faulty(
-    description: Description[T], plan: FaultPlan, runtimes: list[FaultyRuntime] | None = None
-) -> Description[T]:
-    """`description`, run on its interpreter's runtime wrapped in a `FaultyRuntime` (kept)."""
+def faulty(description: Description[T], plan: FaultPlan) -> Description[T]:
+    """`description`, run on its interpreter's runtime wrapped in a `FaultyRuntime`."""
 
     def program(runtime: Runtime) -> Coroutine[Any, Any, T]:
-        wrapped = FaultyRuntime(runtime, plan)
-        if runtimes is not None:
-            runtimes.append(wrapped)
-        return description.program(wrapped)
+        return description.program(FaultyRuntime(runtime, plan))
 
     return Description(program)
 
