@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 PROJECTS := pyproject.toml core/pyproject.toml leaves/pyproject.toml interpreters/pyproject.toml
 
-.PHONY: demo test check typetest unit bench security clean sandbox-tools
+.PHONY: demo test check typetest unit bench security properties clean sandbox-tools
 
 $(STAMP): $(PROJECTS)
 	$(PYTHON) -m venv $(VENV)
@@ -39,6 +39,12 @@ test: sandbox-tools check unit typetest
 
 security: $(STAMP)
 	TOOLFX_SECURITY_ATTEMPTS=1000 TOOLFX_SECURITY_REPORT=1 $(PY) -m pytest tests/security
+
+# Every hypothesis property at 10,000 examples (the `properties` profile; CI runs 300): long.
+# One file: make properties PROPERTIES=tests/properties/test_fault_properties.py
+PROPERTIES ?= tests/properties
+properties: $(STAMP)
+	TOOLFX_HYPOTHESIS_PROFILE=properties $(PY) -m pytest $(PROPERTIES)
 
 bench: $(STAMP)
 	$(PY) -m tests.bench

@@ -1,4 +1,8 @@
-"""Shared test settings: hypothesis profiles (CI runs more examples, never time-limited)."""
+"""Shared test settings: hypothesis profiles (CI runs more examples, never time-limited).
+
+`dev` (100 examples) by default, `ci` (300) when CI is set; `TOOLFX_HYPOTHESIS_PROFILE` names
+one explicitly, e.g. `properties` (10,000 examples), which `make properties` uses.
+"""
 
 import os
 
@@ -12,4 +16,13 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
     print_blob=True,
 )
-settings.load_profile("ci" if os.environ.get("CI") else "dev")
+settings.register_profile(
+    "properties",
+    max_examples=10_000,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+    print_blob=True,
+)
+settings.load_profile(
+    os.environ.get("TOOLFX_HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev")
+)

@@ -45,6 +45,7 @@ from toolfx.interpreters.deterministic import (
     Fault,
     HangAt,
     RaiseAt,
+    RaiseInto,
     TraceEvent,
 )
 from toolfx.interpreters.foreign import ForeignAwaitError
@@ -684,26 +685,107 @@ def test_an_uncaught_injected_error_ends_the_run() -> None:
     assert caught.value is injected
 
 
-def test_an_error_thrown_into_a_waiting_gather_leaves_its_children_to_be_abandoned() -> None:
+def test_an_error_thrown_into_a_waiting_gather_lets_its_children_finish_then_raises() -> None:
     closed: list[int] = []
+    started: list[int] = []
 
     async def worker(runtime: Runtime, seconds: float) -> None:
+        started.append(int(seconds))
         try:
             await runtime.sleep(seconds)
         finally:
             closed.append(int(seconds))
 
     async def program(runtime: Runtime) -> float:
+        thunks = [
+            lambda: worker(runtime, 1),
+            lambda: worker(runtime, 5),
+            lambda: worker(runtime, 9),
+        ]
         with pytest.raises(ConnectionError, match="lost"):
-            await runtime.gather([lambda: worker(runtime, 1), lambda: worker(runtime, 5)], 2)
+            await runtime.gather(thunks, 2)
         return runtime.now()
 
-    # 1: main spawns and waits; 2, 3: the workers sleep; 4: one wakes at t=1 and finishes;
-    # 5: main resumes from its wait, and gets the error instead
+    # 1: main spawns two and waits; 2, 3: the workers sleep; 4: one wakes at t=1 and finishes;
+    # 5: main resumes from its wait, and gets the error instead: it starts no third worker
     interpreter = DeterministicInterpreter(faults=[RaiseAt(5, ConnectionError("lost"))])
-    assert perform(program, interpreter) == 1.0
-    assert closed == [1, 5]
-    assert [e.task for e in events(interpreter, "abandoned")] == [2]
+    assert perform(program, interpreter) == 5.0
+    assert (sorted(started), closed) == ([1, 5], [1, 5])
+    assert events(interpreter, "abandoned") == []
+
+
+def test_raise_into_wakes_the_main_task_from_its_wait_in_a_gather() -> None:
+    async def worker(runtime: Runtime, seconds: float) -> float:
+        await runtime.sleep(seconds)
+        return runtime.now()
+
+    async def program(runtime: Runtime) -> tuple[str, float]:
+        thunks = [lambda: worker(runtime, 1), lambda: worker(runtime, 5)]
+        try:
+            await runtime.gather(thunks, 2)
+        except ConnectionError as error:
+            return str(error), runtime.now()
+        return "gathered", runtime.now()
+
+    # 1: main spawns both and waits; 2: a worker sleeps; at 3, before the pick, main is woken
+    interpreter = DeterministicInterpreter(faults=[RaiseInto(3, ConnectionError("lost"))])
+    assert perform(program, interpreter) == ("lost", 5.0)  # the children still finished
+    assert events(interpreter, "fault") == [
+        TraceEvent(3, 0.0, 0, "fault", "RaiseInto: ConnectionError: lost")
+    ]
+
+
+def test_raise_into_a_runnable_task_replaces_what_it_resumes_with() -> None:
+    async def program(runtime: Runtime) -> list[str]:
+        seen: list[str] = []
+        for _ in range(3):
+            try:
+                await runtime.checkpoint()
+                seen.append("ok")
+            except ConnectionError as error:
+                seen.append(str(error))
+        return seen
+
+    interpreter = DeterministicInterpreter(faults=[RaiseInto(3, ConnectionError("link down"))])
+    assert perform(program, interpreter) == ["ok", "link down", "ok"]
+
+
+def test_raise_into_a_task_that_is_not_there_is_traced_and_changes_nothing() -> None:
+    async def program(runtime: Runtime) -> str:
+        await runtime.gather([runtime.checkpoint], 1)
+        await runtime.checkpoint()
+        await runtime.checkpoint()
+        return "done"
+
+    faults = [
+        RaiseInto(1, ValueError("fresh")),
+        RaiseInto(1, ValueError("early"), task=1),
+        RaiseInto(5, ValueError("late"), task=1),
+    ]
+    interpreter = DeterministicInterpreter(faults=faults)
+    assert perform(program, interpreter) == "done"
+    assert [e.detail for e in events(interpreter, "fault")] == [
+        "RaiseInto: task 0 is not started yet",  # not at a suspension point yet
+        "RaiseInto: task 1 is not running",  # not spawned yet
+        "RaiseInto: task 1 is not running",  # finished
+    ]
+
+
+def test_an_interrupt_raised_into_the_main_task_ends_the_run_and_closes_the_children() -> None:
+    closed: list[str] = []
+
+    async def worker(runtime: Runtime) -> None:
+        try:
+            await runtime.sleep(10)
+        finally:
+            closed.append("worker")
+
+    async def program(runtime: Runtime) -> None:
+        await runtime.gather([lambda: worker(runtime)], 1)
+
+    with pytest.raises(KeyboardInterrupt):
+        perform(program, DeterministicInterpreter(faults=[RaiseInto(3, KeyboardInterrupt())]))
+    assert closed == ["worker"]
 
 
 def test_a_hung_sleeper_is_freed_by_a_deadline() -> None:

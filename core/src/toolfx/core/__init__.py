@@ -124,6 +124,7 @@ from toolfx.core.runtime import (
     Runtime,
 )
 from toolfx.core.schema import SchemaDerivationError, ValueSchema, raw_schema, schema_of
+from toolfx.core.sink import RecordFault
 from toolfx.core.spills import SpillError, SpillLocation, SpillStore
 from toolfx.core.text_diff import (
     CONTEXT_LINES,
@@ -214,6 +215,7 @@ __all__ = [
     "ProgressReporter",
     "ProviderTools",
     "RecordError",
+    "RecordFault",
     "RecordSink",
     "Registration",
     "Registry",

@@ -1,18 +1,26 @@
-"""A turn's calls as one description: exclusive calls are barriers, parallel runs share a pool."""
+"""A turn's calls as one description: exclusive calls are barriers, parallel runs share a pool.
+
+Every call gets exactly one result, in order, even when the runtime fails the batch (see
+batch_ledger.py: a fault gives the unfinished calls UNEXPECTED_ERROR results; an interrupt
+propagates after closing the open `tool/call` records) or the record sink raises (see sink.py:
+the fault is reported and listed in `BatchResult.record_faults`; no result is lost).
+"""
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final, final
+from typing import Final, cast, final
 
+from toolfx.core.batch_ledger import BatchLedger
 from toolfx.core.catalog import Catalog, ExecutionMode
 from toolfx.core.content import ContextMessage
 from toolfx.core.description import Description
-from toolfx.core.pipeline import RecordSink, ToolCall, run_call
+from toolfx.core.pipeline import ToolCall, run_call
 from toolfx.core.results import ToolExecutionResult, ToolExecutionSuccess
 from toolfx.core.runtime import Runtime
+from toolfx.core.sink import RecordFault, RecordSink
 
 __all__ = ["DEFAULT_PARALLEL_LIMIT", "BatchResult", "execute_batch", "schedule"]
 
@@ -26,6 +34,8 @@ class BatchResult:
     """A turn's results in the model's order, its deferred contexts, and whether it concludes."""
 
     results: tuple[ToolExecutionResult, ...]
+    record_faults: tuple[RecordFault, ...] = ()
+    """The records the sink refused (each also reported to the runtime); the results are whole."""
 
     @property
     def additional_contexts(self) -> tuple[ContextMessage, ...]:
@@ -70,16 +80,35 @@ def execute_batch(
     frozen_calls = tuple(calls)
 
     async def program(runtime: Runtime) -> BatchResult:
-        results: list[ToolExecutionResult] = []
-        for group in schedule(catalog, frozen_calls):
-            if len(group) == 1:
-                results.append(await run_call(runtime, catalog, frozen_calls[group[0]], sink))
-                continue
-            thunks = [  # partials: no extra coroutine frame to resume at every wake-up
-                functools.partial(run_call, runtime, catalog, frozen_calls[index], sink)
-                for index in group
-            ]
-            results.extend(await runtime.gather(thunks, limit))
-        return BatchResult(tuple(results))
+        ledger = BatchLedger(runtime, catalog, frozen_calls, sink)
+        results, sink_of_calls = ledger.results, ledger.sink
+        try:
+            for group in schedule(catalog, frozen_calls):
+                if len(group) == 1:
+                    call = frozen_calls[group[0]]
+                    results[group[0]] = await run_call(runtime, catalog, call, sink_of_calls)
+                    continue
+                thunks = [  # partials: no extra coroutine frame to resume at every wake-up
+                    functools.partial(
+                        run_call,
+                        runtime,
+                        catalog,
+                        frozen_calls[index],
+                        sink_of_calls,
+                        ledger.keeper(index),
+                    )
+                    for index in group
+                ]
+                for index, result in zip(group, await runtime.gather(thunks, limit), strict=True):
+                    results[index] = result
+        except Exception as fault:  # the runtime failed the batch: the unfinished calls fail
+            return BatchResult(ledger.settled(fault), tuple(ledger.faults))
+        except BaseException as interrupt:  # it goes on, once the open call records are closed
+            ledger.interrupted(interrupt)
+            raise
+        # every group either filled its places or raised
+        return BatchResult(
+            cast(tuple[ToolExecutionResult, ...], tuple(results)), tuple(ledger.faults)
+        )
 
     return Description(program)

@@ -4,7 +4,9 @@ Order: snapshot the arguments, resolve the tool, pre-execute waterfall (allow/de
 execute waterfall around the body (the definition's timeout innermost), post-execute waterfall,
 caller cancellation, `finalize_content` once (on the materialized candidate), then the result,
 materialized and frozen (materialize.py) and bounded (text over the output limits cut, the whole
-kept in the runtime's spill store), goes to the observers and the sink. A body, wrapper,
+kept in the runtime's spill store), goes to the observers and the sink. With a record sink,
+`tool/call` is written first and `tool/result` last; a sink that raises is reported and never
+loses a result (see `sink`: a call whose `tool/call` it refused is not run). A body, wrapper,
 listener, guard or renderer that raises is a defect: the call fails with UNEXPECTED_ERROR and
 the turn goes on (a body's or a wrapper's as a result the outer wrappers and the post-execute
 waterfall see). A `PermissionDeclined` is DENIED. Interrupts are never caught.
@@ -23,10 +25,10 @@ from toolfx.core.description import Description
 from toolfx.core.dispatch import CallState, dispatch
 from toolfx.core.execution import ExecutionToken, ToolExecution
 from toolfx.core.failure import ErrorCode
-from toolfx.core.json import FrozenJson, JsonError
+from toolfx.core.json import JsonError
 from toolfx.core.json_snapshot import snapshot_or_error
 from toolfx.core.materialize import materialized
-from toolfx.core.outcomes import failed, raised
+from toolfx.core.outcomes import defect, failed, raised
 from toolfx.core.pipeline_stages import (
     aborted_execution,
     execute_wrapped,
@@ -36,10 +38,11 @@ from toolfx.core.pipeline_stages import (
     pre_execute,
     with_contexts,
 )
-from toolfx.core.records import SessionRecord, ToolCallRecord, ToolResultRecord
+from toolfx.core.records import ToolCallRecord, ToolResultRecord
 from toolfx.core.registry_model import Registration
 from toolfx.core.results import ToolExecutionFailure, ToolExecutionResult, ToolExecutionSuccess
 from toolfx.core.runtime import Runtime
+from toolfx.core.sink import RecordSink, write_record
 
 __all__ = ["MAX_LISTED_TOOLS", "RecordSink", "ToolCall", "execute", "run_call"]
 
@@ -98,10 +101,6 @@ _parent_call_id = ToolCall.__dict__["parent_call_id"].__set__
 _arguments_error = ToolCall.__dict__["arguments_error"].__set__
 
 
-RecordSink = Callable[[SessionRecord], None]
-"""Receives the durable events: `tool/call` before a call runs, `tool/result` after."""
-
-
 def execute(
     catalog: Catalog, call: ToolCall, sink: RecordSink | None = None
 ) -> Description[ToolExecutionResult]:
@@ -114,30 +113,44 @@ def execute(
 
 
 async def run_call(
-    runtime: Runtime, catalog: Catalog, call: ToolCall, sink: RecordSink | None = None
+    runtime: Runtime,
+    catalog: Catalog,
+    call: ToolCall,
+    sink: RecordSink | None = None,
+    keep: Callable[[ToolExecutionResult], object] | None = None,
 ) -> ToolExecutionResult:
-    """Run one call through the pipeline and give its frozen result (never raises an error)."""
+    """Run one call through the pipeline and give its frozen result (never raises an error).
+
+    `keep` receives the result as soon as it is final (a batch keeps it even if what awaits the
+    call fails).
+    """
     problem = call.arguments_error
-    arguments: FrozenJson = None if problem is not None else call.arguments  # type: ignore[assignment]
     execution = ToolExecution(  # positional: the fastest way to build it
         call.call_id,
         call.root_call_id or call.call_id,
         call.name,
-        arguments,
+        None if problem is not None else call.arguments,  # type: ignore[arg-type]
         catalog.scope,
         ExecutionToken(),
         call.signal,
         call.parent,
     )
-    if sink is not None:
-        sink(ToolCallRecord.of(execution, call.parent_call_id))
+    unrecorded = (  # a call whose `tool/call` the sink refused is not run
+        None
+        if sink is None
+        else write_record(runtime, sink, ToolCallRecord.of(execution, call.parent_call_id))
+    )
     direct = call.parent is None  # Code Mode: a model-direct call reaches only native tools
     view = catalog.view
     registration = (view.direct if direct else view.tools).get(call.name)
     plan = view.plan
     state = CallState()
-    if problem is not None:
-        result: ToolExecutionResult = failed(
+    if unrecorded is not None:
+        result: ToolExecutionResult = defect(
+            unrecorded, f"writing the `tool/call` record of `{call.name}` (the call was not run)"
+        )
+    elif problem is not None:
+        result = failed(
             ErrorCode.INVALID_ARGS, f"The arguments for `{call.name}` are not JSON: {problem}"
         )
     elif registration is None:
@@ -175,9 +188,9 @@ async def run_call(
         result = await bound_result(runtime, over, execution, result)  # cut; the whole spilled
     if plan.result:
         observe(runtime, plan.result, execution, result)
-    if sink is not None:
-        sink(ToolResultRecord.of(execution.call_id, result))
-    return result
+    if sink is not None and unrecorded is None:
+        write_record(runtime, sink, ToolResultRecord.of(execution.call_id, result))
+    return result if keep is None else _kept(keep, result)
 
 
 def _settled(
@@ -214,6 +227,13 @@ async def _policy(
         if execution.signal.is_cancelled():
             return aborted_execution(execution, state)
     return None
+
+
+def _kept(
+    keep: Callable[[ToolExecutionResult], object], result: ToolExecutionResult
+) -> ToolExecutionResult:
+    keep(result)
+    return result
 
 
 def _unknown_tool(catalog: Catalog, name: str, *, direct: bool) -> ToolExecutionFailure:

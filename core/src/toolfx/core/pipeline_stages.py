@@ -33,7 +33,7 @@ from toolfx.core.execution import (
 )
 from toolfx.core.failure import CALL_FAILURES, ErrorCode, ToolErrorInfo, ToolFailure
 from toolfx.core.materialize import materialized
-from toolfx.core.outcomes import aborted, failed, raised
+from toolfx.core.outcomes import aborted, defect, failed, raised
 from toolfx.core.registry_model import Registration
 from toolfx.core.results import ToolExecutionFailure, ToolExecutionResult, ToolExecutionSuccess
 from toolfx.core.runtime import ApprovalRequest, RejectedWithFeedback, Runtime
@@ -94,7 +94,10 @@ async def _ask(
         reason=reason,
         arguments=execution.arguments,
     )
-    reply = await runtime.approve(request, execution.signal)
+    try:
+        reply = await runtime.approve(request, execution.signal)
+    except Exception as error:  # the approval service broke: not approved, and not the policy's bug
+        return defect(error, f"the approval service (asked about `{execution.name}`)")
     if reply == "allowed-once":
         return None
     if isinstance(reply, RejectedWithFeedback):

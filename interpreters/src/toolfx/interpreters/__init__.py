@@ -16,6 +16,7 @@ from toolfx.interpreters.deterministic import (
     Fault,
     HangAt,
     RaiseAt,
+    RaiseInto,
     TraceEvent,
 )
 from toolfx.interpreters.folder_spills import AnyioFolderSpills, FolderSpills
@@ -51,6 +52,7 @@ __all__ = [
     "MemorySpills",
     "ProcessMatcher",
     "RaiseAt",
+    "RaiseInto",
     "ScriptedProcess",
     "ScriptedProcesses",
     "SyncProcessRunner",

@@ -4,15 +4,17 @@ Nothing real happens to time: a sleep is a timer on the virtual clock, and when 
 the clock jumps to the next timer, so an hour-long sleep finishes at once and `now()` advances by
 exactly an hour. Tasks interleave only at capabilities (checkpoint, sleep, gather, approve, files);
 which runnable task goes next is chosen by `random.Random(seed)`. Approvals come from a script
-or a callback, faults (`RaiseAt`, `HangAt`, `CancelAt`) are injected at numbered steps, and
-everything is recorded in `trace`: the same seed and description give the same trace.
+or a callback, faults (`RaiseAt`, `RaiseInto`, `HangAt`, `CancelAt`) are injected at numbered
+steps, and everything is recorded in `trace`: the same seed and description give the same trace.
 
 Rules, as the runtime gives them to the program:
 
 - `gather` runs each thunk in a child task, at most `limit` at once (a rolling pool: a new
   child starts when one finishes), and gives the results in the thunks' order. When a child
-  fails, no further thunk is started (those are abandoned: never called), the children already
-  running are awaited to the end, and then the first failure (by finishing order) is raised.
+  fails, or an error is thrown into the gathering task while it waits (`RaiseInto`), no further
+  thunk is started (those are abandoned: never called), the children already running are
+  awaited to the end, and then the first failure is raised. An interrupt thrown into it leaves
+  at once (the run ends with it).
 - `deadline` runs the thunk in the calling task and sets a timer at now + seconds; if the timer
   fires while the thunk runs, it sets the signal with `deadline_reason(seconds)`. The thunk is
   always awaited. Timers due at the same virtual time fire in the order they were set.
@@ -60,7 +62,7 @@ from toolfx.core.runtime import (
 )
 from toolfx.core.spills import SpillStore
 from toolfx.interpreters.deterministic_errors import Deadlock, DeterministicForeignAwaitError
-from toolfx.interpreters.deterministic_faults import CancelAt, Fault, HangAt, RaiseAt
+from toolfx.interpreters.deterministic_faults import CancelAt, Fault, HangAt, RaiseAt, RaiseInto
 from toolfx.interpreters.deterministic_files import TracedFileSystem
 from toolfx.interpreters.deterministic_scheduler import Scheduler
 from toolfx.interpreters.deterministic_trace import TraceEvent, TraceKind
@@ -78,6 +80,7 @@ __all__ = [
     "Fault",
     "HangAt",
     "RaiseAt",
+    "RaiseInto",
     "Reported",
     "TraceEvent",
     "TraceKind",
@@ -147,7 +150,12 @@ class DeterministicRuntime(Runtime):
                 child = _child(thunks[started], started, results)
                 running[scheduler.spawn(child, f"gather[{started}] of task {parent}")] = started
                 started += 1
-            finished = await Join(tuple(running))
+            try:
+                finished = await Join(tuple(running))
+            except Exception as thrown:  # a fault thrown into this task: the children still finish
+                if failure is None:
+                    failure = thrown
+                continue
             del running[finished]
             error = scheduler.reap(finished)
             if failure is None:

@@ -1,4 +1,4 @@
-"""Faults the deterministic scheduler injects at numbered steps: raise, hang or cancel."""
+"""Faults the deterministic scheduler injects at numbered steps: raise, raise into, hang, cancel."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import final
 
 from toolfx.core.cancel import CALLER_CANCELLED, CancelSignal
 
-__all__ = ["CancelAt", "Fault", "HangAt", "RaiseAt"]
+__all__ = ["CancelAt", "Fault", "HangAt", "RaiseAt", "RaiseInto"]
 
 
 @final
@@ -17,6 +17,23 @@ class RaiseAt:
 
     step: int
     error: Exception
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class RaiseInto:
+    """At `step`, before the scheduler picks, throw `error` into task `task` where it waits.
+
+    Task 0 is the program's own (main) task. A parked task is woken from its wait (a sleep, a
+    join of its children, a hang) and resumed with `error`; a runnable one is resumed with it
+    instead of what it was to get. `error` may be an interrupt (a BaseException that is not an
+    Exception). A task that is not waiting anywhere (not spawned yet, not yet at its first
+    suspension, or finished) is left alone, and the trace says so.
+    """
+
+    step: int
+    error: BaseException
+    task: int = 0
 
 
 @final
@@ -42,5 +59,5 @@ class CancelAt:
     reason: str = CALLER_CANCELLED
 
 
-Fault = RaiseAt | HangAt | CancelAt
+Fault = RaiseAt | RaiseInto | HangAt | CancelAt
 """A fault the scheduler injects at one step (steps count task resumptions, from 1)."""

@@ -20,7 +20,7 @@ from toolfx.core.failure import CALL_FAILURES
 from toolfx.core.runtime import Cancelled
 from toolfx.interpreters.deterministic_clock import VirtualClock, delay
 from toolfx.interpreters.deterministic_errors import Deadlock, DeterministicForeignAwaitError
-from toolfx.interpreters.deterministic_faults import CancelAt, Fault, HangAt, RaiseAt
+from toolfx.interpreters.deterministic_faults import CancelAt, Fault, HangAt, RaiseAt, RaiseInto
 from toolfx.interpreters.deterministic_tasks import Task, Wait
 from toolfx.interpreters.deterministic_trace import TraceEvent, TraceKind
 from toolfx.interpreters.deterministic_traps import Approve, Checkpoint, Join, Sleep
@@ -36,7 +36,7 @@ class Scheduler:
     """Runs one program's tasks on a virtual clock; a seeded generator picks among the runnable."""
 
     __slots__ = (
-        "_cancels",
+        "_before_pick",
         "_clock",
         "_current",
         "_finishes",
@@ -61,11 +61,11 @@ class Scheduler:
         self._current: Task | None = None
         self._trace: list[TraceEvent] = []
         self._reported: list[tuple[BaseException, str]] = []
-        self._cancels: dict[int, list[CancelAt]] = {}
+        self._before_pick: dict[int, list[CancelAt | RaiseInto]] = {}
         self._stops: dict[int, RaiseAt | HangAt] = {}
         for fault in faults:
-            if isinstance(fault, CancelAt):
-                self._cancels.setdefault(fault.step, []).append(fault)
+            if isinstance(fault, CancelAt | RaiseInto):
+                self._before_pick.setdefault(fault.step, []).append(fault)
             else:
                 self._stops[fault.step] = fault
 
@@ -146,9 +146,12 @@ class Scheduler:
                 raise self._deadlock()
             return
         self._step += 1
-        for cancel in self._cancels.get(self._step, ()):
-            self.record("fault", f"CancelAt: {cancel.reason}", task=None)
-            self.cancel(cancel.signal, cancel.reason, f"the signal of CancelAt({self._step})")
+        for fault in self._before_pick.get(self._step, ()):
+            if isinstance(fault, RaiseInto):
+                self._raise_into(fault)
+                continue
+            self.record("fault", f"CancelAt: {fault.reason}", task=None)
+            self.cancel(fault.signal, fault.reason, f"the signal of CancelAt({self._step})")
         index = self._random.randrange(len(self._runnable)) if len(self._runnable) > 1 else 0
         task = self._runnable.pop(index)
         value, error = task.next_value, task.next_error
@@ -252,6 +255,18 @@ class Scheduler:
         if signal is not None:
             what += f", until {signal!r} is set"
         self._park(task, what, signal, raises=isinstance(trap, Sleep))
+
+    def _raise_into(self, fault: RaiseInto) -> None:
+        task = self._tasks.get(fault.task)
+        if task is None or task.finished or task.trap is None:  # not waiting anywhere
+            state = "not running" if task is None or task.finished else "not started yet"
+            self.record("fault", f"RaiseInto: task {fault.task} is {state}", task=None)
+            return
+        self.record("fault", f"RaiseInto: {_summary(fault.error)}", task=task.id)
+        if task.wait is not None:
+            self._wake(task, task.wait, None, fault.error, "RaiseInto")
+        else:  # runnable: resumed with the error instead
+            task.next_value, task.next_error = None, fault.error
 
     def _finish(self, task: Task, result: object, error: BaseException | None) -> None:
         task.finished = True

@@ -21,6 +21,7 @@ from toolfx.interpreters.cli.args import (
 from toolfx.interpreters.cli.commands import CliError, replay, run, tools
 from toolfx.interpreters.cli.demo import demo
 from toolfx.interpreters.cli.log import LogError
+from toolfx.interpreters.cli.log_file import LogWriteError
 from toolfx.interpreters.cli.providers import ProviderError
 from toolfx.interpreters.cli.session import SessionError
 from toolfx.interpreters.cli.visible import visible
@@ -32,7 +33,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command in `argv` (default: the process's arguments); the exit code.
 
     0 when the command ran (its tool calls may have failed), 2 for a bad command line or an
-    input that cannot be used (a session, log, rules file or workspace).
+    input that cannot be used (a session, log, rules file or workspace), 1 when the session log
+    could not be written (the session stops there; the log keeps whole lines only).
     """
     try:
         command = parse_args(sys.argv[1:] if argv is None else argv)
@@ -56,6 +58,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (CliError, SessionError, LogError, ProviderError) as error:
         print(f"toolfx: {visible(str(error))}", file=sys.stderr)
         return 2
+    except LogWriteError as error:
+        print(f"toolfx: {visible(str(error))}", file=sys.stderr)
+        return 1
     except BrokenPipeError:  # the reader left (`toolfx demo | head`): no traceback at exit
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1

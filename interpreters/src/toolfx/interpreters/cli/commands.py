@@ -10,8 +10,7 @@ import contextlib
 import json
 import os
 import sys
-from collections.abc import Callable, Sequence
-from typing import TextIO
+from collections.abc import Callable, Mapping, Sequence
 
 from returns.result import Failure
 from rich.console import Console
@@ -21,6 +20,7 @@ from toolfx.core.workspace_state import spill_folder
 from toolfx.interpreters.cli.approvals import Answer, Prompter, choose_answer
 from toolfx.interpreters.cli.args import OutputOptions, ReplayCommand, RunCommand, ToolsCommand
 from toolfx.interpreters.cli.log import Recorder, SessionHeader, read_log
+from toolfx.interpreters.cli.log_file import LogFile
 from toolfx.interpreters.cli.providers import export_schemas, load_catalog
 from toolfx.interpreters.cli.render import Display, JsonDisplay, PanelDisplay
 from toolfx.interpreters.cli.runner import run_session
@@ -88,13 +88,13 @@ def play(
     display = _display(output, catalog)
     answer = answer_for(display)
     with contextlib.ExitStack() as stack:
-        file: TextIO | None = None
+        log_file: LogFile | None = None
         if log is not None:
             try:
-                file = stack.enter_context(open(log, "w", encoding="utf-8"))
+                log_file = LogFile(stack.enter_context(open(log, "wb", buffering=0)), log)
             except (OSError, ValueError) as error:  # ValueError: a NUL in the path
                 raise CliError(f"cannot write the log {log}: {error}") from None
-        record = Recorder(display.show, file)
+        record = Recorder(display.show, log_file)
         record(header)
         spills = spill_folder(header.workspace, os.environ)  # the leaves read it without asking
         run_session(
@@ -106,6 +106,8 @@ def play(
             spill_folder=spills,
             progress=display.progress,
         )
+        if log_file is not None:  # failed in the last turn: the session ran no further
+            log_file.check()
     display.finish()
 
 
@@ -132,6 +134,9 @@ def load_rules(path: str | None) -> JsonValue:
 
 def run(command: RunCommand) -> int:
     """`toolfx run`: play the session; asks are answered as the options and terminal say."""
+    _refuse_to_overwrite(
+        command.log, {"session file": command.session, "rules file": command.rules}
+    )
     root = workspace_root(command.workspace)
     turns = parse_session(read_text(command.session, "session file"))
     catalog = load_catalog(root, load_rules(command.rules), command.sandbox)
@@ -148,6 +153,20 @@ def run(command: RunCommand) -> int:
     header = SessionHeader(root, command.interpreter)
     play(turns, catalog, header, answer_for, log=command.log, output=command.output)
     return 0
+
+
+def _refuse_to_overwrite(log: str | None, inputs: Mapping[str, str | None]) -> None:
+    """A `CliError` if the log would be written over one of the inputs (the same file, however
+    named: a relative path, a symbolic or a hard link)."""
+    if log is None:
+        return
+    for what, path in inputs.items():
+        try:
+            same = path is not None and os.path.samefile(log, path)
+        except (OSError, ValueError):  # one of them does not exist (yet), or a NUL in a path
+            continue
+        if same:
+            raise CliError(f"the log {log} is the {what} {path}: writing it would destroy it")
 
 
 def replay(command: ReplayCommand) -> int:

@@ -11,13 +11,14 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Final, Literal, TextIO, final
+from typing import Final, Literal, final
 
 from returns.result import Failure, Result
 
 from toolfx.core.json import FrozenJson, parse_json
 from toolfx.core.records import RecordError, SessionRecord, record_from_json
 from toolfx.core.records_wire import as_int, as_str, decoding, field, freeze, read_object, read_tag
+from toolfx.interpreters.cli.log_file import LogFile
 
 __all__ = [
     "INTERPRETERS",
@@ -88,7 +89,8 @@ def log_line(record: LogRecord) -> str:
 
 def read_log(text: str) -> tuple[SessionHeader, tuple[LogRecord, ...]]:
     """The header and the records after it of a log's text; a bad line raises `LogError`."""
-    lines = [(number, line) for number, line in enumerate(text.splitlines(), 1) if line.strip()]
+    numbered = enumerate(text.split("\n"), 1)  # only newlines end records, not U+2028 in them
+    lines = [(number, line) for number, line in numbered if line.strip()]
     if not lines:
         raise LogError(1, "the log is empty; it starts with a `session` header")
     header = _read_line(*lines[0], first=True)
@@ -130,17 +132,20 @@ def _turn(value: object) -> TurnRecord:
 
 @final
 class Recorder:
-    """The sink of a session: appends each record to the log file (if any), then shows it."""
+    """The sink of a session: appends each record to the log (if any), then shows it.
 
-    __slots__ = ("_file", "_show")
+    Once the log has failed, every record raises its `LogWriteError` and is not shown: the
+    pipeline runs no call it cannot record, and the command ends with the log's error.
+    """
 
-    def __init__(self, show: Callable[[LogRecord], None], file: TextIO | None = None) -> None:
+    __slots__ = ("_log", "_show")
+
+    def __init__(self, show: Callable[[LogRecord], None], log: LogFile | None = None) -> None:
         self._show = show
-        self._file = file
+        self._log = log
 
     def __call__(self, record: LogRecord) -> None:
-        """Write `record` as a line of the log (flushed at once) and show it."""
-        if self._file is not None:
-            self._file.write(log_line(record) + "\n")
-            self._file.flush()
+        """Write `record` as a whole line of the log, then show it."""
+        if self._log is not None:
+            self._log.append(log_line(record))
         self._show(record)

@@ -20,10 +20,11 @@ from toolfx.core import (
 )
 from toolfx.core.outcomes import failed
 from toolfx.core.records import ToolApprovalRecord, ToolCallRecord, ToolResultRecord
-from toolfx.core.runtime import ApprovalReply, ApprovalRequest, ProgressReporter
+from toolfx.core.runtime import ApprovalReply, ApprovalRequest, ProgressReporter, log_defect
 from toolfx.interpreters.anyio_runtime import AnyioRuntime, run_anyio
 from toolfx.interpreters.cli.approvals import Answer
 from toolfx.interpreters.cli.log import Interpreter, LogRecord, TurnRecord
+from toolfx.interpreters.cli.log_file import LogWriteError
 from toolfx.interpreters.cli.session import SessionCall, Turn
 from toolfx.interpreters.folder_spills import AnyioFolderSpills, FolderSpills
 from toolfx.interpreters.sync import SyncRuntime, run_sync
@@ -72,11 +73,22 @@ def run_session(
     description = Description(program)
     if interpreter == "sync":
         kept = FolderSpills(spill_folder)
-        run_sync(description, SyncRuntime(approvals=approve, spills=kept, progress=progress))
+        sync_runtime = SyncRuntime(
+            approvals=approve, on_defect=_report, spills=kept, progress=progress
+        )
+        run_sync(description, sync_runtime)
     else:
         folder = AnyioFolderSpills(spill_folder)
-        runtime = AnyioRuntime(approvals=approve_in_thread, spills=folder, progress=progress)
+        runtime = AnyioRuntime(
+            approvals=approve_in_thread, on_defect=_report, spills=folder, progress=progress
+        )
         run_anyio(description, interpreter, runtime)
+
+
+def _report(error: BaseException, where: str) -> None:
+    """Log a contained defect, but not a failed log's records: the command ends with that."""
+    if not isinstance(error, LogWriteError):
+        log_defect(error, where)
 
 
 def _as_the_tool_wants(catalog: Catalog, call: SessionCall) -> FrozenJson:
