@@ -26,6 +26,7 @@ from returns.result import Failure
 
 from toolfx.core import (
     Accept,
+    AudioBlock,
     Block,
     ContentBlock,
     ErrorCode,
@@ -37,6 +38,9 @@ from toolfx.core import (
     Output,
     ReplaceContent,
     ReplaceValue,
+    ResourceBlobBlock,
+    ResourceLinkBlock,
+    ResourceTextBlock,
     TextBlock,
     ToolErrorInfo,
     ToolExecution,
@@ -122,6 +126,20 @@ BLOCKS = st.one_of(
     st.builds(TextBlock, TEXTS),
     st.builds(TextBlock, TEXTS),
     st.builds(ImageBlock, TEXTS, TEXTS),
+    st.builds(TextBlock, TEXTS, VALUES),
+    st.builds(AudioBlock, TEXTS, TEXTS, VALUES),
+    st.builds(ResourceTextBlock, TEXTS, TEXTS, st.none() | TEXTS, VALUES),
+    st.builds(ResourceBlobBlock, TEXTS, TEXTS, st.none() | TEXTS, VALUES),
+    st.builds(
+        ResourceLinkBlock,
+        TEXTS,
+        TEXTS,
+        st.none() | TEXTS,
+        st.none() | TEXTS,
+        st.none() | TEXTS,
+        st.none() | st.integers() | BAD_LEAVES,
+        VALUES,
+    ),
     VALUES,
 )
 CONTENT = st.lists(BLOCKS, max_size=3) | st.lists(BLOCKS, max_size=3).map(tuple)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import json
 import re
 import typing
 from typing import Any
@@ -14,18 +15,22 @@ from toolfx.core import (
     ContentBlock,
     ErrorCode,
     FrozenDict,
+    Location,
     TextBlock,
     ToolExecutionFailure,
     ToolExecutionSuccess,
     ToolFailure,
     parse_json,
     text,
+    thaw_json,
 )
 from toolfx.core.cancel import CancelSignal
 from toolfx.core.content import ContextMessage
 from toolfx.core.json_model import FrozenJson
 from toolfx.core.materialize import NotMaterializable, _dataclass_check, materialized
-from toolfx.core.pipeline import ToolCall
+from toolfx.core.pipeline import ToolCall, execute
+from toolfx.core.records import SessionRecord
+from toolfx.interpreters import run_sync
 
 BLOCK_KINDS = typing.get_args(ContentBlock)
 
@@ -194,3 +199,18 @@ def test_block_fields_are_checked_by_their_declared_types() -> None:
     ):
         with pytest.raises(NotMaterializable, match=re.escape(named)):
             check(bad, "content[0]")
+
+
+def test_lone_surrogates_in_a_calls_ids_and_name_still_give_durable_records() -> None:
+    sink: list[SessionRecord] = []
+    call = ToolCall("id\ud800", "to\udfffol", {}, CancelSignal(), "root\ud800", None, "up\ud800")
+    result = run_sync(execute(Location().catalog(), call, sink.append))
+    assert result.is_error
+    texts = [json.dumps(thaw_json(record.to_json()), ensure_ascii=False) for record in sink]
+    assert [text.encode("utf-8") for text in texts]  # every record encodes as UTF-8
+    assert call.call_id == "id\\ud800"
+    assert (call.name, call.root_call_id, call.parent_call_id) == (
+        "to\\udfff" + "ol",
+        "root\\ud800",
+        "up\\ud800",
+    )

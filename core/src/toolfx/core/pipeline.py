@@ -28,7 +28,7 @@ from toolfx.core.failure import ErrorCode
 from toolfx.core.json import JsonError
 from toolfx.core.json_snapshot import snapshot_or_error
 from toolfx.core.materialize import materialized
-from toolfx.core.outcomes import defect, failed, raised
+from toolfx.core.outcomes import defect, failed, printable, raised
 from toolfx.core.pipeline_stages import (
     aborted_execution,
     execute_wrapped,
@@ -81,13 +81,16 @@ class ToolCall:
     ) -> None:
         snapshot = snapshot_or_error(arguments)  # later changes to the caller's dict: unseen
         failed_snapshot = type(snapshot) is JsonError
-        _call_id(self, call_id)
-        _name(self, name)
+        # a model's text may hold lone surrogates the records could not encode: written out
+        _call_id(self, call_id if call_id.isascii() else printable(call_id))
+        _name(self, name if name.isascii() else printable(name))
         _arguments(self, arguments if failed_snapshot else snapshot)
         _signal(self, signal)
-        _root_call_id(self, root_call_id)
+        _root_call_id(self, root_call_id if root_call_id is None else printable(root_call_id))
         _parent(self, parent)
-        _parent_call_id(self, parent_call_id)
+        _parent_call_id(
+            self, parent_call_id if parent_call_id is None else printable(parent_call_id)
+        )
         _arguments_error(self, snapshot if failed_snapshot else None)
 
 
