@@ -27,12 +27,8 @@ from toolfx.interpreters import DeterministicInterpreter, MemorySpills
 
 SAVED = "The whole output is saved at "
 
-texts = st.text(
-    st.one_of(
-        st.sampled_from("\n\n\nab é€😀"),
-        st.characters(codec="utf-8"),
-        st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF),  # lone surrogates
-    ),
+texts = st.text(  # no lone surrogates: materialization refuses them before anything is cut
+    st.one_of(st.sampled_from("\n\n\nab é€😀"), st.characters(codec="utf-8")),
     max_size=400,
 )
 limits = st.builds(OutputLimits, lines=st.integers(1, 40), bytes=st.integers(1, 600))
