@@ -7,7 +7,7 @@ the deterministic interpreter (virtual time, seeded interleavings).
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, TypedDict
 
@@ -539,6 +539,40 @@ def test_a_timeout_sets_the_bodys_signal_and_fails_with_tool_timeout(
         )
     )
     assert code_of(run(world, interpret)) is ErrorCode.TOOL_TIMEOUT
+
+
+@pytest.mark.parametrize("replacing", [False, True], ids=["timeout only", "signal replaced"])
+def test_a_caller_cancel_reaches_a_timed_body_through_any_wrapper(
+    world: World, interpret: Interpret, replacing: bool
+) -> None:
+    signal = CancelSignal()
+    seen: list[tuple[bool, str | None]] = []
+
+    def body(args: Args, ctx: ToolRunContext) -> str:
+        signal.cancel("stop")
+        seen.append((ctx.signal.is_cancelled(), ctx.signal.reason))
+        return "done"
+
+    async def replace(
+        execution: ToolExecution,
+        next_: Callable[[ToolExecution], Awaitable[ToolExecutionResult]],
+    ) -> ToolExecutionResult:
+        return await next_(execution.with_signal(CancelSignal()))
+
+    world.location.register(
+        define_tool(
+            name="shout",
+            description="d",
+            parameters=Args,
+            output=Output(str),
+            execute=body,
+            timeout=30,
+        )
+    )
+    if replacing:
+        world.location.wrap_execute(replace)
+    assert code_of(run(world, interpret, signal=signal)) is ErrorCode.ABORTED
+    assert seen == [(True, "stop")]
 
 
 def test_deferred_contexts_and_conclude_turn_ride_the_result(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Literal, final
@@ -83,7 +82,16 @@ class ToolExecution:
 
     def with_signal(self, signal: CancelSignal) -> ToolExecution:
         """The same call (same identity and token) watching another signal."""
-        return dataclasses.replace(self, signal=signal)
+        return ToolExecution(  # positional, not `dataclasses.replace`: a third of the cost
+            self.call_id,
+            self.root_call_id,
+            self.name,
+            self.arguments,
+            self.agent,
+            self.token,
+            signal,
+            self.parent,
+        )
 
 
 _execution_call_id = ToolExecution.__dict__["call_id"].__set__

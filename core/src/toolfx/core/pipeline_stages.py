@@ -114,10 +114,14 @@ async def execute_wrapped(
 ) -> ToolExecutionResult:
     """Dispatch the body inside the execute wrappers, the definition's timeout innermost."""
     caller = execution.signal
+    following = [caller]  # signals set whenever the caller's is: the timeout's own fusions
 
     async def body(passed: ToolExecution) -> ToolExecutionResult:
         if passed.signal is caller:
             return await _dispatch_unless_cancelled(runtime, definition, execution, state)
+        if any(known is passed.signal for known in following):  # already follows the caller
+            following_call = execution.with_signal(passed.signal)
+            return await _dispatch_unless_cancelled(runtime, definition, following_call, state)
         signal = CancelSignal.fused(caller, passed.signal)  # a wrapper cannot detach the caller
         try:
             fused = execution.with_signal(signal)
@@ -127,7 +131,7 @@ async def execute_wrapped(
 
     chain: Callable[[ToolExecution], Awaitable[ToolExecutionResult]] = body
     if definition.timeout is not None:
-        chain = _timeout_wrapper(runtime, definition.timeout, chain)
+        chain = _timeout_wrapper(runtime, definition.timeout, chain, following)
     for wrapper in reversed(plan.execute):
         chain = _wrapped(wrapper, chain)
     return await chain(execution)
@@ -164,10 +168,16 @@ def _timeout_wrapper(
     runtime: Runtime,
     seconds: float,
     inner: Callable[[ToolExecution], Awaitable[ToolExecutionResult]],
+    following: list[CancelSignal],
 ) -> Callable[[ToolExecution], Awaitable[ToolExecutionResult]]:
+    """The definition's timeout around `inner`; its signal joins `following` when the one it
+    fuses follows the caller's (so the body needs no second fusion)."""
+
     async def call(passed: ToolExecution) -> ToolExecutionResult:
         deadline = CancelSignal()
         fused = CancelSignal.fused(passed.signal, deadline)
+        if any(known is passed.signal for known in following):
+            following.append(fused)
         try:
             result = await runtime.deadline(
                 seconds, deadline, lambda: inner(passed.with_signal(fused))
