@@ -1,6 +1,6 @@
 """A racing process: swaps a file or a folder inside the workspace for a symlink to an outside
-one, and back, in a tight loop until its stop file appears; its first swap creates the ready
-file. Run as `python racer.py KIND TARGET OUTSIDE STOP READY`; KIND is `file` or `folder`."""
+one, and back, in a tight loop until its stop file appears; after its first swap it prints
+`ready`. Run as `python racer.py KIND TARGET OUTSIDE STOP`; KIND is `file` or `folder`."""
 
 from __future__ import annotations
 
@@ -26,9 +26,9 @@ def _swap_folder(target: str, outside: str) -> None:
     os.rename(aside, target)
 
 
-def main(kind: str, target: str, outside: str, stop: str, ready: str) -> None:
-    """Swap until `stop` exists (`ready` made after the first swap), then print how many swaps
-    were made; errors from the leaves' own changes meanwhile are ignored."""
+def main(kind: str, target: str, outside: str, stop: str) -> None:
+    """Swap until `stop` exists (saying `ready` after the first swap), then print how many
+    swaps were made; errors from the leaves' own changes meanwhile are ignored."""
     swap = _swap_file if kind == "file" else _swap_folder
     swaps = 0
     while not os.path.exists(stop):
@@ -36,7 +36,7 @@ def main(kind: str, target: str, outside: str, stop: str, ready: str) -> None:
             swap(target, outside)
             swaps += 1
             if swaps == 1:
-                open(ready, "x").close()
+                print("ready", flush=True)
         except OSError:
             for leftover in (f"{target}.link", f"{target}.real"):
                 if os.path.lexists(leftover):
@@ -50,4 +50,4 @@ def main(kind: str, target: str, outside: str, stop: str, ready: str) -> None:
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:6])
+    main(*sys.argv[1:5])

@@ -10,7 +10,6 @@ import os
 import posixpath
 import subprocess
 import sys
-import time
 from collections import Counter
 from pathlib import Path
 from typing import Any, Literal, TypedDict, final
@@ -20,7 +19,7 @@ from returns.result import Result, Success
 
 from tests.security.figures import ATTEMPTS, Figures
 from tests.security.support import Interpreter
-from tests.support import SAFETY_NET, ForwardingFiles
+from tests.support import ForwardingFiles
 from toolfx.core import (
     ApprovalReply,
     ApprovalRequest,
@@ -94,17 +93,14 @@ class Scene:
             self.racing = ("folder", posixpath.join(self.root, "dir"), f"{self.outside}/dir")
         self.before = _snapshot(self.outside)
         self.stop = str(base / "stop")
-        self.ready = str(base / "ready")
 
     def race(self) -> subprocess.Popen[bytes]:
         """Start the racing process and wait until it has made its first swap."""
         racer = subprocess.Popen(
-            [sys.executable, RACER, *self.racing, self.stop, self.ready], stdout=subprocess.PIPE
+            [sys.executable, RACER, *self.racing, self.stop], stdout=subprocess.PIPE
         )
-        give_up = time.monotonic() + SAFETY_NET
-        while not os.path.exists(self.ready) and racer.poll() is None:
-            assert time.monotonic() < give_up, "the racer never made its first swap"
-            time.sleep(0.01)
+        assert racer.stdout is not None
+        assert racer.stdout.readline() == b"ready\n", "the racer ended before its first swap"
         return racer
 
     def end(self, racer: subprocess.Popen[bytes]) -> int:
