@@ -11,7 +11,6 @@ import signal
 import subprocess
 import sys
 from collections.abc import Awaitable, Callable
-from typing import Literal
 
 import anyio
 import anyio.to_thread
@@ -44,16 +43,7 @@ from toolfx.interpreters.anyio_runtime import run_anyio_async
 from toolfx.interpreters.sync import run_sync
 from toolfx.leaves.mcp import McpServer, McpServerError
 
-Backend = Literal["asyncio", "trio"]
-
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture(params=["asyncio", "trio"], scope="module")
-def anyio_backend(request: pytest.FixtureRequest) -> Backend:
-    """Every test here runs on both backends."""
-    backend: Backend = request.param
-    return backend
 
 
 # Registration and calls -------------------------------------------------------------------------

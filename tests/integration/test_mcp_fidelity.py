@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Literal
 
 import pytest
 
@@ -35,16 +34,7 @@ from toolfx.interpreters import AnyioRuntime
 from toolfx.leaves.mcp import McpServer
 from toolfx.leaves.mcp.asks import ELICITATION_PERMISSION
 
-Backend = Literal["asyncio", "trio"]
-
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture(params=["asyncio", "trio"], scope="module")
-def anyio_backend(request: pytest.FixtureRequest) -> Backend:
-    """Every test here runs on both backends."""
-    backend: Backend = request.param
-    return backend
 
 
 def frozen(value: object) -> FrozenJson:

@@ -13,7 +13,7 @@ import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, Literal, TextIO, cast
+from typing import Any, TextIO, cast
 
 import anyio
 import mcp_types as types
@@ -33,16 +33,7 @@ from toolfx.interpreters.cli.mcp_calls import CALL_ID_META, ERROR_META
 from toolfx.interpreters.cli.mcp_serve import mcp_server
 from toolfx.interpreters.cli.providers import load_catalog
 
-Backend = Literal["asyncio", "trio"]
-
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture(params=["asyncio", "trio"], scope="module")
-def anyio_backend(request: pytest.FixtureRequest) -> Backend:
-    """Every test here runs on both backends."""
-    backend: Backend = request.param
-    return backend
 
 
 class Asker:
