@@ -173,7 +173,7 @@ async def call_tool(
                 ]
             )
         case "slow":
-            return await _slow(float(args.get("seconds", 30)))
+            return await _slow(ctx, float(args.get("seconds", 30)))
         case "peek":
             PEEKING[0] += 1
             PEEKING[1] = max(PEEKING[1], PEEKING[0])
@@ -225,8 +225,10 @@ async def _confirm(
     return _text(json.dumps({"action": answer.action, "content": answer.content}))
 
 
-async def _slow(seconds: float) -> types.CallToolResult:
+async def _slow(ctx: ServerRequestContext[Any], seconds: float) -> types.CallToolResult:
+    """Say it has started (a progress notification), then sleep."""
     try:
+        await ctx.session.report_progress(0, None, "started")
         await anyio.sleep(seconds)
     except anyio.get_cancelled_exc_class():
         CANCELLED.append("slow")

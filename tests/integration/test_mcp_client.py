@@ -10,6 +10,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 from collections.abc import Awaitable, Callable
 
 import anyio
@@ -27,19 +28,19 @@ from tests.integration.mcp_support import (
     value,
 )
 from tests.integration.mcp_test_server import PIXEL
-from tests.support import cancel_later
 from toolfx.core import (
     CancelSignal,
     ErrorCode,
     ImageBlock,
     Location,
+    ProgressEvent,
     TextBlock,
     ToolExecutionResult,
 )
 from toolfx.core.batch import execute_batch
 from toolfx.core.execution import Deny, PreToolDecision, ToolExecution
 from toolfx.core.pipeline import ToolCall, execute
-from toolfx.interpreters.anyio_runtime import run_anyio_async
+from toolfx.interpreters.anyio_runtime import AnyioRuntime, run_anyio_async
 from toolfx.interpreters.sync import run_sync
 from toolfx.leaves.mcp import McpServer, McpServerError
 
@@ -146,8 +147,12 @@ async def test_cancelling_a_slow_call_sends_the_mcp_cancellation() -> None:
     location = Location()
     async with registered(local_server(), location):
         signal = CancelSignal()
-        cancel_later(signal, 0.3, "the user pressed stop")  # from another thread
-        result = await run(location, "test_slow", {"seconds": 30}, signal)
+
+        def stop_once_started(event: ProgressEvent) -> None:  # from another thread
+            threading.Thread(target=signal.cancel, args=("the user pressed stop",)).start()
+
+        runtime = AnyioRuntime(progress=stop_once_started)
+        result = await run(location, "test_slow", {"seconds": 30}, signal, runtime)
         message = failure(result, ErrorCode.ABORTED)
         assert message == "`test_slow` was cancelled: the user pressed stop"
 
