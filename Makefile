@@ -21,12 +21,13 @@ check: $(STAMP)
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 	$(PY) -m mypy
+	$(PY) -m pytest -p no:cacheprovider tests/architecture
 
 typetest: $(STAMP)
 	$(PY) -m pytest tests/typesafety
 
 unit: $(STAMP)
-	$(PY) -m pytest --ignore=tests/typesafety
+	$(PY) -m pytest --ignore=tests/typesafety --ignore=tests/architecture
 
 # bubblewrap for the sandbox tests: installed when missing and apt-get is there (CI runs as
 # root on Debian/Ubuntu); elsewhere the bwrap tests skip, saying bubblewrap is not available.

@@ -7,31 +7,30 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
-from toolfx.core import (
-    ApprovalReply,
-    ApprovalRequest,
-    Catalog,
-    Location,
+from toolfx.core.json import thaw_json
+from toolfx.core.pipeline import ToolCall, execute
+from toolfx.core.records import result_view_from_json
+from toolfx.core.registry import Catalog, Location
+from toolfx.core.runtime import ApprovalReply, ApprovalRequest, CancelSignal
+from toolfx.core.tools import (
     TextBlock,
     ToolExecutionFailure,
     ToolExecutionResult,
     ToolExecutionSuccess,
-    thaw_json,
+    ToolResultView,
 )
-from toolfx.core.cancel import CancelSignal
-from toolfx.core.pipeline import ToolCall, execute
-from toolfx.core.presentation import ToolResultView
-from toolfx.core.records_cards import result_view_from_json
-from toolfx.interpreters import (
-    AnyioFolderSpills,
-    AnyioRuntime,
+from toolfx.interpreters._os.spills import AnyioFolderSpills
+from toolfx.interpreters.anyio import AnyioRuntime, run_anyio
+from toolfx.interpreters.testing import (
     DeterministicInterpreter,
     MemoryFileSystem,
     MemorySpills,
     ScriptedProcesses,
-    run_anyio,
 )
-from toolfx.leaves import Permissions, Rule, Workspace, WorkspaceLimits, workspace_tools
+from toolfx.leaves._rules import Rule
+from toolfx.leaves._tools import workspace_tools
+from toolfx.leaves.permissions import Permissions
+from toolfx.leaves.workspace import Workspace, WorkspaceLimits
 
 __all__ = [
     "ROOT",

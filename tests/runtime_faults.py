@@ -15,13 +15,18 @@ from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar, final
 
-from toolfx.core.cancel import CancelSignal
-from toolfx.core.description import Description
-from toolfx.core.files import FileSystem
-from toolfx.core.processes import ProcessRunner
 from toolfx.core.records import SessionRecord
-from toolfx.core.runtime import ApprovalReply, ApprovalRequest, ProgressEvent, Runtime
-from toolfx.core.spills import SpillStore
+from toolfx.core.runtime import (
+    ApprovalReply,
+    ApprovalRequest,
+    CancelSignal,
+    Description,
+    FileSystem,
+    ProcessRunner,
+    ProgressEvent,
+    Runtime,
+    SpillStore,
+)
 
 __all__ = [
     "Capability",

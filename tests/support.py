@@ -14,9 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from toolfx.core.cancel import CancelSignal
-from toolfx.core.files import FileStat, FileSystem
-from toolfx.core.runtime import ApprovalRequest, DefectReporter, Runtime
+from toolfx.core.runtime import (
+    ApprovalRequest,
+    CancelSignal,
+    DefectReporter,
+    FileStat,
+    FileSystem,
+    Runtime,
+)
 
 __all__ = [
     "SAFETY_NET",

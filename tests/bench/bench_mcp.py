@@ -19,10 +19,12 @@ from mcp.client._memory import InMemoryTransport
 
 from tests.bench.harness import Case
 from tests.integration.mcp_test_server import SERVER
-from toolfx.core import CancelSignal, Location, ToolExecutionSuccess
 from toolfx.core.pipeline import ToolCall, execute
-from toolfx.interpreters import AnyioRuntime, run_anyio_async
-from toolfx.leaves.mcp import McpServer
+from toolfx.core.registry import Location
+from toolfx.core.runtime import CancelSignal
+from toolfx.core.tools import ToolExecutionSuccess
+from toolfx.interpreters.anyio import AnyioRuntime, run_anyio_async
+from toolfx.leaves.mcp._server import McpServer
 
 CALLS: Final = 200
 """Calls per timed run."""

@@ -14,10 +14,12 @@ import anyio
 import jsonschema_rs
 
 from tests.bench.harness import Case, time_call
-from toolfx.core import (
+from toolfx.core.pipeline import ToolCall, execute, execute_batch
+from toolfx.core.registry import Location
+from toolfx.core.runtime import CancelSignal, Description
+from toolfx.core.tools import (
     Accept,
     Allow,
-    Location,
     Output,
     PostToolDecision,
     PreToolDecision,
@@ -26,17 +28,9 @@ from toolfx.core import (
     ToolRunContext,
     define_tool,
 )
-from toolfx.core.batch import execute_batch
-from toolfx.core.cancel import CancelSignal
-from toolfx.core.description import Description
-from toolfx.core.pipeline import ToolCall, execute
-from toolfx.interpreters import (
-    AnyioRuntime,
-    DeterministicInterpreter,
-    SyncRuntime,
-    run_anyio,
-    run_sync,
-)
+from toolfx.interpreters.anyio import AnyioRuntime, run_anyio
+from toolfx.interpreters.sync import SyncRuntime, run_sync
+from toolfx.interpreters.testing import DeterministicInterpreter
 
 TEXT = '{"a": 1, "b": 2}'
 SCHEMA = {

@@ -15,15 +15,9 @@ from collections.abc import Callable
 from typing import Any, Final, TypedDict
 
 from tests.bench.harness import REPEATS, Case, time_call
-from toolfx.core import (
-    Location,
-    Output,
-    Registry,
-    ToolDefinition,
-    ToolRunContext,
-    define_tool,
-    parse_json,
-)
+from toolfx.core.json import parse_json
+from toolfx.core.registry import Location, Registry
+from toolfx.core.tools import Output, ToolDefinition, ToolRunContext, define_tool
 
 LARGE: Final = 10_000
 """The large registry: as many tools as a deployment with several big MCP servers."""

@@ -6,7 +6,8 @@ from dataclasses import dataclass
 from typing import Literal, NotRequired, TypedDict
 
 from tests.bench.harness import REFERENCE_ARGUMENTS, REFERENCE_TEXT, Case, time_call
-from toolfx.core import parse_json, schema_of
+from toolfx.core.json import parse_json
+from toolfx.core.schema import schema_of
 
 
 class ReadArgs(TypedDict):

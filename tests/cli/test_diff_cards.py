@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 from rich.console import Console, RenderableType
 
 from tests.diff_support import apply_hunks
-from toolfx.core.presentation import DiffCallCard, DiffResultCard, FileDiff
-from toolfx.interpreters.cli.cards import (
+from toolfx.core.tools import DiffCallCard, DiffResultCard, FileDiff
+from toolfx.interpreters.cli._cards import (
     HEAD_LINES,
     MAX_LINE_CHARS,
     TAIL_LINES,

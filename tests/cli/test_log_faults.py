@@ -16,7 +16,7 @@ from typing_extensions import Buffer
 
 from tests.cli.support import TOOLFX, toolfx, write_session
 from toolfx.core.records import ToolCallRecord
-from toolfx.interpreters.cli.log import (
+from toolfx.interpreters.cli._log import (
     INTERPRETERS,
     Interpreter,
     SessionHeader,
@@ -24,7 +24,7 @@ from toolfx.interpreters.cli.log import (
     log_line,
     read_log,
 )
-from toolfx.interpreters.cli.log_file import LogFile, LogWriteError
+from toolfx.interpreters.cli._log_file import LogFile, LogWriteError
 
 WRITE_A = {
     "calls": [{"id": "w1", "name": "write", "arguments": {"path": "a.txt", "content": "A\n"}}]

@@ -9,17 +9,13 @@ from typing import TypedDict
 import pytest
 from rich.console import Console
 
-from toolfx.core import (
-    Location,
-    Output,
-    ProgressEvent,
-    ToolRunContext,
-    define_tool,
-)
-from toolfx.interpreters.cli.log import Interpreter, LogRecord
-from toolfx.interpreters.cli.render import JsonDisplay, PanelDisplay
-from toolfx.interpreters.cli.runner import run_session
-from toolfx.interpreters.cli.session import SessionCall
+from toolfx.core.registry import Location
+from toolfx.core.runtime import ProgressEvent
+from toolfx.core.tools import Output, ToolRunContext, define_tool
+from toolfx.interpreters.cli._log import Interpreter, LogRecord
+from toolfx.interpreters.cli._render import JsonDisplay, PanelDisplay
+from toolfx.interpreters.cli._runner import run_session
+from toolfx.interpreters.cli._session import SessionCall
 
 
 class Steps(TypedDict):

@@ -10,7 +10,7 @@ import pytest
 
 from tests.cli.support import Ran, toolfx, write_session
 from toolfx.core.records import ToolApprovalRecord, ToolCallRecord, ToolResultRecord
-from toolfx.interpreters.cli.log import SessionHeader, TurnRecord, log_line, read_log
+from toolfx.interpreters.cli._log import SessionHeader, TurnRecord, log_line, read_log
 
 WRITE_TURN = {
     "calls": [{"id": "w1", "name": "write", "arguments": {"path": "a.txt", "content": "A\n"}}]

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from toolfx.interpreters.cli.args import DemoCommand, McpServeCommand, RunCommand, parse_args
-from toolfx.leaves.provider import builtin_tools
+from toolfx.interpreters.cli._args import DemoCommand, McpServeCommand, RunCommand, parse_args
+from toolfx.leaves._provider import builtin_tools
 
 
 @pytest.mark.parametrize("mode", ["auto", "landlock", "bwrap", "off"])

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from toolfx.interpreters.cli.session import SessionCall, SessionError, parse_session
+from toolfx.interpreters.cli._session import SessionCall, SessionError, parse_session
 
 TOOLFX_TURN = {"calls": [{"id": "c1", "name": "read", "arguments": {"path": "a.txt"}}]}
 OPENAI_TURN = {

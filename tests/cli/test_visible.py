@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toolfx.interpreters.cli.visible import visible, visible_json
+from toolfx.interpreters.cli._visible import visible, visible_json
 
 HIDDEN_CATEGORIES = {"Cc", "Cf", "Cs", "Zl", "Zp"}
 JOINERS = {"\u200c", "\u200d"}

@@ -10,17 +10,18 @@ from typing import Any, TypedDict
 import pytest
 from returns.result import Result, Success
 
-from toolfx.core import (
+from toolfx.core.pipeline import ToolCall, execute
+from toolfx.core.registry import Location
+from toolfx.core.runtime import CancelSignal, Description, ProgressEvent
+from toolfx.core.tools import (
     AudioBlock,
-    CancelSignal,
     ContentBlock,
-    Description,
     ErrorCode,
+    ExecutionToken,
     ImageBlock,
-    Location,
     Output,
-    ProgressEvent,
     TextBlock,
+    ToolExecution,
     ToolExecutionFailure,
     ToolExecutionResult,
     ToolExecutionSuccess,
@@ -28,17 +29,11 @@ from toolfx.core import (
     ToolRunContext,
     WithContent,
     define_tool,
+    progress_event,
 )
-from toolfx.core.execution import ExecutionToken, ToolExecution
-from toolfx.core.pipeline import ToolCall, execute
-from toolfx.core.progress import progress_event
-from toolfx.interpreters import (
-    AnyioRuntime,
-    DeterministicInterpreter,
-    SyncRuntime,
-    run_anyio,
-    run_sync,
-)
+from toolfx.interpreters.anyio import AnyioRuntime, run_anyio
+from toolfx.interpreters.sync import SyncRuntime, run_sync
+from toolfx.interpreters.testing import DeterministicInterpreter
 
 Interpret = Callable[[Description[Any]], Any]
 

@@ -20,36 +20,32 @@ from tests.conformance.test_pipeline import (
     register_shout,
     run,
 )
-from toolfx.core import (
+from toolfx.core.json import FrozenDict, FrozenList
+from toolfx.core.pipeline import ToolCall, execute, execute_batch
+from toolfx.core.records import SessionRecord, ToolResultRecord
+from toolfx.core.registry import Location
+from toolfx.core.runtime import Cancelled, CancelSignal
+from toolfx.core.tools import (
     Accept,
     Block,
+    ContextMessage,
     ErrorCode,
-    FrozenDict,
-    FrozenList,
     ImageBlock,
-    Location,
     Output,
     PermissionDeclined,
+    PostToolDecision,
     ReplaceContent,
-    SessionRecord,
     TextBlock,
     ToolExecution,
     ToolExecutionFailure,
     ToolExecutionResult,
     ToolExecutionSuccess,
     ToolFailure,
-    ToolResultRecord,
     ToolRunContext,
     define_tool,
     text,
 )
-from toolfx.core.batch import execute_batch
-from toolfx.core.cancel import CancelSignal
-from toolfx.core.content import ContextMessage
-from toolfx.core.execution import PostToolDecision
-from toolfx.core.pipeline import ToolCall, execute
-from toolfx.core.runtime import Cancelled
-from toolfx.interpreters import AnyioRuntime, run_anyio
+from toolfx.interpreters.anyio import AnyioRuntime, run_anyio
 
 
 def replacing(result: ToolExecutionResult) -> Any:

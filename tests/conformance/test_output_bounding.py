@@ -11,16 +11,16 @@ from typing import Any, Literal, TypedDict
 import pytest
 from returns.result import Failure, Result
 
-from toolfx.core import (
+from toolfx.core.pipeline import ToolCall, execute
+from toolfx.core.registry import Location
+from toolfx.core.runtime import CancelSignal, Description, SpillError, SpillLocation, SpillStore
+from toolfx.core.text import count_bytes, count_lines
+from toolfx.core.tools import (
     ContentBlock,
     ErrorCode,
     ImageBlock,
-    Location,
     Output,
     OutputLimits,
-    SpillError,
-    SpillLocation,
-    SpillStore,
     TextBlock,
     ToolExecutionFailure,
     ToolExecutionResult,
@@ -29,20 +29,10 @@ from toolfx.core import (
     ToolRunContext,
     define_tool,
 )
-from toolfx.core.cancel import CancelSignal
-from toolfx.core.description import Description
-from toolfx.core.pipeline import ToolCall, execute
-from toolfx.core.text_cut import count_bytes, count_lines
-from toolfx.interpreters import (
-    AnyioFolderSpills,
-    AnyioRuntime,
-    DeterministicInterpreter,
-    FolderSpills,
-    MemorySpills,
-    SyncRuntime,
-    run_anyio,
-    run_sync,
-)
+from toolfx.interpreters._os.spills import AnyioFolderSpills, FolderSpills
+from toolfx.interpreters.anyio import AnyioRuntime, run_anyio
+from toolfx.interpreters.sync import SyncRuntime, run_sync
+from toolfx.interpreters.testing import DeterministicInterpreter, MemorySpills
 
 INTERPRETERS = ["sync", "asyncio", "trio", "deterministic"]
 DEFAULT = OutputLimits()

@@ -14,49 +14,47 @@ from typing import Any, TypedDict
 import pytest
 from returns.result import Failure, Result, Success
 
-from toolfx.core import (
+from toolfx.core.pipeline import BatchResult, ToolCall, call_tool, described, execute, execute_batch
+from toolfx.core.pipeline._batch import schedule
+from toolfx.core.records import SessionRecord, ToolCallRecord, ToolResultRecord
+from toolfx.core.registry import Location
+from toolfx.core.runtime import (
+    ApprovalReply,
+    ApprovalRequest,
+    Cancelled,
+    CancelSignal,
+    Description,
+    RejectedWithFeedback,
+)
+from toolfx.core.tools import (
     Accept,
     Allow,
     Ask,
     Block,
+    ContextMessage,
     Deny,
     ErrorCode,
     ExecutionToken,
-    Location,
     Output,
     PermissionDeclined,
-    RejectedWithFeedback,
+    PostToolDecision,
+    PreToolDecision,
     ReplaceContent,
     ReplaceValue,
-    SessionRecord,
     TextBlock,
-    ToolCallRecord,
     ToolExecution,
     ToolExecutionFailure,
     ToolExecutionResult,
     ToolExecutionSuccess,
     ToolFailure,
     ToolOptions,
-    ToolResultRecord,
     ToolRunContext,
     define_tool,
     text,
 )
-from toolfx.core.batch import BatchResult, execute_batch, schedule
-from toolfx.core.cancel import CancelSignal
-from toolfx.core.composable import call_tool, described
-from toolfx.core.content import ContextMessage
-from toolfx.core.description import Description
-from toolfx.core.execution import PostToolDecision, PreToolDecision
-from toolfx.core.pipeline import ToolCall, execute
-from toolfx.core.runtime import ApprovalReply, ApprovalRequest, Cancelled
-from toolfx.interpreters import (
-    AnyioRuntime,
-    DeterministicInterpreter,
-    SyncRuntime,
-    run_anyio,
-    run_sync,
-)
+from toolfx.interpreters.anyio import AnyioRuntime, run_anyio
+from toolfx.interpreters.sync import SyncRuntime, run_sync
+from toolfx.interpreters.testing import DeterministicInterpreter
 
 Interpret = Callable[[Description[Any]], Any]
 

@@ -18,35 +18,25 @@ import anyio
 import pytest
 
 from tests.runtime_faults import Capability, CapabilityFault, FaultPlan, SinkLog, faulty
-from toolfx.core import (
+from toolfx.core.pipeline import BatchResult, ToolCall, execute_batch
+from toolfx.core.records import SessionRecord, ToolCallRecord, ToolResultRecord
+from toolfx.core.registry import Location
+from toolfx.core.runtime import ApprovalReply, ApprovalRequest, CancelSignal, Description
+from toolfx.core.tools import (
     Ask,
     ErrorCode,
-    Location,
     Output,
-    SessionRecord,
-    ToolCallRecord,
+    PreToolDecision,
     ToolExecution,
     ToolExecutionFailure,
     ToolExecutionResult,
     ToolExecutionSuccess,
-    ToolResultRecord,
     ToolRunContext,
     define_tool,
 )
-from toolfx.core.batch import BatchResult, execute_batch
-from toolfx.core.cancel import CancelSignal
-from toolfx.core.description import Description
-from toolfx.core.execution import PreToolDecision
-from toolfx.core.pipeline import ToolCall
-from toolfx.core.runtime import ApprovalReply, ApprovalRequest
-from toolfx.interpreters import (
-    AnyioRuntime,
-    DeterministicInterpreter,
-    SyncRuntime,
-    run_anyio,
-    run_anyio_async,
-    run_sync,
-)
+from toolfx.interpreters.anyio import AnyioRuntime, run_anyio, run_anyio_async
+from toolfx.interpreters.sync import SyncRuntime, run_sync
+from toolfx.interpreters.testing import DeterministicInterpreter
 
 Interpret = Callable[[Description[Any]], Any]
 

@@ -11,18 +11,17 @@ from typing import Final
 import anyio
 
 from tests.support import SAFETY_NET
-from toolfx.core import (
-    CancelSignal,
+from toolfx.core.pipeline import ToolCall, execute
+from toolfx.core.registry import Location
+from toolfx.core.runtime import CancelSignal, Runtime
+from toolfx.core.tools import (
     ErrorCode,
-    Location,
-    Runtime,
     ToolExecutionFailure,
     ToolExecutionResult,
     ToolExecutionSuccess,
 )
-from toolfx.core.pipeline import ToolCall, execute
-from toolfx.interpreters.anyio_runtime import run_anyio_async
-from toolfx.leaves.mcp import McpServer
+from toolfx.interpreters.anyio import run_anyio_async
+from toolfx.leaves.mcp._server import McpServer
 
 __all__ = [
     "SAFETY_NET",

@@ -8,14 +8,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final, TypedDict
 
-from toolfx.core import (
-    JsonValue,
-    Output,
-    ToolDefinition,
-    ToolRunContext,
-    define_tool,
-)
-from toolfx.core.processes import SandboxMode
+from toolfx.core.json import JsonValue
+from toolfx.core.runtime import SandboxMode
+from toolfx.core.tools import Output, ToolDefinition, ToolRunContext, define_tool
 
 __all__ = ["STALL_TIMEOUT", "provider_env", "tools"]
 

@@ -28,21 +28,22 @@ from tests.integration.mcp_support import (
     value,
 )
 from tests.integration.mcp_test_server import PIXEL
-from toolfx.core import (
-    CancelSignal,
+from toolfx.core.pipeline import ToolCall, execute, execute_batch
+from toolfx.core.registry import Location
+from toolfx.core.runtime import CancelSignal, ProgressEvent
+from toolfx.core.tools import (
+    Deny,
     ErrorCode,
     ImageBlock,
-    Location,
-    ProgressEvent,
+    PreToolDecision,
     TextBlock,
+    ToolExecution,
     ToolExecutionResult,
 )
-from toolfx.core.batch import execute_batch
-from toolfx.core.execution import Deny, PreToolDecision, ToolExecution
-from toolfx.core.pipeline import ToolCall, execute
-from toolfx.interpreters.anyio_runtime import AnyioRuntime, run_anyio_async
+from toolfx.interpreters.anyio import AnyioRuntime, run_anyio_async
 from toolfx.interpreters.sync import run_sync
-from toolfx.leaves.mcp import McpServer, McpServerError
+from toolfx.leaves.mcp._link import McpServerError
+from toolfx.leaves.mcp._server import McpServer
 
 pytestmark = pytest.mark.anyio
 

@@ -14,25 +14,22 @@ import pytest
 from tests.cli.support import TOOLFX
 from tests.integration.mcp_support import failure, local_server, registered, run, value
 from tests.integration.mcp_test_server import PIXEL
-from toolfx.core import (
-    ApprovalReply,
-    ApprovalRequest,
+from toolfx.core.json import FrozenJson, snapshot_json
+from toolfx.core.registry import Location
+from toolfx.core.runtime import ApprovalReply, ApprovalRequest, ProgressEvent
+from toolfx.core.tools import (
     AudioBlock,
     ErrorCode,
-    FrozenJson,
     ImageBlock,
-    Location,
-    ProgressEvent,
     ResourceBlobBlock,
     ResourceLinkBlock,
     ResourceTextBlock,
     TextBlock,
     ToolExecutionSuccess,
-    snapshot_json,
 )
-from toolfx.interpreters import AnyioRuntime
-from toolfx.leaves.mcp import McpServer
-from toolfx.leaves.mcp.asks import ELICITATION_PERMISSION
+from toolfx.interpreters.anyio import AnyioRuntime
+from toolfx.leaves.mcp._asks import ELICITATION_PERMISSION
+from toolfx.leaves.mcp._server import McpServer
 
 pytestmark = pytest.mark.anyio
 

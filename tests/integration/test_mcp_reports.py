@@ -12,7 +12,9 @@ import pytest
 
 from tests.integration.mcp_support import local_server, registered, run, value
 from tests.integration.mcp_test_server import LONG_NAME
-from toolfx.core import JsonValue, Location, Output, ToolOptions, define_tool
+from toolfx.core.json import JsonValue
+from toolfx.core.registry import Location
+from toolfx.core.tools import Output, ToolOptions, define_tool
 
 pytestmark = pytest.mark.anyio
 

@@ -26,12 +26,12 @@ from tests.cli.support import TOOLFX
 from tests.integration.mcp_support import SAFETY_NET, eventually
 from tests.integration.served_tools import STALL_TIMEOUT, provider_env
 from tests.support import alive, marked
-from toolfx.core import thaw_json
-from toolfx.interpreters.cli import mcp_calls
-from toolfx.interpreters.cli.mcp_asks import ASK_SCHEMA
-from toolfx.interpreters.cli.mcp_calls import CALL_ID_META, ERROR_META
-from toolfx.interpreters.cli.mcp_serve import mcp_server
-from toolfx.interpreters.cli.providers import load_catalog
+from toolfx.core.json import thaw_json
+from toolfx.interpreters.cli import _mcp_calls as mcp_calls
+from toolfx.interpreters.cli._mcp_asks import ASK_SCHEMA
+from toolfx.interpreters.cli._mcp_calls import CALL_ID_META, ERROR_META
+from toolfx.interpreters.cli._mcp_serve import mcp_server
+from toolfx.interpreters.cli._providers import load_catalog
 
 pytestmark = pytest.mark.anyio
 

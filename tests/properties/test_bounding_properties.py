@@ -10,9 +10,12 @@ from typing import TypedDict
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toolfx.core import (
+from toolfx.core.pipeline import ToolCall, execute
+from toolfx.core.registry import Location
+from toolfx.core.runtime import CancelSignal
+from toolfx.core.text import count_bytes, count_lines
+from toolfx.core.tools import (
     ContentBlock,
-    Location,
     Output,
     OutputLimits,
     TextBlock,
@@ -20,10 +23,7 @@ from toolfx.core import (
     ToolRunContext,
     define_tool,
 )
-from toolfx.core.cancel import CancelSignal
-from toolfx.core.pipeline import ToolCall, execute
-from toolfx.core.text_cut import count_bytes, count_lines
-from toolfx.interpreters import DeterministicInterpreter, MemorySpills
+from toolfx.interpreters.testing import DeterministicInterpreter, MemorySpills
 
 SAVED = "The whole output is saved at "
 

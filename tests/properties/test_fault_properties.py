@@ -28,22 +28,18 @@ from tests.properties.test_pipeline_properties import (
     scenarios,
 )
 from tests.runtime_faults import Capability, FaultPlan, SinkLog, faulty
-from toolfx.core import (
+from toolfx.core.pipeline import BatchResult, ToolCall, execute_batch
+from toolfx.core.records import SessionRecord, ToolCallRecord, ToolResultRecord
+from toolfx.core.registry import Location
+from toolfx.core.runtime import ApprovalReply, ApprovalRequest, CancelSignal
+from toolfx.core.tools import (
     ErrorCode,
-    Location,
-    SessionRecord,
-    ToolCallRecord,
     ToolExecutionFailure,
     ToolExecutionResult,
     ToolExecutionSuccess,
-    ToolResultRecord,
 )
-from toolfx.core.batch import BatchResult, execute_batch
-from toolfx.core.cancel import CancelSignal
-from toolfx.core.pipeline import ToolCall
-from toolfx.core.runtime import ApprovalReply, ApprovalRequest
-from toolfx.interpreters import DeterministicInterpreter
-from toolfx.interpreters.deterministic import CancelAt, Fault, RaiseInto, Reported
+from toolfx.interpreters.testing import CancelAt, DeterministicInterpreter, Fault, RaiseInto
+from toolfx.interpreters.testing._interpreter import Reported
 
 BATCH_FAULT = "the batch running "
 """How a result the batch filled after a runtime fault begins its message."""

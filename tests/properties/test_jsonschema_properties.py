@@ -21,7 +21,7 @@ from returns.result import Failure
 
 from toolfx.core.json import FrozenJson, snapshot_json
 from toolfx.core.jsonschema import check_json_schema, compile_json_schema
-from toolfx.core.jsonschema_full import FULL_KEYWORDS
+from toolfx.core.jsonschema._full import FULL_KEYWORDS
 
 T = TypeVar("T")
 TYPES: Final = ("object", "array", "string", "number", "integer", "boolean", "null")

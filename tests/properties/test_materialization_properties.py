@@ -24,18 +24,21 @@ from hypothesis import given
 from hypothesis import strategies as st
 from returns.result import Failure
 
-from toolfx.core import (
+from toolfx.core.json import INT_BOUND, NEGATIVE_INT_BOUND, FrozenDict, FrozenList, JsonValue
+from toolfx.core.pipeline import ToolCall, execute
+from toolfx.core.records import ToolResultRecord, contexts_from_json, contexts_to_json
+from toolfx.core.registry import Location
+from toolfx.core.runtime import CancelSignal
+from toolfx.core.tools import (
     Accept,
     AudioBlock,
     Block,
     ContentBlock,
+    ContextMessage,
     ErrorCode,
-    FrozenDict,
-    FrozenList,
     ImageBlock,
-    JsonValue,
-    Location,
     Output,
+    PostToolDecision,
     ReplaceContent,
     ReplaceValue,
     ResourceBlobBlock,
@@ -48,17 +51,10 @@ from toolfx.core import (
     ToolExecutionResult,
     ToolExecutionSuccess,
     ToolFailure,
-    ToolResultRecord,
     ToolRunContext,
     define_tool,
 )
-from toolfx.core.cancel import CancelSignal
-from toolfx.core.content import ContextMessage
-from toolfx.core.execution import PostToolDecision
-from toolfx.core.json_model import INT_BOUND, NEGATIVE_INT_BOUND
-from toolfx.core.pipeline import ToolCall, execute
-from toolfx.core.records_content import contexts_from_json, contexts_to_json
-from toolfx.interpreters import run_sync
+from toolfx.interpreters.sync import run_sync
 
 
 class Args(TypedDict):

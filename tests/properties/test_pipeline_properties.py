@@ -21,16 +21,20 @@ from hypothesis import given
 from hypothesis import strategies as st
 from returns.result import Failure, Result, Success
 
-from toolfx.core import (
+from toolfx.core.pipeline import ToolCall, execute_batch
+from toolfx.core.records import ToolResultRecord
+from toolfx.core.registry import Catalog, Location
+from toolfx.core.runtime import ApprovalReply, ApprovalRequest, Cancelled, CancelSignal
+from toolfx.core.tools import (
     Accept,
     Allow,
     Ask,
     Block,
-    Catalog,
     Deny,
     ErrorCode,
-    Location,
     Output,
+    PostToolDecision,
+    PreToolDecision,
     ReplaceContent,
     ReplaceValue,
     ToolExecution,
@@ -38,18 +42,12 @@ from toolfx.core import (
     ToolExecutionResult,
     ToolExecutionSuccess,
     ToolFailure,
-    ToolResultRecord,
     ToolRunContext,
     define_tool,
     text,
 )
-from toolfx.core.batch import execute_batch
-from toolfx.core.cancel import CancelSignal
-from toolfx.core.execution import PostToolDecision, PreToolDecision
-from toolfx.core.pipeline import ToolCall
-from toolfx.core.runtime import ApprovalReply, ApprovalRequest, Cancelled
-from toolfx.interpreters import DeterministicInterpreter
-from toolfx.interpreters.deterministic import CancelAt, Reported, TraceEvent
+from toolfx.interpreters.testing import CancelAt, DeterministicInterpreter, TraceEvent
+from toolfx.interpreters.testing._interpreter import Reported
 
 Outcome = Literal["ok", "fail", "raise"]
 Watch = Literal["ignore", "watch", "catch"]

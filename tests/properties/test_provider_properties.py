@@ -25,15 +25,11 @@ from tests.properties.test_schema_properties import (
     typed_dicts,
     values_for,
 )
-from toolfx.core import (
-    ToolSchema,
-    compile_json_schema,
-    schema_of,
-    thaw_json,
-    to_gemini,
-    to_openai,
-    undo_strict_nulls,
-)
+from toolfx.core.json import thaw_json
+from toolfx.core.jsonschema import compile_json_schema
+from toolfx.core.providers import to_gemini, to_openai, undo_strict_nulls
+from toolfx.core.registry import ToolSchema
+from toolfx.core.schema import schema_of
 
 argument_types: Final = typed_dicts(derivable_types(2)) | frozen_dataclasses(derivable_types(2))
 

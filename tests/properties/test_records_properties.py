@@ -14,17 +14,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 from returns.result import Failure, Result, Success
 
-from toolfx.core.content import (
-    AudioBlock,
-    ContentBlock,
-    ContextMessage,
-    ImageBlock,
-    ResourceBlobBlock,
-    ResourceLinkBlock,
-    ResourceTextBlock,
-    TextBlock,
-)
-from toolfx.core.failure import ErrorCode, ToolFailure
 from toolfx.core.json import (
     FrozenDict,
     FrozenJson,
@@ -32,26 +21,6 @@ from toolfx.core.json import (
     parse_json,
     snapshot_json,
     thaw_json,
-)
-from toolfx.core.presentation import (
-    DiffCallCard,
-    DiffResultCard,
-    FileDiff,
-    FileLocation,
-    GenericCallCard,
-    GenericResultCard,
-    ReadFileLine,
-    ReadResultCard,
-    SearchMatch,
-    SearchResultCard,
-    TerminalCallCard,
-    TerminalResultCard,
-    ToolCallKind,
-    ToolCallView,
-    ToolResultView,
-    WebFetchResultCard,
-    WebSearchResultCard,
-    WebSource,
 )
 from toolfx.core.records import (
     RecordError,
@@ -75,8 +44,38 @@ from toolfx.core.records import (
     result_view_from_json,
     result_view_to_json,
 )
-from toolfx.core.results import DurableResult
 from toolfx.core.runtime import ApprovalReply, RejectedWithFeedback
+from toolfx.core.tools import (
+    AudioBlock,
+    ContentBlock,
+    ContextMessage,
+    DiffCallCard,
+    DiffResultCard,
+    DurableResult,
+    ErrorCode,
+    FileDiff,
+    FileLocation,
+    GenericCallCard,
+    GenericResultCard,
+    ImageBlock,
+    ReadFileLine,
+    ReadResultCard,
+    ResourceBlobBlock,
+    ResourceLinkBlock,
+    ResourceTextBlock,
+    SearchMatch,
+    SearchResultCard,
+    TerminalCallCard,
+    TerminalResultCard,
+    TextBlock,
+    ToolCallKind,
+    ToolCallView,
+    ToolFailure,
+    ToolResultView,
+    WebFetchResultCard,
+    WebSearchResultCard,
+    WebSource,
+)
 
 Segments = tuple[str | int, ...]
 

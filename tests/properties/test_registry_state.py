@@ -33,24 +33,19 @@ from hypothesis.stateful import (
     rule,
 )
 
-from toolfx.core import (
+from toolfx.core.json import FrozenJson, parse_json
+from toolfx.core.registry import (
     GLOBAL,
     Catalog,
     Disposer,
     ExecutionMode,
-    FrozenJson,
     Location,
-    Output,
     PresentationMode,
     RegistryError,
     RegistryErrorKind,
-    ToolDefinition,
-    ToolExecution,
-    ToolOptions,
     ToolSchema,
-    define_tool,
-    parse_json,
 )
+from toolfx.core.tools import Output, ToolDefinition, ToolExecution, ToolOptions, define_tool
 
 # The tool pool --------------------------------------------------------------------------------
 

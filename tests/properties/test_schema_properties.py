@@ -41,17 +41,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from returns.result import Failure, Success
 
-from toolfx.core import (
-    FrozenDict,
-    FrozenList,
-    JsonValue,
-    SchemaDerivationError,
-    check_json_schema,
-    parse_json,
-    schema_of,
-    thaw_json,
-)
-from toolfx.core.json import json_pointer
+from toolfx.core.json import FrozenDict, FrozenList, JsonValue, json_pointer, parse_json, thaw_json
+from toolfx.core.jsonschema import check_json_schema
+from toolfx.core.schema import SchemaDerivationError, schema_of
 
 # Type forms are built at run time, so mypy sees them as values: reach the constructors as Any.
 _ANNOTATED: Final[Any] = Annotated
@@ -88,7 +80,7 @@ def fresh(prefix: str) -> str:
     return f"{prefix}{next(_names)}"
 
 
-# --- reading a type form (independently of schema_derive) ---------------------------------------
+# --- reading a type form (independently of schema derivation) ---------------------------------
 
 
 def unwrap(tp: Any) -> Any:

@@ -8,10 +8,18 @@ from typing import Literal
 
 import pytest
 
-from toolfx.core import CancelSignal, Confinement, Description, ProcessOutcome, ProcessSpec, Runtime
-from toolfx.core.processes import SandboxMechanism
-from toolfx.interpreters import run_anyio, run_sync
-from toolfx.interpreters.process_launch import available_sandboxes
+from toolfx.core.runtime import (
+    CancelSignal,
+    Confinement,
+    Description,
+    ProcessOutcome,
+    ProcessSpec,
+    Runtime,
+    SandboxMechanism,
+)
+from toolfx.interpreters._os.launch import available_sandboxes
+from toolfx.interpreters.anyio import run_anyio
+from toolfx.interpreters.sync import run_sync
 
 __all__ = ["MECHANISMS", "Interpreter", "confinement_for", "mechanism_param", "run_spec"]
 

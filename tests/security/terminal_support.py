@@ -11,7 +11,7 @@ from typing import Final
 from rich.console import Console, RenderableType
 
 from tests.security.figures import FIGURES
-from toolfx.interpreters.cli.visible import visible
+from toolfx.interpreters.cli._visible import visible
 
 __all__ = ["HOSTILE", "assert_only_own_styling", "plain", "render", "terminal_console"]
 

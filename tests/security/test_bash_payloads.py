@@ -17,17 +17,15 @@ import pytest
 
 from tests.leaves_support import LeafSession, run_real
 from tests.security.figures import Figures
-from toolfx.core import (
-    ApprovalReply,
-    ApprovalRequest,
-    CancelSignal,
-    Catalog,
-    Location,
-    ToolCall,
-    execute,
-)
-from toolfx.interpreters import SyncRuntime, run_sync
-from toolfx.leaves import Permissions, Rule, Sandbox, Workspace, workspace_tools
+from toolfx.core.pipeline import ToolCall, execute
+from toolfx.core.registry import Catalog, Location
+from toolfx.core.runtime import ApprovalReply, ApprovalRequest, CancelSignal
+from toolfx.interpreters.sync import SyncRuntime, run_sync
+from toolfx.leaves._rules import Rule
+from toolfx.leaves._tools import workspace_tools
+from toolfx.leaves.permissions import Permissions
+from toolfx.leaves.sandbox import Sandbox
+from toolfx.leaves.workspace import Workspace
 
 ONLY_GIT_STATUS = (Rule("bash", "git status*", "allow"), Rule("edit", "*", "allow"))
 """Scenario A: `git status` (with any literal arguments) and edits of the workspace's files."""

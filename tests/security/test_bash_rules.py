@@ -16,8 +16,9 @@ from hypothesis import strategies as st
 
 from tests.security.figures import Figures, within_budget
 from tests.support import SAFETY_NET
-from toolfx.leaves import CommandTooComplex, Rule, parse_line, review_line
-from toolfx.leaves.rules import Action
+from toolfx.leaves._rules import Action, Rule
+from toolfx.leaves._shell.rules import review_line
+from toolfx.leaves._shell.syntax import CommandTooComplex, parse_line
 
 ONLY_GIT_STATUS = (Rule("bash", "git status*", "allow"),)
 ALLOW_ALL_DENY_RM = (Rule("bash", "*", "allow"), Rule("bash", "rm*", "deny"))

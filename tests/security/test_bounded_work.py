@@ -18,25 +18,23 @@ import pytest
 from tests.leaves_support import ROOT, failure, text_of, value_of
 from tests.security.figures import within_budget as record
 from tests.security.terminal_support import plain, render
-from toolfx.core import ErrorCode, Location, ToolExecutionResult
-from toolfx.core.cancel import CancelSignal
 from toolfx.core.pipeline import ToolCall, execute
-from toolfx.core.presentation import DiffResultCard, FileDiff
-from toolfx.core.text_diff import MAX_DIFF_LINES, unified_text_diff
-from toolfx.interpreters import (
-    AnyioRuntime,
-    DeterministicInterpreter,
-    MemoryFileSystem,
-    SyncRuntime,
-    run_anyio,
-    run_sync,
-)
-from toolfx.interpreters.cli.cards import HEAD_LINES, TAIL_LINES, call_body, result_body
-from toolfx.leaves import SearchLimits, Workspace, glob_tool, grep_tool
+from toolfx.core.registry import Location
+from toolfx.core.runtime import CancelSignal
+from toolfx.core.text import MAX_DIFF_LINES, unified_text_diff
+from toolfx.core.tools import DiffResultCard, ErrorCode, FileDiff, ToolExecutionResult
+from toolfx.interpreters.anyio import AnyioRuntime, run_anyio
+from toolfx.interpreters.cli._cards import HEAD_LINES, TAIL_LINES, call_body, result_body
+from toolfx.interpreters.sync import SyncRuntime, run_sync
+from toolfx.interpreters.testing import DeterministicInterpreter, MemoryFileSystem
 from toolfx.leaves import grep as grep_module
+from toolfx.leaves._line_search import SLICE_BYTES, SliceScan, scan_slice
+from toolfx.leaves._regexes import MAX_PATTERN_CHARS
+from toolfx.leaves._search import SearchLimits
 from toolfx.leaves.edit import EditArgs, edit_tool
-from toolfx.leaves.line_search import SLICE_BYTES, SliceScan, scan_slice
-from toolfx.leaves.regexes import MAX_PATTERN_CHARS
+from toolfx.leaves.glob import glob_tool
+from toolfx.leaves.grep import grep_tool
+from toolfx.leaves.workspace import Workspace
 
 T = TypeVar("T")
 

@@ -11,12 +11,15 @@ import pytest
 from tests.leaves_support import ROOT, LeafSession, catalog_of, text_of
 from tests.security.figures import within_budget
 from tests.unit.test_leaf_file_edges import CountingFiles
-from toolfx.core import ToolExecutionFailure
-from toolfx.core.cancel import CancelSignal
 from toolfx.core.pipeline import ToolCall, execute
-from toolfx.interpreters import LocalFileSystem, SyncRuntime, run_sync
-from toolfx.leaves import Permissions, Rule, Workspace
-from toolfx.leaves.file_changes import MAX_CHANGED_FILE_BYTES
+from toolfx.core.runtime import CancelSignal
+from toolfx.core.tools import ToolExecutionFailure
+from toolfx.interpreters._os.files import LocalFileSystem
+from toolfx.interpreters.sync import SyncRuntime, run_sync
+from toolfx.leaves._file_changes import MAX_CHANGED_FILE_BYTES
+from toolfx.leaves._rules import Rule
+from toolfx.leaves.permissions import Permissions
+from toolfx.leaves.workspace import Workspace
 
 CALLS = (
     ("write", {"path": "big.txt", "content": "x\n"}),

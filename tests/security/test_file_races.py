@@ -20,11 +20,10 @@ from returns.result import Result, Success
 from tests.security.figures import ATTEMPTS, Figures
 from tests.security.support import Interpreter
 from tests.support import ForwardingFiles
-from toolfx.core import (
-    ApprovalReply,
-    ApprovalRequest,
-    Catalog,
-    Location,
+from toolfx.core.pipeline import ToolCall, execute
+from toolfx.core.registry import Catalog, Location
+from toolfx.core.runtime import ApprovalReply, ApprovalRequest, CancelSignal
+from toolfx.core.tools import (
     Output,
     TextBlock,
     ToolDefinition,
@@ -33,19 +32,14 @@ from toolfx.core import (
     ToolRunContext,
     define_tool,
 )
-from toolfx.core.cancel import CancelSignal
-from toolfx.core.pipeline import ToolCall, execute
-from toolfx.interpreters import (
-    AnyioFolderSpills,
-    AnyioRuntime,
-    FolderSpills,
-    MemoryFileSystem,
-    MemorySpills,
-    SyncRuntime,
-    run_anyio,
-    run_sync,
-)
-from toolfx.leaves import Permissions, Rule, Workspace, workspace_tools
+from toolfx.interpreters._os.spills import AnyioFolderSpills, FolderSpills
+from toolfx.interpreters.anyio import AnyioRuntime, run_anyio
+from toolfx.interpreters.sync import SyncRuntime, run_sync
+from toolfx.interpreters.testing import MemoryFileSystem, MemorySpills
+from toolfx.leaves._rules import Rule
+from toolfx.leaves._tools import workspace_tools
+from toolfx.leaves.permissions import Permissions
+from toolfx.leaves.workspace import Workspace
 
 SWAP_SIGNS = ("outside", "changed while in use", "external_directory")
 """What a result says when its call met the racer's symlink (refused, not followed)."""

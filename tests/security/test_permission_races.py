@@ -18,11 +18,16 @@ from tests.leaves_support import catalog_of, text_of
 from tests.security.figures import ATTEMPTS, Figures
 from tests.security.support import Interpreter
 from tests.security.test_file_races import RACER, StaleCheck
-from toolfx.core import Catalog, ToolExecutionResult
-from toolfx.core.cancel import CancelSignal
 from toolfx.core.pipeline import ToolCall, execute
-from toolfx.interpreters import AnyioRuntime, MemoryFileSystem, SyncRuntime, run_anyio, run_sync
-from toolfx.leaves import Permissions, Rule, Workspace
+from toolfx.core.registry import Catalog
+from toolfx.core.runtime import CancelSignal
+from toolfx.core.tools import ToolExecutionResult
+from toolfx.interpreters.anyio import AnyioRuntime, run_anyio
+from toolfx.interpreters.sync import SyncRuntime, run_sync
+from toolfx.interpreters.testing import MemoryFileSystem
+from toolfx.leaves._rules import Rule
+from toolfx.leaves.permissions import Permissions
+from toolfx.leaves.workspace import Workspace
 
 SECRET = "SECRET=7f3a"
 CONFIG = "[core]\n"

@@ -27,8 +27,7 @@ from tests.security.support import (
     run_spec,
 )
 from tests.support import marked, unmarked_soon
-from toolfx.core import CancelSignal, ProcessSpec
-from toolfx.core.processes import SandboxMechanism
+from toolfx.core.runtime import CancelSignal, ProcessSpec, SandboxMechanism
 
 Ending = Literal["exit", "timeout", "cancel"]
 

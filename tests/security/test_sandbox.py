@@ -23,25 +23,17 @@ import pytest
 from tests.leaves_support import LeafSession, failure, text_of, value_of
 from tests.security.figures import Figures
 from tests.security.support import MECHANISMS, Interpreter, mechanism_param
-from toolfx.core import (
-    ApprovalReply,
-    ApprovalRequest,
-    CancelSignal,
-    ErrorCode,
-    Location,
-    ToolExecutionResult,
-)
 from toolfx.core.pipeline import ToolCall, execute
-from toolfx.core.processes import SandboxMechanism
-from toolfx.interpreters import (
-    AnyioRuntime,
-    ScriptedProcess,
-    ScriptedProcesses,
-    SyncRuntime,
-    run_anyio,
-    run_sync,
-)
-from toolfx.leaves import Permissions, Sandbox, Workspace, bash_tool
+from toolfx.core.registry import Location
+from toolfx.core.runtime import ApprovalReply, ApprovalRequest, CancelSignal, SandboxMechanism
+from toolfx.core.tools import ErrorCode, ToolExecutionResult
+from toolfx.interpreters.anyio import AnyioRuntime, run_anyio
+from toolfx.interpreters.sync import SyncRuntime, run_sync
+from toolfx.interpreters.testing import ScriptedProcess, ScriptedProcesses
+from toolfx.leaves.bash import bash_tool
+from toolfx.leaves.permissions import Permissions
+from toolfx.leaves.sandbox import Sandbox
+from toolfx.leaves.workspace import Workspace
 
 each_mechanism = pytest.mark.parametrize("mechanism", MECHANISMS)
 

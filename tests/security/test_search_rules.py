@@ -11,11 +11,14 @@ import pytest
 
 from tests.leaves_support import ROOT, LeafSession, catalog_of, text_of, value_of
 from tests.security.figures import Figures
-from toolfx.core import ToolExecutionResult, ToolExecutionSuccess
-from toolfx.core.cancel import CancelSignal
 from toolfx.core.pipeline import ToolCall, execute
-from toolfx.interpreters import AnyioRuntime, SyncRuntime, run_anyio, run_sync
-from toolfx.leaves import Permissions, Rule, Workspace
+from toolfx.core.runtime import CancelSignal
+from toolfx.core.tools import ToolExecutionResult, ToolExecutionSuccess
+from toolfx.interpreters.anyio import AnyioRuntime, run_anyio
+from toolfx.interpreters.sync import SyncRuntime, run_sync
+from toolfx.leaves._rules import Rule
+from toolfx.leaves.permissions import Permissions
+from toolfx.leaves.workspace import Workspace
 
 SECRET = "SECRET=7f3a"
 RULE_SETS = {

@@ -25,14 +25,17 @@ from tests.security.terminal_support import (
     render,
     terminal_console,
 )
-from toolfx.core import ErrorCode, Location, Output, ToolRunContext, define_tool
-from toolfx.core.outcomes import failed
-from toolfx.core.presentation import (
+from toolfx.core.records import ToolApprovalRecord, ToolCallRecord, ToolResultRecord
+from toolfx.core.registry import Location
+from toolfx.core.runtime import ApprovalRequest, RejectedWithFeedback
+from toolfx.core.tools import (
     DiffCallCard,
     DiffResultCard,
+    ErrorCode,
     FileDiff,
     GenericCallCard,
     GenericResultCard,
+    Output,
     ReadFileLine,
     ReadResultCard,
     SearchMatch,
@@ -41,20 +44,21 @@ from toolfx.core.presentation import (
     TerminalResultCard,
     ToolCallView,
     ToolResultView,
+    ToolRunContext,
     WebFetchResultCard,
     WebSearchResultCard,
     WebSource,
+    define_tool,
+    failed,
 )
-from toolfx.core.records import ToolApprovalRecord, ToolCallRecord, ToolResultRecord
-from toolfx.core.runtime import ApprovalRequest, RejectedWithFeedback
-from toolfx.interpreters.cli import commands
-from toolfx.interpreters.cli.approvals import Prompter
-from toolfx.interpreters.cli.cards import call_body, result_body
-from toolfx.interpreters.cli.log import SessionHeader, TurnRecord
-from toolfx.interpreters.cli.mcp_asks import ask_form
-from toolfx.interpreters.cli.mcp_serve import LOG_FORMAT, VisibleFormatter
-from toolfx.interpreters.cli.providers import SchemaFormat, export_schemas
-from toolfx.interpreters.cli.render import PanelDisplay
+from toolfx.interpreters.cli import _commands as commands
+from toolfx.interpreters.cli._approvals import Prompter
+from toolfx.interpreters.cli._cards import call_body, result_body
+from toolfx.interpreters.cli._log import SessionHeader, TurnRecord
+from toolfx.interpreters.cli._mcp_asks import ask_form
+from toolfx.interpreters.cli._mcp_serve import LOG_FORMAT, VisibleFormatter
+from toolfx.interpreters.cli._providers import SchemaFormat, export_schemas
+from toolfx.interpreters.cli._render import PanelDisplay
 
 PAYLOADS = pytest.mark.parametrize("payload", list(HOSTILE.values()), ids=list(HOSTILE))
 

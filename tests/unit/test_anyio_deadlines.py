@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-from toolfx.interpreters.anyio_deadlines import LoopDeadlines, deadlines_of
+from toolfx.interpreters.anyio._deadlines import LoopDeadlines, deadlines_of
 
 
 async def _until(check: Callable[[], bool]) -> None:

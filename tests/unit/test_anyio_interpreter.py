@@ -18,9 +18,18 @@ from tests.support import (
     cancel_later,
     cancel_when,
 )
-from toolfx.core import (
+from toolfx.core.pipeline import ToolCall, execute
+from toolfx.core.registry import Location
+from toolfx.core.runtime import (
+    ApprovalReply,
+    ApprovalRequest,
+    Cancelled,
+    CancelSignal,
+    Description,
+    Runtime,
+)
+from toolfx.core.tools import (
     ErrorCode,
-    Location,
     Output,
     TextBlock,
     ToolExecutionFailure,
@@ -29,12 +38,8 @@ from toolfx.core import (
     ToolRunContext,
     define_tool,
 )
-from toolfx.core.cancel import CancelSignal
-from toolfx.core.description import Description
-from toolfx.core.pipeline import ToolCall, execute
-from toolfx.core.runtime import ApprovalReply, ApprovalRequest, Cancelled, Runtime
-from toolfx.interpreters.anyio_runtime import AnyioRuntime, run_anyio, run_anyio_async
-from toolfx.interpreters.anyio_wake import in_loop
+from toolfx.interpreters.anyio import AnyioRuntime, run_anyio, run_anyio_async
+from toolfx.interpreters.anyio._wake import in_loop
 
 # No test bounds a duration: what overlaps is counted, a cancel comes once what it interrupts
 # has begun, and HANG only turns a hang into a failure.

@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from toolfx.core.cancel import CALLER_CANCELLED, CancelSignal
+from toolfx.core.runtime import CALLER_CANCELLED, CancelSignal
 
 
 def test_a_signal_is_set_once_and_the_first_reason_wins() -> None:

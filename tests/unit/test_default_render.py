@@ -9,18 +9,12 @@ from typing import Annotated, Any, Literal, NewType, NotRequired, TypedDict
 
 import pytest
 
-from toolfx.core import (
-    JsonValue,
-    Location,
-    Output,
-    TextBlock,
-    ToolExecutionSuccess,
-    ToolRunContext,
-    define_tool,
-)
-from toolfx.core.cancel import CancelSignal
+from toolfx.core.json import JsonValue
 from toolfx.core.pipeline import ToolCall, execute
-from toolfx.interpreters import run_sync
+from toolfx.core.registry import Location
+from toolfx.core.runtime import CancelSignal
+from toolfx.core.tools import Output, TextBlock, ToolExecutionSuccess, ToolRunContext, define_tool
+from toolfx.interpreters.sync import run_sync
 
 
 class Args(TypedDict):

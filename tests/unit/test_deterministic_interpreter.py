@@ -13,11 +13,22 @@ from typing import Any, TypedDict, TypeVar
 import pytest
 
 from tests.support import approval_request
-from toolfx.core import (
+from toolfx.core.pipeline import ToolCall, execute
+from toolfx.core.registry import Location
+from toolfx.core.runtime import (
+    ApprovalReply,
+    ApprovalRequest,
+    Cancelled,
+    CancelSignal,
+    Description,
+    Runtime,
+    deadline_reason,
+)
+from toolfx.core.tools import (
     Ask,
     ErrorCode,
-    Location,
     Output,
+    PreToolDecision,
     TextBlock,
     ToolExecution,
     ToolExecutionFailure,
@@ -26,18 +37,8 @@ from toolfx.core import (
     ToolRunContext,
     define_tool,
 )
-from toolfx.core.cancel import CancelSignal
-from toolfx.core.description import Description
-from toolfx.core.execution import PreToolDecision
-from toolfx.core.pipeline import ToolCall, execute
-from toolfx.core.runtime import (
-    ApprovalReply,
-    ApprovalRequest,
-    Cancelled,
-    Runtime,
-    deadline_reason,
-)
-from toolfx.interpreters.deterministic import (
+from toolfx.interpreters._foreign import ForeignAwaitError
+from toolfx.interpreters.testing import (
     CancelAt,
     Deadlock,
     DeterministicForeignAwaitError,
@@ -48,7 +49,6 @@ from toolfx.interpreters.deterministic import (
     RaiseInto,
     TraceEvent,
 )
-from toolfx.interpreters.foreign import ForeignAwaitError
 
 T = TypeVar("T")
 

@@ -22,20 +22,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolfx.core import FileError, FileErrorKind, FileStat, FileSystem
-from toolfx.core.description import Description
-from toolfx.core.runtime import Runtime
-from toolfx.interpreters import (
-    AnyioFileSystem,
-    AnyioRuntime,
-    DeterministicInterpreter,
-    LocalFileSystem,
-    MemoryFileSystem,
-    SyncRuntime,
-    local_files,
-    run_anyio,
-    run_sync,
-)
+from toolfx.core.runtime import Description, FileError, FileErrorKind, FileStat, FileSystem, Runtime
+from toolfx.interpreters._os import files as local_files
+from toolfx.interpreters._os.files import AnyioFileSystem, LocalFileSystem
+from toolfx.interpreters.anyio import AnyioRuntime, run_anyio
+from toolfx.interpreters.sync import SyncRuntime, run_sync
+from toolfx.interpreters.testing import DeterministicInterpreter, MemoryFileSystem
 
 T = TypeVar("T")
 

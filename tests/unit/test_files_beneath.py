@@ -18,12 +18,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.unit.test_files import LocalWorld, World, failure, under, world
-from toolfx.core import FileError, FileErrorKind, FileSystem
-from toolfx.core.description import Description
-from toolfx.core.runtime import Runtime
-from toolfx.interpreters import LocalFileSystem, SyncRuntime, run_sync
-from toolfx.interpreters.file_paths import resolve_path
-from toolfx.interpreters.local_files import Lookup
+from toolfx.core.runtime import Description, FileError, FileErrorKind, FileSystem, Runtime
+from toolfx.interpreters._file_paths import resolve_path
+from toolfx.interpreters._os.beneath import Lookup
+from toolfx.interpreters._os.files import LocalFileSystem
+from toolfx.interpreters.sync import SyncRuntime, run_sync
 
 __all__ = ["world"]
 

@@ -17,6 +17,7 @@ from returns.result import Failure, Result, Success
 
 from toolfx.core.json import (
     DEFAULT_LIMITS,
+    MAX_INT_DIGITS,
     FrozenDict,
     FrozenJson,
     FrozenList,
@@ -29,7 +30,6 @@ from toolfx.core.json import (
     snapshot_json,
     thaw_json,
 )
-from toolfx.core.json_model import MAX_INT_DIGITS
 
 K = JsonErrorKind
 

@@ -10,8 +10,7 @@ import pytest
 from returns.pipeline import is_successful
 from returns.result import Failure, Success
 
-from toolfx.core.json import FrozenDict, FrozenJson, snapshot_json
-from toolfx.core.json_render import describe_value, render_literal
+from toolfx.core.json import FrozenDict, FrozenJson, describe_value, render_literal, snapshot_json
 from toolfx.core.jsonschema import (
     CheckedSchema,
     CompiledSchema,
@@ -23,7 +22,7 @@ from toolfx.core.jsonschema import (
     check_json_schema,
     compile_json_schema,
 )
-from toolfx.core.jsonschema_full import FORMATS, FULL_KEYWORDS
+from toolfx.core.jsonschema._full import FORMATS, FULL_KEYWORDS
 
 HUGE = 10**5000  # more digits than Python converts to text by default
 

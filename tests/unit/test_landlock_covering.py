@@ -9,7 +9,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolfx.interpreters._landlock import covering
+from toolfx.interpreters._os._landlock import covering
 
 NAMES = st.sampled_from(["a", "b", "c"])
 TREES = st.lists(st.lists(NAMES, min_size=1, max_size=3), max_size=8)

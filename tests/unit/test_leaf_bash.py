@@ -20,25 +20,27 @@ from tests.leaves_support import (
     value_of,
 )
 from tests.support import cancel_when, unmarked_soon
-from toolfx.core import (
+from toolfx.core.pipeline import ToolCall, run_call
+from toolfx.core.registry import Catalog, Location
+from toolfx.core.runtime import (
     ApprovalReply,
     ApprovalRequest,
-    Catalog,
-    ErrorCode,
-    Location,
+    CancelSignal,
+    Description,
     ProcessSpec,
     RejectedWithFeedback,
     Runtime,
-    ToolExecutionResult,
 )
-from toolfx.core.cancel import CancelSignal
-from toolfx.core.description import Description
-from toolfx.core.pipeline import ToolCall, run_call
-from toolfx.core.presentation import TerminalCallCard, TerminalResultCard
-from toolfx.interpreters import ScriptedProcess, ScriptedProcesses
-from toolfx.interpreters.cli.approvals import ask_lines
-from toolfx.interpreters.memory_spills import MEMORY_SPILLS
-from toolfx.leaves import Permissions, Rule, Workspace, bash_tool, parse_line, review_line
+from toolfx.core.tools import ErrorCode, TerminalCallCard, TerminalResultCard, ToolExecutionResult
+from toolfx.interpreters.cli._approvals import ask_lines
+from toolfx.interpreters.testing import ScriptedProcess, ScriptedProcesses
+from toolfx.interpreters.testing._memory_spills import MEMORY_SPILLS
+from toolfx.leaves._rules import Rule
+from toolfx.leaves._shell.rules import review_line
+from toolfx.leaves._shell.syntax import parse_line
+from toolfx.leaves.bash import bash_tool
+from toolfx.leaves.permissions import Permissions
+from toolfx.leaves.workspace import Workspace
 
 GRACE = 0.3
 """The kill grace of the real runs: short, so that the suite stays fast."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from toolfx.leaves.diffs import changed_lines
+from toolfx.leaves._diffs import changed_lines
 
 
 def test_the_changed_lines_are_the_span_between_the_common_ends() -> None:

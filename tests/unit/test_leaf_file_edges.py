@@ -11,18 +11,21 @@ import pytest
 
 from tests.leaves_support import ROOT, LeafSession, catalog_of, run_real, text_of
 from tests.support import ForwardingFiles
-from toolfx.core import (
+from toolfx.core.pipeline import ToolCall, execute
+from toolfx.core.runtime import CancelSignal, FileSystem
+from toolfx.core.tools import (
     ErrorCode,
-    FileSystem,
     ToolExecutionFailure,
     ToolExecutionResult,
     ToolExecutionSuccess,
 )
-from toolfx.core.cancel import CancelSignal
-from toolfx.core.pipeline import ToolCall, execute
-from toolfx.interpreters import LocalFileSystem, MemoryFileSystem, SyncRuntime, run_sync
-from toolfx.leaves import Permissions, Rule, Workspace
-from toolfx.leaves.read_window import CHUNK_BYTES, COUNT_AHEAD_BYTES
+from toolfx.interpreters._os.files import LocalFileSystem
+from toolfx.interpreters.sync import SyncRuntime, run_sync
+from toolfx.interpreters.testing import MemoryFileSystem
+from toolfx.leaves._read_window import CHUNK_BYTES, COUNT_AHEAD_BYTES
+from toolfx.leaves._rules import Rule
+from toolfx.leaves.permissions import Permissions
+from toolfx.leaves.workspace import Workspace
 
 
 def failed(result: ToolExecutionResult, code: ErrorCode = ErrorCode.TOOL_ERROR) -> str:

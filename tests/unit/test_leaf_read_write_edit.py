@@ -14,22 +14,24 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.leaves_support import Answer, LeafSession, catalog_of, run_real, text_of
-from toolfx.core import (
-    ApprovalReply,
-    ApprovalRequest,
+from toolfx.core.pipeline import ToolCall
+from toolfx.core.runtime import ApprovalReply, ApprovalRequest, CancelSignal, RejectedWithFeedback
+from toolfx.core.text import unified_text_diff
+from toolfx.core.tools import (
+    DiffCallCard,
+    DiffResultCard,
     DurableResult,
     ErrorCode,
-    RejectedWithFeedback,
+    FileDiff,
+    FileLocation,
     ToolExecutionFailure,
     ToolExecutionResult,
     ToolExecutionSuccess,
 )
-from toolfx.core.cancel import CancelSignal
-from toolfx.core.pipeline import ToolCall
-from toolfx.core.presentation import DiffCallCard, DiffResultCard, FileDiff, FileLocation
-from toolfx.core.text_diff import unified_text_diff
-from toolfx.leaves import Rule, Workspace, WorkspaceLimits, workspace_tools
-from toolfx.leaves.diffs import changed_lines
+from toolfx.leaves._diffs import changed_lines
+from toolfx.leaves._rules import Rule
+from toolfx.leaves._tools import workspace_tools
+from toolfx.leaves.workspace import Workspace, WorkspaceLimits
 
 
 def succeeded(result: ToolExecutionResult) -> ToolExecutionSuccess:

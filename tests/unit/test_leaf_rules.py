@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toolfx.leaves import Permissions, Rule, RuleError, decide, load_rules, matches, parse_rules
+from toolfx.leaves._rules import Rule, RuleError, decide, load_rules, matches, parse_rules
+from toolfx.leaves.permissions import Permissions
 
 
 @functools.cache

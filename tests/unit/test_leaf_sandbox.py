@@ -5,9 +5,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toolfx.core import Confinement
-from toolfx.core.processes import SandboxMechanism
-from toolfx.leaves import (
+from toolfx.core.runtime import Confinement, SandboxMechanism
+from toolfx.leaves.sandbox import (
     DEFAULT_HIDDEN,
     DEFAULT_HIDDEN_VARIABLES,
     Confined,

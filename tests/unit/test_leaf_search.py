@@ -23,17 +23,14 @@ from tests.leaves_support import (
     text_of,
     value_of,
 )
-from toolfx.core import (
-    ErrorCode,
-    RejectedWithFeedback,
-)
-from toolfx.core.cancel import CancelSignal
 from toolfx.core.pipeline import ToolCall, execute
-from toolfx.core.presentation import GenericCallCard, SearchMatch, SearchResultCard
-from toolfx.interpreters import CancelAt, DeterministicInterpreter
-from toolfx.leaves import Workspace, WorkspaceLimits, glob_regex
+from toolfx.core.runtime import CancelSignal, RejectedWithFeedback
+from toolfx.core.tools import ErrorCode, GenericCallCard, SearchMatch, SearchResultCard
+from toolfx.interpreters.testing import CancelAt, DeterministicInterpreter
+from toolfx.leaves._globs import glob_regex
+from toolfx.leaves._text_files import LINE_CUT_MARK
 from toolfx.leaves.grep import MAX_FILE_BYTES
-from toolfx.leaves.text_files import LINE_CUT_MARK
+from toolfx.leaves.workspace import Workspace, WorkspaceLimits
 
 TREE = {
     f"{ROOT}/a.py": "import os\n",

@@ -8,12 +8,17 @@ from typing import TypedDict
 import pytest
 from returns.result import Failure, Result, Success
 
-from toolfx.core import (
+from toolfx.core.pipeline import ToolCall, execute
+from toolfx.core.registry import Location
+from toolfx.core.runtime import (
     ApprovalReply,
     ApprovalRequest,
-    Location,
-    Output,
+    CancelSignal,
     RejectedWithFeedback,
+    state_folder,
+)
+from toolfx.core.tools import (
+    Output,
     ToolExecutionFailure,
     ToolExecutionResult,
     ToolExecutionSuccess,
@@ -21,12 +26,10 @@ from toolfx.core import (
     ToolRunContext,
     define_tool,
 )
-from toolfx.core.cancel import CancelSignal
-from toolfx.core.pipeline import ToolCall, execute
-from toolfx.core.workspace_state import state_folder
-from toolfx.interpreters import DeterministicInterpreter, MemoryFileSystem
-from toolfx.leaves import Permissions, Rule, Workspace
-from toolfx.leaves.workspace import path_limits
+from toolfx.interpreters.testing import DeterministicInterpreter, MemoryFileSystem
+from toolfx.leaves._rules import Rule
+from toolfx.leaves.permissions import Permissions
+from toolfx.leaves.workspace import Workspace, path_limits
 
 
 class Args(TypedDict):

@@ -11,26 +11,24 @@ from typing import Any
 
 import pytest
 
-from toolfx.core import (
+from toolfx.core.json import FrozenDict, FrozenJson, parse_json, thaw_json
+from toolfx.core.pipeline import ToolCall, execute
+from toolfx.core.records import SessionRecord
+from toolfx.core.registry import Location
+from toolfx.core.runtime import CancelSignal
+from toolfx.core.tools import (
     ContentBlock,
+    ContextMessage,
     ErrorCode,
-    FrozenDict,
-    Location,
     TextBlock,
     ToolExecutionFailure,
     ToolExecutionSuccess,
     ToolFailure,
-    parse_json,
+    materialized,
     text,
-    thaw_json,
 )
-from toolfx.core.cancel import CancelSignal
-from toolfx.core.content import ContextMessage
-from toolfx.core.json_model import FrozenJson
-from toolfx.core.materialize import NotMaterializable, _dataclass_check, materialized
-from toolfx.core.pipeline import ToolCall, execute
-from toolfx.core.records import SessionRecord
-from toolfx.interpreters import run_sync
+from toolfx.core.tools._materialize import NotMaterializable, _dataclass_check
+from toolfx.interpreters.sync import run_sync
 
 BLOCK_KINDS = typing.get_args(ContentBlock)
 

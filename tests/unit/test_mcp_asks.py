@@ -9,9 +9,9 @@ from typing import Any
 from hypothesis import given
 
 from tests.properties.test_json_properties import json_values
-from toolfx.core.json_render import truncate
+from toolfx.core.json import truncate
 from toolfx.core.runtime import ApprovalRequest
-from toolfx.interpreters.cli.mcp_asks import (
+from toolfx.interpreters.cli._mcp_asks import (
     CALL_ID_CHARS,
     SUMMARY_CHARS,
     ask_form,

@@ -6,15 +6,15 @@ import json
 
 import pytest
 
-from toolfx.core import (
+from toolfx.core.json import snapshot_json
+from toolfx.core.tools import (
     ErrorCode,
     TextBlock,
     ToolExecutionFailure,
     ToolExecutionSuccess,
     ToolFailure,
-    snapshot_json,
 )
-from toolfx.interpreters.cli.mcp_calls import ERROR_META, call_result
+from toolfx.interpreters.cli._mcp_calls import ERROR_META, call_result
 
 
 @pytest.mark.parametrize("code", list(ErrorCode))

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from toolfx.core import ApprovalReply, RejectedWithFeedback
-from toolfx.leaves.mcp.asks import answer_form
+from toolfx.core.runtime import ApprovalReply, RejectedWithFeedback
+from toolfx.leaves.mcp._asks import answer_form
 
 DECISION: dict[str, Any] = {
     "type": "object",

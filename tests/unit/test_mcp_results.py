@@ -9,7 +9,9 @@ import pytest
 from returns.result import Failure, Success
 
 from tests.integration.mcp_test_server import MEDIA
-from toolfx.core import (
+from toolfx.core.json import snapshot_json
+from toolfx.core.jsonschema import compile_json_schema
+from toolfx.core.tools import (
     AudioBlock,
     ErrorCode,
     ImageBlock,
@@ -18,13 +20,11 @@ from toolfx.core import (
     ResourceTextBlock,
     TextBlock,
     WithContent,
-    compile_json_schema,
-    snapshot_json,
 )
-from toolfx.interpreters.cli import mcp_calls as serve_keys
-from toolfx.interpreters.cli.mcp_content import mcp_block
-from toolfx.leaves.mcp.names import check_namespace, tool_name
-from toolfx.leaves.mcp.results import CALL_ID_META, ERROR_META, block_of, outcome_of
+from toolfx.interpreters.cli import _mcp_calls as serve_keys
+from toolfx.interpreters.cli._mcp_content import mcp_block
+from toolfx.leaves.mcp._names import check_namespace, tool_name
+from toolfx.leaves.mcp._results import CALL_ID_META, ERROR_META, block_of, outcome_of
 
 
 def test_a_valid_name_is_kept() -> None:

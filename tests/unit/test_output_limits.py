@@ -7,18 +7,17 @@ from typing import Any, TypedDict
 
 import pytest
 
-from toolfx.core import (
+from toolfx.core.pipeline._bounding import content_within
+from toolfx.core.registry import Location, Registry
+from toolfx.core.text import count_bytes, count_lines, head
+from toolfx.core.tools import (
     DEFAULT_OUTPUT_LIMITS,
-    Location,
     Output,
     OutputLimits,
-    Registry,
     TextBlock,
     ToolDefinitionError,
     define_tool,
 )
-from toolfx.core.bounding import content_within
-from toolfx.core.text_cut import count_bytes, count_lines, head
 
 
 class Args(TypedDict):

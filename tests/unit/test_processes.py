@@ -12,7 +12,7 @@ import anyio
 import pytest
 
 from tests.support import SAFETY_NET, cancel_when, unmarked_soon
-from toolfx.core import (
+from toolfx.core.runtime import (
     CancelSignal,
     Confinement,
     Description,
@@ -21,17 +21,10 @@ from toolfx.core import (
     ProcessSpec,
     Runtime,
 )
-from toolfx.interpreters import (
-    AnyioProcessRunner,
-    AnyioRuntime,
-    DeterministicInterpreter,
-    ScriptedProcess,
-    ScriptedProcesses,
-    SyncProcessRunner,
-    SyncRuntime,
-    run_anyio,
-    run_sync,
-)
+from toolfx.interpreters._os.sync_processes import SyncProcessRunner
+from toolfx.interpreters.anyio import AnyioProcessRunner, AnyioRuntime, run_anyio
+from toolfx.interpreters.sync import SyncRuntime, run_sync
+from toolfx.interpreters.testing import DeterministicInterpreter, ScriptedProcess, ScriptedProcesses
 
 T = TypeVar("T")
 
@@ -195,7 +188,7 @@ def test_each_call_has_a_private_temp_folder_removed_after_it(interpreter: Inter
 def test_a_confinement_the_machine_cannot_enforce_is_refused_before_running(
     interpreter: Interpreter, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from toolfx.interpreters import process_launch
+    from toolfx.interpreters._os import launch as process_launch
 
     monkeypatch.setattr(process_launch, "available_sandboxes", frozenset)
     confined = Confinement("landlock", (str(tmp_path),))
@@ -209,7 +202,8 @@ def test_a_confinement_the_machine_cannot_enforce_is_refused_before_running(
 def test_landlock_below_abi_4_refuses_a_confinement_with_the_network_off(
     interpreter: Interpreter, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, abi: int
 ) -> None:
-    from toolfx.interpreters import _landlock, process_launch
+    from toolfx.interpreters._os import _landlock
+    from toolfx.interpreters._os import launch as process_launch
 
     monkeypatch.setattr(process_launch, "available_sandboxes", lambda: frozenset({"landlock"}))
     monkeypatch.setattr(_landlock, "abi_version", lambda: abi)
@@ -222,7 +216,7 @@ def test_landlock_below_abi_4_refuses_a_confinement_with_the_network_off(
 
 
 def test_the_real_runners_report_what_the_machine_enforces() -> None:
-    from toolfx.interpreters.process_launch import available_sandboxes
+    from toolfx.interpreters._os.launch import available_sandboxes
 
     assert SyncProcessRunner().sandboxes() == available_sandboxes()
     assert AnyioProcessRunner().sandboxes() == available_sandboxes()

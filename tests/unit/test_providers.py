@@ -23,26 +23,20 @@ from openai.lib._pydantic import _ensure_strict_json_schema
 from openai.types.chat import ChatCompletionFunctionToolParam
 from returns.result import Success
 
-from toolfx.core import (
-    JsonValue,
+from toolfx.core.json import JsonValue, snapshot_json, thaw_json
+from toolfx.core.jsonschema import check_json_schema, compile_json_schema
+from toolfx.core.providers import (
     OpenAILimits,
-    Output,
     ProviderTools,
-    Registry,
     ToolNote,
-    ToolOptions,
-    ToolSchema,
-    check_json_schema,
-    compile_json_schema,
-    define_tool,
-    schema_of,
-    snapshot_json,
-    thaw_json,
     to_anthropic,
     to_gemini,
     to_openai,
     undo_strict_nulls,
 )
+from toolfx.core.registry import Registry, ToolSchema
+from toolfx.core.schema import schema_of
+from toolfx.core.tools import Output, ToolOptions, define_tool
 
 GOLDENS: Final = Path(__file__).parent / "goldens" / "providers"
 UPDATE: Final = os.environ.get("TOOLFX_UPDATE_GOLDENS") == "1"

@@ -7,18 +7,16 @@ from typing import TypedDict
 import pytest
 from returns.result import Failure, Success
 
-from toolfx.core import (
-    FrozenJson,
-    JsonValue,
-    Location,
+from toolfx.core.json import FrozenJson, JsonValue
+from toolfx.core.registry import Location, RegistryError
+from toolfx.core.schema import raw_schema
+from toolfx.core.tools import (
     Output,
-    RegistryError,
     ToolDefinition,
     ToolDefinitionError,
     ToolOptions,
     ToolRunContext,
     define_tool,
-    raw_schema,
 )
 
 OBJECT = {

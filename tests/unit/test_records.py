@@ -9,36 +9,7 @@ from typing import Any
 import pytest
 from returns.result import Failure, Result, Success
 
-from toolfx.core.cancel import CancelSignal
-from toolfx.core.content import (
-    AudioBlock,
-    ContextMessage,
-    ImageBlock,
-    ResourceBlobBlock,
-    ResourceLinkBlock,
-    ResourceTextBlock,
-    TextBlock,
-)
-from toolfx.core.execution import ExecutionToken, ToolExecution
-from toolfx.core.failure import ErrorCode, ToolFailure
 from toolfx.core.json import FrozenDict, FrozenJson, FrozenList, parse_json, snapshot_json
-from toolfx.core.presentation import (
-    DiffCallCard,
-    DiffResultCard,
-    FileDiff,
-    FileLocation,
-    GenericCallCard,
-    GenericResultCard,
-    ReadFileLine,
-    ReadResultCard,
-    SearchMatch,
-    SearchResultCard,
-    TerminalCallCard,
-    TerminalResultCard,
-    WebFetchResultCard,
-    WebSearchResultCard,
-    WebSource,
-)
 from toolfx.core.records import (
     RecordError,
     ToolCallRecord,
@@ -59,7 +30,38 @@ from toolfx.core.records import (
     result_view_from_json,
     result_view_to_json,
 )
-from toolfx.core.results import DurableResult, ToolExecutionFailure, ToolExecutionSuccess
+from toolfx.core.runtime import CancelSignal
+from toolfx.core.tools import (
+    AudioBlock,
+    ContextMessage,
+    DiffCallCard,
+    DiffResultCard,
+    DurableResult,
+    ErrorCode,
+    ExecutionToken,
+    FileDiff,
+    FileLocation,
+    GenericCallCard,
+    GenericResultCard,
+    ImageBlock,
+    ReadFileLine,
+    ReadResultCard,
+    ResourceBlobBlock,
+    ResourceLinkBlock,
+    ResourceTextBlock,
+    SearchMatch,
+    SearchResultCard,
+    TerminalCallCard,
+    TerminalResultCard,
+    TextBlock,
+    ToolExecution,
+    ToolExecutionFailure,
+    ToolExecutionSuccess,
+    ToolFailure,
+    WebFetchResultCard,
+    WebSearchResultCard,
+    WebSource,
+)
 
 Reader = Callable[[object], Result[Any, RecordError]]
 

@@ -12,27 +12,28 @@ from typing import Any, Final, TypedDict, cast
 
 import pytest
 
-from toolfx.core import (
+from toolfx.core.json import FrozenJson, parse_json
+from toolfx.core.registry import (
     GLOBAL,
     Disposer,
-    FrozenJson,
     HookKind,
     Location,
-    Output,
-    PreToolDecision,
     Registry,
     RegistryError,
     RegistryErrorKind,
+    ToolSchema,
+)
+from toolfx.core.runtime import AtomicCell
+from toolfx.core.tools import (
+    Output,
+    PreToolDecision,
     ToolDefinition,
     ToolDefinitionError,
     ToolExecution,
     ToolExecutionResult,
     ToolOptions,
-    ToolSchema,
     define_tool,
-    parse_json,
 )
-from toolfx.core.cell import AtomicCell
 
 
 class Args(TypedDict):

@@ -3,7 +3,12 @@ kind, text that says what it is otherwise, no block dropped."""
 
 from __future__ import annotations
 
-from toolfx.core import (
+from toolfx.core.providers import (
+    anthropic_result_content,
+    gemini_function_response,
+    openai_result_content,
+)
+from toolfx.core.tools import (
     AudioBlock,
     ContentBlock,
     ImageBlock,
@@ -11,11 +16,8 @@ from toolfx.core import (
     ResourceLinkBlock,
     ResourceTextBlock,
     TextBlock,
-    anthropic_result_content,
     block_text,
     content_text,
-    gemini_function_response,
-    openai_result_content,
 )
 
 CONTENT: tuple[ContentBlock, ...] = (

@@ -10,15 +10,9 @@ from typing import Annotated, Any, Literal, NewType, NotRequired, Required, Type
 import pytest
 from returns.result import Failure, Success
 
-from toolfx.core import (
-    FrozenDict,
-    FrozenList,
-    JsonValue,
-    SchemaDerivationError,
-    ValidationFailure,
-    parse_json,
-    schema_of,
-)
+from toolfx.core.json import FrozenDict, FrozenList, JsonValue, parse_json
+from toolfx.core.jsonschema import ValidationFailure
+from toolfx.core.schema import SchemaDerivationError, schema_of
 
 
 class ReadArgs(TypedDict):

@@ -7,14 +7,9 @@ from typing import Any, TypedDict
 
 import pytest
 
-from toolfx.core import (
-    CALL_FAILURES,
-    Location,
-    Output,
-    PermissionDeclined,
-    define_tool,
-    schema_of,
-)
+from toolfx.core.registry import Location
+from toolfx.core.schema import schema_of
+from toolfx.core.tools import CALL_FAILURES, Output, PermissionDeclined, define_tool
 
 
 class Args(TypedDict):

@@ -7,14 +7,15 @@ import inspect
 
 import pytest
 
-from toolfx.core import (
-    CancelSignal,
+from toolfx.core.runtime import CancelSignal
+from toolfx.core.tools import (
+    ExecutionToken,
     TextBlock,
+    ToolExecution,
     ToolExecutionFailure,
     ToolExecutionSuccess,
     ToolFailure,
 )
-from toolfx.core.execution import ExecutionToken, ToolExecution
 
 CLASSES = [TextBlock, ToolExecution, ToolExecutionSuccess, ToolExecutionFailure]
 

@@ -12,8 +12,9 @@ from typing import Any
 import anyio
 import pytest
 
-from toolfx.core import SpillError, SpillLocation, SpillStore
-from toolfx.interpreters import AnyioFolderSpills, FolderSpills, MemorySpills
+from toolfx.core.runtime import SpillError, SpillLocation, SpillStore
+from toolfx.interpreters._os.spills import AnyioFolderSpills, FolderSpills
+from toolfx.interpreters.testing import MemorySpills
 
 
 def _inline(coroutine: Coroutine[Any, Any, SpillLocation]) -> SpillLocation:

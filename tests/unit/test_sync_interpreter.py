@@ -21,10 +21,16 @@ from tests.support import (
     assert_report_logs,
     cancel_later,
 )
-from toolfx.core.cancel import CancelSignal
-from toolfx.core.description import Description
-from toolfx.core.runtime import ApprovalReply, ApprovalRequest, Cancelled, Runtime
-from toolfx.interpreters import ForeignAwaitError, SyncRuntime, run_sync
+from toolfx.core.runtime import (
+    ApprovalReply,
+    ApprovalRequest,
+    Cancelled,
+    CancelSignal,
+    Description,
+    Runtime,
+)
+from toolfx.interpreters._foreign import ForeignAwaitError
+from toolfx.interpreters.sync import SyncRuntime, run_sync
 
 # No test bounds a duration: a cancel or a deadline ends what waits LONG, which is never waited out.
 LONG = 60.0

@@ -6,7 +6,7 @@ from typing import Any, TypedDict
 
 import pytest
 
-from toolfx.core import (
+from toolfx.core.tools import (
     Output,
     TextBlock,
     ToolDefinitionError,

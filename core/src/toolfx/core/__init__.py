@@ -1,46 +1,22 @@
-"""toolfx core: lossless JSON, schemas from types, tool definitions and results (sans-IO)."""
+"""toolfx core: lossless JSON, schemas from types, tools, registries and the pipeline (sans-IO).
 
-from toolfx.core.batch import BatchResult, execute_batch
-from toolfx.core.bounding import BoundedText, bound_text
-from toolfx.core.cancel import CancelSignal
-from toolfx.core.catalog import Catalog, ExecutionMode, ToolSchema
-from toolfx.core.composable import call_tool, described
-from toolfx.core.content import (
-    AudioBlock,
-    ContentBlock,
-    ContextMessage,
-    ImageBlock,
-    ResourceBlobBlock,
-    ResourceLinkBlock,
-    ResourceTextBlock,
-    TextBlock,
-    text,
-)
-from toolfx.core.content_text import block_text, content_text
-from toolfx.core.context import ToolCallIdentity, ToolRunContext
-from toolfx.core.description import Description
-from toolfx.core.execution import (
-    Accept,
-    Allow,
-    Ask,
-    Block,
-    Deny,
-    ExecutionToken,
-    PostToolDecision,
-    PreToolDecision,
-    ReplaceContent,
-    ReplaceValue,
-    ToolExecution,
-    ToolGuard,
-)
-from toolfx.core.failure import (
-    CALL_FAILURES,
-    ErrorCode,
-    PermissionDeclined,
-    ToolErrorInfo,
-    ToolFailure,
-)
-from toolfx.core.files import FileError, FileErrorKind, FileKind, FileStat, FileSystem
+General layout: each subpackage is a layer with a public face (its `__init__`) and private
+modules; a module imports only from its own layer or the layers below (tests/architecture checks
+it, docs/architecture.md explains it). Bottom up:
+
+- `json`, `text`: lossless frozen JSON (parse, snapshot, thaw); text cutting and diffs.
+- `jsonschema`: raw JSON Schemas checked against a profile, compiled, validated.
+- `schema`: a Python type turned into a schema, a validator and a decoder (`schema_of`).
+- `runtime`: the capabilities descriptions run over (the only suspension points).
+- `tools`: definitions, run context, executions, decisions, results, failures, content, cards.
+- `records` | `registry`: durable records and their wire form | Registry, Catalog, Location.
+- `pipeline`: one call through every stage, batches, the returns-shaped composition.
+- `providers`: catalogs and results in the shapes model providers take.
+
+Nothing here performs IO: files, processes, time and concurrency are Runtime capabilities that
+an interpreter (`toolfx.interpreters`) provides. Every public name is importable from here.
+"""
+
 from toolfx.core.json import (
     FrozenDict,
     FrozenJson,
@@ -64,69 +40,82 @@ from toolfx.core.jsonschema import (
     check_json_schema,
     compile_json_schema,
 )
-from toolfx.core.location import Disposer, Location
-from toolfx.core.output_limits import DEFAULT_OUTPUT_LIMITS, OutputLimits
-from toolfx.core.pipeline import RecordSink, ToolCall, execute
-from toolfx.core.processes import (
-    CapturedOutput,
-    Confinement,
-    ProcessError,
-    ProcessOutcome,
-    ProcessRunner,
-    ProcessSpec,
-    SandboxMechanism,
+from toolfx.core.pipeline import (
+    BatchResult,
+    BoundedText,
+    ToolCall,
+    bound_text,
+    call_tool,
+    described,
+    execute,
+    execute_batch,
 )
 from toolfx.core.providers import (
     OpenAILimits,
     ProviderTools,
     ToolNote,
-    to_anthropic,
-    to_gemini,
-    to_openai,
-)
-from toolfx.core.providers_nulls import undo_strict_nulls
-from toolfx.core.providers_results import (
     anthropic_result_content,
     gemini_function_response,
     openai_result_content,
+    to_anthropic,
+    to_gemini,
+    to_openai,
+    undo_strict_nulls,
 )
+from toolfx.core.public import publish
 from toolfx.core.records import (
     RecordError,
+    RecordFault,
+    RecordSink,
     SessionRecord,
     ToolApprovalRecord,
     ToolCallRecord,
     ToolResultRecord,
     record_from_json,
 )
-from toolfx.core.registry import Registry
-from toolfx.core.registry_model import (
+from toolfx.core.registry import (
     GLOBAL,
+    Catalog,
+    Disposer,
+    ExecutionMode,
     HookKind,
+    Location,
     PresentationMode,
     Registration,
+    Registry,
     RegistryError,
     RegistryErrorKind,
     ScopeKey,
-)
-from toolfx.core.results import (
-    DurableResult,
-    ToolExecutionFailure,
-    ToolExecutionResult,
-    ToolExecutionSuccess,
+    ToolSchema,
 )
 from toolfx.core.runtime import (
     ApprovalReply,
     ApprovalRequest,
     Cancelled,
+    CancelSignal,
+    CapturedOutput,
+    Confinement,
+    Description,
+    FileError,
+    FileErrorKind,
+    FileKind,
+    FileStat,
+    FileSystem,
+    ProcessError,
+    ProcessOutcome,
+    ProcessRunner,
+    ProcessSpec,
     ProgressEvent,
     ProgressReporter,
     RejectedWithFeedback,
     Runtime,
+    SandboxMechanism,
+    SpillError,
+    SpillLocation,
+    SpillStore,
 )
 from toolfx.core.schema import SchemaDerivationError, ValueSchema, raw_schema, schema_of
-from toolfx.core.sink import RecordFault
-from toolfx.core.spills import SpillError, SpillLocation, SpillStore
-from toolfx.core.text_diff import (
+from toolfx.core.text import (
     CONTEXT_LINES,
     MAX_DIFF_LINES,
     MAX_EDIT_LINES,
@@ -138,15 +127,51 @@ from toolfx.core.text_diff import (
     unified_diff,
     unified_text_diff,
 )
-from toolfx.core.tool import (
+from toolfx.core.tools import (
+    CALL_FAILURES,
+    DEFAULT_OUTPUT_LIMITS,
+    Accept,
+    Allow,
+    Ask,
+    AudioBlock,
+    Block,
+    ContentBlock,
+    ContextMessage,
+    Deny,
+    DurableResult,
+    ErrorCode,
+    ExecutionToken,
+    ImageBlock,
     Output,
+    OutputLimits,
+    PermissionDeclined,
+    PostToolDecision,
+    PreToolDecision,
+    ReplaceContent,
+    ReplaceValue,
+    ResourceBlobBlock,
+    ResourceLinkBlock,
+    ResourceTextBlock,
+    TextBlock,
+    ToolCallIdentity,
     ToolDefinition,
     ToolDefinitionError,
+    ToolErrorInfo,
+    ToolExecution,
+    ToolExecutionFailure,
+    ToolExecutionResult,
+    ToolExecutionSuccess,
+    ToolFailure,
+    ToolGuard,
     ToolOptions,
+    ToolRunContext,
+    WithContent,
+    block_text,
+    content_text,
     define_tool,
     render_json,
+    text,
 )
-from toolfx.core.with_content import WithContent
 
 __all__ = [
     "CALL_FAILURES",
@@ -289,3 +314,5 @@ __all__ = [
     "unified_diff",
     "unified_text_diff",
 ]
+
+publish(__name__, __all__, globals())

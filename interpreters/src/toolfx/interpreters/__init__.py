@@ -1,13 +1,19 @@
 """toolfx interpreters: runners that perform pipeline descriptions over a Runtime."""
 
-from toolfx.interpreters.anyio_processes import AnyioProcessRunner
-from toolfx.interpreters.anyio_runtime import (
+from toolfx.core.public import publish
+from toolfx.interpreters._foreign import ForeignAwaitError
+from toolfx.interpreters._os.files import AnyioFileSystem, LocalFileSystem
+from toolfx.interpreters._os.spills import AnyioFolderSpills, FolderSpills
+from toolfx.interpreters._os.sync_processes import SyncProcessRunner
+from toolfx.interpreters.anyio import (
     AnyioApprovals,
+    AnyioProcessRunner,
     AnyioRuntime,
     run_anyio,
     run_anyio_async,
 )
-from toolfx.interpreters.deterministic import (
+from toolfx.interpreters.sync import SyncRuntime, run_sync
+from toolfx.interpreters.testing import (
     CancelAt,
     Deadlock,
     DeterministicForeignAwaitError,
@@ -15,22 +21,15 @@ from toolfx.interpreters.deterministic import (
     DeterministicRuntime,
     Fault,
     HangAt,
+    MemoryFileSystem,
+    MemorySpills,
+    ProcessMatcher,
     RaiseAt,
     RaiseInto,
-    TraceEvent,
-)
-from toolfx.interpreters.folder_spills import AnyioFolderSpills, FolderSpills
-from toolfx.interpreters.foreign import ForeignAwaitError
-from toolfx.interpreters.local_files import AnyioFileSystem, LocalFileSystem
-from toolfx.interpreters.memory_files import MemoryFileSystem
-from toolfx.interpreters.memory_spills import MemorySpills
-from toolfx.interpreters.scripted_processes import (
-    ProcessMatcher,
     ScriptedProcess,
     ScriptedProcesses,
+    TraceEvent,
 )
-from toolfx.interpreters.sync import SyncRuntime, run_sync
-from toolfx.interpreters.sync_processes import SyncProcessRunner
 
 __all__ = [
     "AnyioApprovals",
@@ -62,3 +61,5 @@ __all__ = [
     "run_anyio_async",
     "run_sync",
 ]
+
+publish(__name__, __all__, globals())

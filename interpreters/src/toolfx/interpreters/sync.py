@@ -14,26 +14,27 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TypeVar, final
 
-from toolfx.core.cancel import CALLER_CANCELLED, CancelSignal
-from toolfx.core.description import Description
-from toolfx.core.files import FileSystem
-from toolfx.core.processes import ProcessRunner
 from toolfx.core.runtime import (
+    CALLER_CANCELLED,
     ApprovalReply,
     ApprovalRequest,
     Cancelled,
+    CancelSignal,
     DefectReporter,
+    Description,
+    FileSystem,
+    ProcessRunner,
     ProgressEvent,
     ProgressReporter,
     Runtime,
+    SpillStore,
     deadline_reason,
     log_defect,
 )
-from toolfx.core.spills import SpillStore
-from toolfx.interpreters.folder_spills import FolderSpills
-from toolfx.interpreters.foreign import ForeignAwaitError
-from toolfx.interpreters.local_files import LocalFileSystem
-from toolfx.interpreters.sync_processes import SyncProcessRunner
+from toolfx.interpreters._foreign import ForeignAwaitError
+from toolfx.interpreters._os.files import LocalFileSystem
+from toolfx.interpreters._os.spills import FolderSpills
+from toolfx.interpreters._os.sync_processes import SyncProcessRunner
 
 __all__ = ["ForeignAwaitError", "SyncRuntime", "run_sync"]
 

@@ -2,17 +2,16 @@
 
 Each leaf is a typed tool that works only through the runtime's capabilities (files, processes,
 approvals), so the same leaf runs under every interpreter. `workspace_tools(workspace)` gives
-them all; the `toolfx.tools` entry point (`builtin_tools(root, rules)`, see provider.py) gives
+them all; the `toolfx.tools` entry point (`builtin_tools(root, rules)`, see `_provider.py`) gives
 them to hosts such as the CLI from plain values.
 """
 
-from toolfx.leaves.bash import BASH, BashArgs, BashOutput, StreamOutput, bash_tool
-from toolfx.leaves.glob import GlobArgs, GlobOutput, glob_tool
-from toolfx.leaves.globs import GlobMatcher, glob_regex
-from toolfx.leaves.grep import GrepArgs, GrepMatch, GrepOutput, grep_tool
-from toolfx.leaves.permissions import Permissions
-from toolfx.leaves.regexes import PatternError
-from toolfx.leaves.rules import (
+from toolfx.core.public import publish
+from toolfx.core.runtime import SandboxMode
+from toolfx.leaves._globs import GlobMatcher, glob_regex
+from toolfx.leaves._provider import builtin_tools
+from toolfx.leaves._regexes import PatternError
+from toolfx.leaves._rules import (
     PERMISSIONS,
     Action,
     Rule,
@@ -22,19 +21,22 @@ from toolfx.leaves.rules import (
     matches,
     parse_rules,
 )
+from toolfx.leaves._search import SearchLimits
+from toolfx.leaves._shell.rules import BASH, CommandReview, review_line
+from toolfx.leaves._shell.syntax import CommandTooComplex, ShellLine, SimpleCommand, parse_line
+from toolfx.leaves._tools import workspace_tools
+from toolfx.leaves.bash import BashArgs, BashOutput, StreamOutput, bash_tool
+from toolfx.leaves.glob import GlobArgs, GlobOutput, glob_tool
+from toolfx.leaves.grep import GrepArgs, GrepMatch, GrepOutput, grep_tool
+from toolfx.leaves.permissions import Permissions
 from toolfx.leaves.sandbox import (
     DEFAULT_HIDDEN,
     DEFAULT_HIDDEN_VARIABLES,
     Confined,
     Sandbox,
-    SandboxMode,
     SandboxUnavailable,
     sandbox_confinement,
 )
-from toolfx.leaves.search import SearchLimits
-from toolfx.leaves.shell_rules import CommandReview, review_line
-from toolfx.leaves.shell_syntax import CommandTooComplex, ShellLine, SimpleCommand, parse_line
-from toolfx.leaves.tools import workspace_tools
 from toolfx.leaves.workspace import EXTERNAL_DIRECTORY, ResolvedPath, Workspace, WorkspaceLimits
 
 __all__ = [
@@ -70,6 +72,7 @@ __all__ = [
     "Workspace",
     "WorkspaceLimits",
     "bash_tool",
+    "builtin_tools",
     "decide",
     "glob_regex",
     "glob_tool",
@@ -82,3 +85,5 @@ __all__ = [
     "sandbox_confinement",
     "workspace_tools",
 ]
+
+publish(__name__, __all__, globals())

@@ -12,26 +12,23 @@ from typing import Annotated, NotRequired, TypedDict
 
 from returns.result import Failure, Result, Success
 
-from toolfx.core import (
-    CapturedOutput,
+from toolfx.core.pipeline import bound_text, not_kept
+from toolfx.core.runtime import CapturedOutput, FileError, ProcessError, ProcessSpec, SpillError
+from toolfx.core.tools import (
     ErrorCode,
-    FileError,
-    ProcessError,
-    ProcessSpec,
-    SpillError,
+    TerminalCallCard,
+    TerminalResultCard,
     TextBlock,
+    ToolCallView,
     ToolDefinition,
     ToolFailure,
     ToolRunContext,
-    bound_text,
 )
-from toolfx.core.bounding import not_kept
-from toolfx.core.presentation import TerminalCallCard, TerminalResultCard, ToolCallView
-from toolfx.leaves.cards import define_leaf
+from toolfx.leaves._cards import define_leaf
+from toolfx.leaves._shell.rules import BASH, redirect_paths, review_line
+from toolfx.leaves._shell.syntax import CommandTooComplex, parse_line
+from toolfx.leaves._text_files import file_failure
 from toolfx.leaves.sandbox import Confined, Sandbox, SandboxUnavailable, sandbox_confinement
-from toolfx.leaves.shell_rules import BASH, redirect_paths, review_line
-from toolfx.leaves.shell_syntax import CommandTooComplex, parse_line
-from toolfx.leaves.text_files import file_failure
 from toolfx.leaves.workspace import Workspace, is_inside
 
 __all__ = ["BASH", "BashArgs", "BashOutput", "StreamOutput", "bash_tool"]

@@ -9,20 +9,20 @@ from typing import Annotated, NotRequired, TypedDict
 
 from returns.result import Failure, Result, Success
 
-from toolfx.core import (
+from toolfx.core.json import plural
+from toolfx.core.text import count_lines, head, unified_text_diff
+from toolfx.core.tools import (
+    DiffResultCard,
     ErrorCode,
     TextBlock,
+    ToolCallView,
     ToolDefinition,
     ToolFailure,
     ToolRunContext,
 )
-from toolfx.core.json_render import plural
-from toolfx.core.presentation import DiffResultCard, ToolCallView
-from toolfx.core.text_cut import count_lines, head
-from toolfx.core.text_diff import unified_text_diff
-from toolfx.leaves.cards import define_leaf
-from toolfx.leaves.diffs import ChangedLines, changed_lines, diff_result_card, pending_diff_card
-from toolfx.leaves.file_changes import bounded_change, commit, current_text, file_target
+from toolfx.leaves._cards import define_leaf
+from toolfx.leaves._diffs import ChangedLines, changed_lines, diff_result_card, pending_diff_card
+from toolfx.leaves._file_changes import bounded_change, commit, current_text, file_target
 from toolfx.leaves.workspace import Workspace, WorkspaceLimits
 
 __all__ = ["EditArgs", "EditOutput", "edit_tool"]

@@ -8,18 +8,20 @@ from typing import Annotated, Final, NotRequired, TypedDict
 
 from returns.result import Failure, Result, Success
 
-from toolfx.core import (
+from toolfx.core.tools import (
     ErrorCode,
+    GenericCallCard,
+    SearchResultCard,
     TextBlock,
+    ToolCallView,
     ToolDefinition,
     ToolFailure,
     ToolRunContext,
 )
-from toolfx.core.presentation import GenericCallCard, SearchResultCard, ToolCallView
-from toolfx.leaves.cards import define_leaf
-from toolfx.leaves.globs import glob_regex
-from toolfx.leaves.regexes import PatternError
-from toolfx.leaves.search import SearchLimits, files_matching, files_to_search, search_title
+from toolfx.leaves._cards import define_leaf
+from toolfx.leaves._globs import glob_regex
+from toolfx.leaves._regexes import PatternError
+from toolfx.leaves._search import SearchLimits, files_matching, files_to_search, search_title
 from toolfx.leaves.workspace import Workspace
 
 __all__ = ["MAX_PATHS", "GlobArgs", "GlobOutput", "glob_tool"]

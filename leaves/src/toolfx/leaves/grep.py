@@ -11,26 +11,24 @@ from typing import Annotated, Final, NotRequired, TypedDict, final
 
 from returns.result import Failure, Result, Success
 
-from toolfx.core import (
+from toolfx.core.json import plural
+from toolfx.core.runtime import FileError
+from toolfx.core.tools import (
     ErrorCode,
-    FileError,
+    GenericCallCard,
+    SearchMatch,
+    SearchResultCard,
     TextBlock,
+    ToolCallView,
     ToolDefinition,
     ToolFailure,
     ToolRunContext,
 )
-from toolfx.core.json_render import plural
-from toolfx.core.presentation import (
-    GenericCallCard,
-    SearchMatch,
-    SearchResultCard,
-    ToolCallView,
-)
-from toolfx.leaves.cards import define_leaf
-from toolfx.leaves.globs import glob_regex
-from toolfx.leaves.line_search import line_slices, scan_slice, split_lines
-from toolfx.leaves.regexes import LinearRegex, PatternError, compile_linear
-from toolfx.leaves.search import (
+from toolfx.leaves._cards import define_leaf
+from toolfx.leaves._globs import glob_regex
+from toolfx.leaves._line_search import line_slices, scan_slice, split_lines
+from toolfx.leaves._regexes import LinearRegex, PatternError, compile_linear
+from toolfx.leaves._search import (
     FoundFile,
     SearchLimits,
     files_matching,
@@ -38,7 +36,7 @@ from toolfx.leaves.search import (
     keep_going,
     search_title,
 )
-from toolfx.leaves.text_files import cut_line, decode_text
+from toolfx.leaves._text_files import cut_line, decode_text
 from toolfx.leaves.workspace import Workspace
 
 __all__ = ["MAX_FILE_BYTES", "MAX_MATCHES", "GrepArgs", "GrepMatch", "GrepOutput", "grep_tool"]

@@ -5,10 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import final
 
-from toolfx.core import ErrorCode, PermissionDeclined, ToolFailure, ToolRunContext
-from toolfx.core.cell import AtomicCell
-from toolfx.core.runtime import ApprovalRequest, Cancelled, RejectedWithFeedback
-from toolfx.leaves.rules import Action, Rule, RuleError, check_rule, decide
+from toolfx.core.runtime import ApprovalRequest, AtomicCell, Cancelled, RejectedWithFeedback
+from toolfx.core.tools import ErrorCode, PermissionDeclined, ToolFailure, ToolRunContext
+from toolfx.leaves._rules import Action, Rule, RuleError, check_rule, decide
 
 __all__ = ["Permissions"]
 

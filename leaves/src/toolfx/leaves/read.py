@@ -9,24 +9,22 @@ from typing import Annotated, NotRequired, TypedDict
 
 from returns.result import Failure, Result, Success
 
-from toolfx.core import (
+from toolfx.core.runtime import FileError
+from toolfx.core.tools import (
     ErrorCode,
-    FileError,
-    TextBlock,
-    ToolDefinition,
-    ToolFailure,
-    ToolRunContext,
-)
-from toolfx.core.presentation import (
     FileLocation,
     GenericCallCard,
     ReadFileLine,
     ReadResultCard,
+    TextBlock,
     ToolCallView,
+    ToolDefinition,
+    ToolFailure,
+    ToolRunContext,
 )
-from toolfx.leaves.cards import define_leaf
-from toolfx.leaves.read_window import read_window
-from toolfx.leaves.text_files import file_failure
+from toolfx.leaves._cards import define_leaf
+from toolfx.leaves._read_window import read_window
+from toolfx.leaves._text_files import file_failure
 from toolfx.leaves.workspace import Workspace
 
 __all__ = ["ReadArgs", "ReadLine", "ReadOutput", "read_tool"]

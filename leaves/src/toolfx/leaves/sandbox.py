@@ -17,15 +17,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final, final
 
-from toolfx.core import Confinement
-from toolfx.core.processes import SandboxMechanism, SandboxMode
+from toolfx.core.runtime import Confinement, SandboxMechanism, SandboxMode
 
 __all__ = [
     "DEFAULT_HIDDEN",
     "DEFAULT_HIDDEN_VARIABLES",
     "Confined",
     "Sandbox",
-    "SandboxMode",
     "SandboxUnavailable",
     "sandbox_confinement",
 ]

@@ -6,17 +6,10 @@ import posixpath
 from dataclasses import dataclass
 from typing import Final, final
 
-from toolfx.core import (
-    ErrorCode,
-    FileError,
-    FileStat,
-    OutputLimits,
-    ToolFailure,
-    ToolRunContext,
-)
-from toolfx.core.cell import AtomicCell
+from toolfx.core.runtime import AtomicCell, FileError, FileStat
+from toolfx.core.tools import ErrorCode, OutputLimits, ToolFailure, ToolRunContext
+from toolfx.leaves._text_files import file_failure
 from toolfx.leaves.permissions import Permissions
-from toolfx.leaves.text_files import file_failure
 
 __all__ = [
     "EXTERNAL_DIRECTORY",
@@ -134,7 +127,7 @@ class Workspace:
         self.root = posixpath.normpath(root)
         self.permissions = Permissions() if permissions is None else permissions
         self.state_dir = None if state_dir is None else posixpath.normpath(state_dir)
-        """The workspace's state folder (`toolfx.core.workspace_state.state_folder`): read without
+        """The workspace's state folder (`toolfx.core.runtime.state_folder`): read without
         asking, writable by sandboxed commands; hosts keep the runtime's spills in its `outputs`."""
         self.limits = WorkspaceLimits() if limits is None else limits
         self._reads: AtomicCell[dict[str, _Stamp]] = AtomicCell({})

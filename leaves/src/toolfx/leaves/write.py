@@ -8,17 +8,18 @@ from typing import Annotated, TypedDict
 
 from returns.result import Failure, Result, Success
 
-from toolfx.core import (
+from toolfx.core.json import plural
+from toolfx.core.tools import (
+    DiffResultCard,
     TextBlock,
+    ToolCallView,
     ToolDefinition,
     ToolFailure,
     ToolRunContext,
 )
-from toolfx.core.json_render import plural
-from toolfx.core.presentation import DiffResultCard, ToolCallView
-from toolfx.leaves.cards import define_leaf
-from toolfx.leaves.diffs import ChangedLines, changed_lines, diff_result_card, pending_diff_card
-from toolfx.leaves.file_changes import bounded_change, commit, current_text, file_target
+from toolfx.leaves._cards import define_leaf
+from toolfx.leaves._diffs import ChangedLines, changed_lines, diff_result_card, pending_diff_card
+from toolfx.leaves._file_changes import bounded_change, commit, current_text, file_target
 from toolfx.leaves.workspace import Workspace
 
 __all__ = ["WriteArgs", "WriteOutput", "write_tool"]

@@ -10,7 +10,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from toolfx.interpreters.cli.args import (
+from toolfx.interpreters.cli._args import (
     DemoCommand,
     McpServeCommand,
     ReplayCommand,
@@ -18,13 +18,13 @@ from toolfx.interpreters.cli.args import (
     ToolsCommand,
     parse_args,
 )
-from toolfx.interpreters.cli.commands import CliError, replay, run, tools
-from toolfx.interpreters.cli.demo import demo
-from toolfx.interpreters.cli.log import LogError
-from toolfx.interpreters.cli.log_file import LogWriteError
-from toolfx.interpreters.cli.providers import ProviderError
-from toolfx.interpreters.cli.session import SessionError
-from toolfx.interpreters.cli.visible import visible
+from toolfx.interpreters.cli._commands import CliError, replay, run, tools
+from toolfx.interpreters.cli._demo import demo
+from toolfx.interpreters.cli._log import LogError
+from toolfx.interpreters.cli._log_file import LogWriteError
+from toolfx.interpreters.cli._providers import ProviderError
+from toolfx.interpreters.cli._session import SessionError
+from toolfx.interpreters.cli._visible import visible
 
 __all__ = ["main"]
 
@@ -52,7 +52,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return tools(command)
             case McpServeCommand():
                 # The MCP SDK takes a while to import: only this command loads it.
-                from toolfx.interpreters.cli.mcp_serve import mcp_serve  # noqa: PLC0415
+                from toolfx.interpreters.cli._mcp_serve import mcp_serve  # noqa: PLC0415
 
                 return mcp_serve(command)
     except (CliError, SessionError, LogError, ProviderError) as error:

@@ -17,10 +17,11 @@ permission `ELICITATION_PERMISSION`. Tools that require MCP tasks are skipped wi
 A dead or hung server gives failure results, not hangs, and `reconnect()` brings it back.
 """
 
-from toolfx.leaves.mcp.asks import ELICITATION_PERMISSION
-from toolfx.leaves.mcp.link import McpServerError
-from toolfx.leaves.mcp.server import McpServer, McpTarget
-from toolfx.leaves.mcp.tools import McpNotice, McpToolsReport
+from toolfx.core.public import publish
+from toolfx.leaves.mcp._asks import ELICITATION_PERMISSION
+from toolfx.leaves.mcp._link import McpServerError
+from toolfx.leaves.mcp._server import McpServer, McpTarget
+from toolfx.leaves.mcp._tools import McpNotice, McpToolsReport
 
 __all__ = [
     "ELICITATION_PERMISSION",
@@ -30,3 +31,5 @@ __all__ = [
     "McpTarget",
     "McpToolsReport",
 ]
+
+publish(__name__, __all__, globals())

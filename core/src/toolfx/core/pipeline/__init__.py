@@ -1,0 +1,22 @@
+"""One tool call through every stage, batches and their scheduling, and the returns-shaped
+composition.
+"""
+
+from toolfx.core.pipeline._batch import BatchResult, execute_batch
+from toolfx.core.pipeline._bounding import BoundedText, bound_text, not_kept
+from toolfx.core.pipeline._call import MAX_LISTED_TOOLS, ToolCall, execute, run_call
+from toolfx.core.pipeline._composable import call_tool, described
+
+__all__ = [
+    "MAX_LISTED_TOOLS",
+    "BatchResult",
+    "BoundedText",
+    "ToolCall",
+    "bound_text",
+    "call_tool",
+    "described",
+    "execute",
+    "execute_batch",
+    "not_kept",
+    "run_call",
+]

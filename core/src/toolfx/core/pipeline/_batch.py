@@ -1,0 +1,214 @@
+"""A turn's calls as one description: exclusive calls are barriers, parallel runs share a pool.
+
+Every call gets exactly one result, in order, even when the runtime fails the batch (see the ledger
+below: a fault gives the unfinished calls UNEXPECTED_ERROR results; an interrupt propagates after
+closing the open `tool/call` records) or the record sink raises (see
+`toolfx.core.records.write_record`: the fault is reported and listed in `BatchResult.record_faults`;
+no result is lost).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final, cast, final
+
+from toolfx.core.pipeline._call import run_call
+from toolfx.core.records import RecordFault, ToolCallRecord, ToolResultRecord, write_record
+from toolfx.core.runtime import Description
+from toolfx.core.tools import ErrorCode, ToolExecutionResult, ToolExecutionSuccess, defect, failed
+
+if TYPE_CHECKING:
+    from toolfx.core.pipeline._call import ToolCall
+    from toolfx.core.records import RecordFault, RecordSink, SessionRecord
+    from toolfx.core.registry import Catalog, ExecutionMode
+    from toolfx.core.runtime import Runtime
+    from toolfx.core.tools import ContextMessage, ToolExecutionResult
+
+__all__ = ["DEFAULT_PARALLEL_LIMIT", "BatchLedger", "BatchResult", "execute_batch", "schedule"]
+
+
+DEFAULT_PARALLEL_LIMIT: Final = 8
+
+
+"""How many parallel-safe calls of one run may overlap unless the caller says otherwise."""
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class BatchResult:
+    """A turn's results in the model's order, its deferred contexts, and whether it concludes."""
+
+    results: tuple[ToolExecutionResult, ...]
+    record_faults: tuple[RecordFault, ...] = ()
+    """The records the sink refused (each also reported to the runtime); the results are whole."""
+
+    @property
+    def additional_contexts(self) -> tuple[ContextMessage, ...]:
+        """Every result's additional contexts, in call order, for after the batch."""
+        return tuple(c for result in self.results for c in result.additional_contexts)
+
+    @property
+    def concludes_turn(self) -> bool:
+        """Whether a successful result asked to end the agent's turn."""
+        return any(isinstance(r, ToolExecutionSuccess) and r.concludes_turn for r in self.results)
+
+
+def schedule(catalog: Catalog, calls: Sequence[ToolCall]) -> list[list[int]]:
+    """Group call indexes: each exclusive call alone, each maximal run of parallel ones together."""
+    groups: list[list[int]] = []
+    previous: ExecutionMode = "exclusive"
+    for index, call in enumerate(calls):
+        mode = _mode(catalog, call)
+        if mode == "parallel" and previous == "parallel":
+            groups[-1].append(index)
+        else:
+            groups.append([index])
+        previous = mode
+    return groups
+
+
+def _mode(catalog: Catalog, call: ToolCall) -> ExecutionMode:
+    if call.arguments_error is not None:  # the call snapshotted its arguments when built
+        return "exclusive"
+    return catalog.execution_mode(call.name, call.arguments)  # type: ignore[arg-type]
+
+
+def execute_batch(
+    catalog: Catalog,
+    calls: Sequence[ToolCall],
+    limit: int = DEFAULT_PARALLEL_LIMIT,
+    sink: RecordSink | None = None,
+) -> Description[BatchResult]:
+    """The description of a turn's calls: barriers, rolling pools of `limit`, results in order."""
+    if limit < 1:
+        raise ValueError(f"the parallel limit must be at least 1, not {limit}")
+    frozen_calls = tuple(calls)
+
+    async def program(runtime: Runtime) -> BatchResult:
+        ledger = BatchLedger(runtime, catalog, frozen_calls, sink)
+        results, sink_of_calls = ledger.results, ledger.sink
+        try:
+            for group in schedule(catalog, frozen_calls):
+                if len(group) == 1:
+                    call = frozen_calls[group[0]]
+                    results[group[0]] = await run_call(runtime, catalog, call, sink_of_calls)
+                    continue
+                thunks = [  # partials: no extra coroutine frame to resume at every wake-up
+                    functools.partial(
+                        run_call,
+                        runtime,
+                        catalog,
+                        frozen_calls[index],
+                        sink_of_calls,
+                        ledger.keeper(index),
+                    )
+                    for index in group
+                ]
+                for index, result in zip(group, await runtime.gather(thunks, limit), strict=True):
+                    results[index] = result
+        except Exception as fault:  # the runtime failed the batch: the unfinished calls fail
+            return BatchResult(ledger.settled(fault), tuple(ledger.faults))
+        except BaseException as interrupt:  # it goes on, once the open call records are closed
+            ledger.interrupted(interrupt)
+            raise
+        # every group either filled its places or raised
+        return BatchResult(
+            cast(tuple[ToolExecutionResult, ...], tuple(results)), tuple(ledger.faults)
+        )
+
+    return Description(program)
+
+
+@final
+class BatchLedger:
+    """One batch's results so far, its open `tool/call` records and the records its sink refused."""
+
+    __slots__ = ("_calls", "_catalog", "_open", "_runtime", "faults", "results", "sink")
+
+    def __init__(
+        self,
+        runtime: Runtime,
+        catalog: Catalog,
+        calls: Sequence[ToolCall],
+        sink: RecordSink | None,
+    ) -> None:
+        self._runtime = runtime
+        self._catalog = catalog
+        self._calls = calls
+        self._open: dict[str, str] = {}  # call id -> tool name, for each `tool/call` still open
+        self.results: list[ToolExecutionResult | None] = [None] * len(calls)
+        """Each call's result once it is final, by the call's index."""
+        self.faults: list[RecordFault] = []
+        """The records the sink refused, in the order they were written."""
+        self.sink: RecordSink | None = (
+            None if sink is None else functools.partial(_take, sink, self._open, self.faults)
+        )
+        """The sink the batch's calls write to: the caller's, watched by this ledger."""
+
+    def keeper(self, index: int) -> Callable[[ToolExecutionResult], object]:
+        """What keeps the result of the call at `index` as soon as it is final."""
+        return functools.partial(self.results.__setitem__, index)
+
+    def settled(self, fault: Exception) -> tuple[ToolExecutionResult, ...]:
+        """Every call's result after a runtime fault: UNEXPECTED_ERROR for the unfinished ones."""
+        filled = {
+            index: defect(fault, f"the batch running `{self._calls[index].name}`")
+            for index, result in enumerate(self.results)
+            if result is None
+        }
+        self._runtime.report(fault, f"the batch ({len(filled)} of its calls left without a result)")
+        for index, result in filled.items():
+            self.results[index] = result
+        sink, runtime = self.sink, self._runtime
+        if sink is not None:
+            unfinished = {self._calls[index].call_id: index for index in filled}
+            for call_id, name in list(self._open.items()):  # started: close what they opened
+                if call_id in unfinished:
+                    closing = filled[unfinished.pop(call_id)]
+                else:  # a call nested in one of the batch's
+                    closing = defect(fault, f"the batch running `{name}`")
+                write_record(runtime, sink, ToolResultRecord.of(call_id, closing))
+            for index in unfinished.values():  # the rest never started: both records, in order
+                call = self._calls[index]
+                if write_record(runtime, sink, self._opened(call)) is None:
+                    write_record(runtime, sink, ToolResultRecord.of(call.call_id, filled[index]))
+        return tuple(result for result in self.results if result is not None)
+
+    def interrupted(self, interrupt: BaseException) -> None:
+        """Close each open `tool/call` (innermost first) with an ABORTED `tool/result`."""
+        sink, why = self.sink, type(interrupt).__name__
+        if sink is None:  # nothing was recorded, so nothing is open
+            return
+        for call_id, name in reversed(list(self._open.items())):
+            result = failed(
+                ErrorCode.ABORTED, f"`{name}` was interrupted ({why}) before it finished"
+            )
+            write_record(self._runtime, sink, ToolResultRecord.of(call_id, result))
+
+    def _opened(self, call: ToolCall) -> ToolCallRecord:
+        """The `tool/call` record `run_call` would have written for a call that never started."""
+        return ToolCallRecord(
+            call.call_id,
+            call.root_call_id or call.call_id,
+            call.name,
+            None if call.arguments_error is not None else call.arguments,  # type: ignore[arg-type]
+            self._catalog.scope,
+            call.parent_call_id,
+        )
+
+
+def _take(
+    sink: RecordSink, open_calls: dict[str, str], faults: list[RecordFault], record: SessionRecord
+) -> None:
+    """Pass `record` to the caller's sink, noting the open calls and what the sink refused."""
+    if isinstance(record, ToolResultRecord):
+        open_calls.pop(record.call_id, None)  # attempted once: never attempted again
+    try:
+        sink(record)
+    except Exception as error:
+        faults.append(RecordFault(record, error))
+        raise
+    if isinstance(record, ToolCallRecord):
+        open_calls[record.call_id] = record.name

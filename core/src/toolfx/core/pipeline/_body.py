@@ -1,0 +1,294 @@
+"""The body's part of a call: decode the arguments, run the body, check and render its output."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Final, final, get_args
+
+from returns.result import Failure, Success
+
+from toolfx.core.json import snapshot_json
+from toolfx.core.jsonschema import ValidationFailure
+from toolfx.core.runtime import Cancelled
+from toolfx.core.tools import (
+    ContentBlock,
+    ErrorCode,
+    ToolExecutionFailure,
+    ToolExecutionSuccess,
+    ToolFailure,
+    WithContent,
+    aborted,
+    failed,
+    from_failure,
+    printable,
+    progress_event,
+    raised,
+    render_json,
+)
+
+if TYPE_CHECKING:
+    from toolfx.core.json import FrozenJson
+    from toolfx.core.runtime import CancelSignal, Runtime
+    from toolfx.core.tools import (
+        ContextMessage,
+        ToolDefinition,
+        ToolExecution,
+        ToolExecutionResult,
+    )
+
+__all__ = ["CallState", "RunContext", "dispatch", "success_of"]
+
+
+@final
+class CallState:
+    """What the pipeline learns while one call runs: whether the body started, its extras."""
+
+    __slots__ = ("args", "body_started", "concludes_turn", "deferred", "stage")
+
+    def __init__(self) -> None:  # slots: one object per call, not an object and its dict
+        self.body_started = False
+        self.args: object = None  # the decoded arguments, once the body is about to run
+        self.stage = "the pre-execute policy"
+        self.deferred: tuple[ContextMessage, ...] = ()
+        self.concludes_turn = False
+
+
+@final
+class RunContext:
+    """The `ToolRunContext` a body receives: its call, its signal, the runtime, the extensions."""
+
+    __slots__ = ("_execution", "_runtime", "_signal", "_state")
+
+    def __init__(
+        self, execution: ToolExecution, signal: CancelSignal, runtime: Runtime, state: CallState
+    ) -> None:
+        self._execution = execution
+        self._signal = signal
+        self._runtime = runtime
+        self._state = state
+
+    def __repr__(self) -> str:
+        return f"RunContext({self._execution.name!r}, call_id={self._execution.call_id!r})"
+
+    @property
+    def execution(self) -> ToolExecution:
+        """The pipeline's execution of this call."""
+        return self._execution
+
+    @property
+    def signal(self) -> CancelSignal:
+        """Set when the caller cancels or the tool's timeout runs out: stop cooperatively."""
+        return self._signal
+
+    @property
+    def runtime(self) -> Runtime:
+        """The capabilities of the interpreter running the call."""
+        return self._runtime
+
+    @property
+    def call_id(self) -> str:
+        """The model's id for this call."""
+        return self._execution.call_id
+
+    @property
+    def root_call_id(self) -> str:
+        """The model-requested call at the root of this execution tree."""
+        return self._execution.root_call_id
+
+    @property
+    def name(self) -> str:
+        """The tool name the call asked for."""
+        return self._execution.name
+
+    @property
+    def arguments(self) -> FrozenJson:
+        """The frozen arguments."""
+        return self._execution.arguments
+
+    @property
+    def agent(self) -> str | None:
+        """The agent on whose behalf the call runs."""
+        return self._execution.agent
+
+    def defer_context(self, message: ContextMessage) -> None:
+        """Attach a context message to this call's own result."""
+        self._state.deferred += (message,)
+
+    def conclude_turn(self) -> None:
+        """Mark a successful result as the last of the agent turn."""
+        self._state.concludes_turn = True
+
+    def report_progress(
+        self, progress: float, total: float | None = None, message: str | None = None
+    ) -> None:
+        """Hand this call's progress to the runtime (a raising reporter is a contained defect)."""
+        event = progress_event(self._execution, progress, total, message)
+        try:
+            self._runtime.progress(event)
+        except Exception as error:
+            self._runtime.report(error, f"reporting the progress of `{self._execution.name}`")
+
+
+_PLAIN_VALUES: Final = frozenset({str, int, float, bool, type(None), dict, list, tuple})
+"""Exact types a body's value can have that are never awaitable and never a `Result`."""
+
+_BLOCK_TYPES: Final = frozenset(get_args(ContentBlock))
+"""The exact types of content blocks, which a `WithContent` must hold."""
+
+
+async def dispatch(
+    runtime: Runtime,
+    definition: ToolDefinition[Any, Any],
+    execution: ToolExecution,
+    state: CallState,
+) -> ToolExecutionResult:
+    """Run the body once for an allowed call and turn what it did into a result.
+
+    The caller has checked the signal: nothing may run between that check and this call.
+    """
+    signal = execution.signal
+    decoded = definition.parameters.decode_or_failure(execution.arguments)
+    if isinstance(decoded, ValidationFailure):
+        return failed(
+            ErrorCode.INVALID_ARGS,
+            decoded.message(f"Invalid arguments for tool `{execution.name}`"),
+            _issue_details(decoded.issues),
+        )
+    args = state.args = decoded[1]
+    state.body_started = True
+    context = RunContext(execution, signal, runtime, state)
+    outer_stage, state.stage = state.stage, "the body"
+    body = definition.execute
+    try:  # the body runs in this coroutine: no extra layer for a plain or an async body
+        if definition.blocking and not inspect.iscoroutinefunction(body):
+            returned = await runtime.run_blocking(functools.partial(body, args, context))
+        else:
+            returned = body(args, context)
+            if type(returned) not in _PLAIN_VALUES and inspect.isawaitable(returned):
+                returned = await returned
+    except Cancelled as cancelled:
+        return _deferred(aborted(execution.name, cancelled.reason, body_started=True), state)
+    except BaseException as error:  # the wrappers and post-execute see a result, not a raise
+        failure = raised(error, f"the body of `{execution.name}`")
+        if failure is None:  # an interrupt: never caught
+            raise
+        return _deferred(failure, state)
+    state.stage = outer_stage
+    if type(returned) in _PLAIN_VALUES:  # neither awaitable nor a Result: the value itself
+        checked = definition.output.schema.round_trip_or_failure(returned)
+        return success_of(definition, execution, args, checked, state)
+    if isinstance(returned, Failure):
+        failure = returned.failure()
+        if isinstance(failure, ToolFailure):
+            return _deferred(from_failure(failure), state)
+        return _deferred(
+            failed(
+                ErrorCode.UNEXPECTED_ERROR,
+                printable(
+                    f"`{execution.name}` returned a failure that is not a ToolFailure: {failure!r}"
+                ),
+            ),
+            state,
+        )
+    value = returned.unwrap() if isinstance(returned, Success) else returned
+    if type(value) is WithContent:
+        return _with_content(definition, execution, args, value, state)
+    checked = definition.output.schema.round_trip_or_failure(value)
+    return success_of(definition, execution, args, checked, state)
+
+
+def _with_content(
+    definition: ToolDefinition[Any, Any],
+    execution: ToolExecution,
+    args: object,
+    returned: WithContent[Any],
+    state: CallState,
+) -> ToolExecutionResult:
+    """The success of a value the body gave with its content, both checked."""
+    for index, block in enumerate(returned.content):
+        if type(block) not in _BLOCK_TYPES:
+            return _deferred(
+                failed(
+                    ErrorCode.INVALID_TOOL_OUTPUT,
+                    f"Tool `{execution.name}` returned content whose block {index} is "
+                    f"{type(block).__name__}, not a content block",
+                ),
+                state,
+            )
+    checked = definition.output.schema.round_trip_or_failure(returned.value)
+    return success_of(definition, execution, args, checked, state, given=returned.content)
+
+
+def _deferred(failure: ToolExecutionFailure, state: CallState) -> ToolExecutionFailure:
+    """A failure of a started body, carrying the context messages the body deferred."""
+    if not state.deferred:
+        return failure
+    return ToolExecutionFailure(failure.error, failure.content, failure.meta, state.deferred)
+
+
+def success_of(
+    definition: ToolDefinition[Any, Any],
+    execution: ToolExecution,
+    args: object,
+    checked: tuple[FrozenJson, Any] | ValidationFailure,
+    state: CallState,
+    *,
+    given: tuple[ContentBlock, ...] | None = None,
+) -> ToolExecutionResult:
+    """The rendered success of a checked value (shown as `given` content when the body gave
+    it), or INVALID_TOOL_OUTPUT if the check failed."""
+    if isinstance(checked, ValidationFailure):
+        return _deferred(
+            failed(
+                ErrorCode.INVALID_TOOL_OUTPUT,
+                printable(checked.message(f"Tool `{execution.name}` returned an invalid value")),
+                _issue_details(checked.issues),
+            ),
+            state,
+        )
+    frozen, typed = checked
+    output = definition.output
+    render = output.render
+    try:  # the default renderer writes the checked JSON (a dataclass is not JSON, its JSON is)
+        if given is None:
+            content = render(args, frozen if render is render_json else typed)
+            content = content if type(content) is tuple else tuple(content)
+        else:
+            content = given
+        meta = (
+            None
+            if output.presentation_meta is None
+            else _presentation_meta(definition, execution, args, typed)
+        )
+    except BaseException as error:  # a renderer is pure and total by contract: a defect otherwise
+        failure = raised(error, f"rendering the result of `{execution.name}`")
+        if failure is None:  # an interrupt: never caught
+            raise
+        return _deferred(failure, state)
+    if isinstance(meta, ToolExecutionFailure):
+        return _deferred(meta, state)
+    return ToolExecutionSuccess(frozen, content, meta, state.deferred, state.concludes_turn)
+
+
+def _presentation_meta(
+    definition: ToolDefinition[Any, Any], execution: ToolExecution, args: object, typed: object
+) -> FrozenJson | ToolExecutionFailure:
+    project = definition.output.presentation_meta
+    if project is None or execution.parent is not None:  # top-level calls only
+        return None
+    snapshot = snapshot_json(project(args, typed))
+    if isinstance(snapshot, Success):
+        meta: FrozenJson = snapshot.unwrap()
+        return meta
+    return failed(
+        ErrorCode.INVALID_TOOL_OUTPUT,
+        f"Presentation meta of `{execution.name}` is not JSON: {snapshot.failure()}",
+    )
+
+
+def _issue_details(issues: Sequence[Any]) -> FrozenJson:
+    return snapshot_json(
+        [{"path": i.path, "expected": i.expected, "found": i.found} for i in issues]
+    ).value_or(None)

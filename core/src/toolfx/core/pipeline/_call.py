@@ -1,0 +1,547 @@
+"""The execution pipeline for one call, as a description: exactly one frozen result, always.
+
+Order: snapshot the arguments, resolve the tool, pre-execute waterfall (allow/deny/ask), guards,
+execute waterfall around the body (the definition's timeout innermost), post-execute waterfall,
+caller cancellation, `finalize_content` once (on the materialized candidate), then the result,
+materialized and frozen (`toolfx.core.tools.materialized`) and bounded (text over the output limits
+cut, the whole kept in the runtime's spill store), goes to the observers and the sink. With a record
+sink, `tool/call` is written first and `tool/result` last; a sink that raises is reported and never
+loses a result (see `sink`: a call whose `tool/call` it refused is not run). A body, wrapper,
+listener, guard or renderer that raises is a defect: the call fails with UNEXPECTED_ERROR and the
+turn goes on (a body's or a wrapper's as a result the outer wrappers and the post-execute waterfall
+see). A `PermissionDeclined` is DENIED. Interrupts are never caught.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Coroutine
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Final, final
+
+from toolfx.core.json import JsonError, snapshot_or_error
+from toolfx.core.pipeline._body import CallState, dispatch, success_of
+from toolfx.core.pipeline._bounding import bound_result, over_limits
+from toolfx.core.records import RecordSink, ToolCallRecord, ToolResultRecord, write_record
+from toolfx.core.runtime import ApprovalRequest, CancelSignal, Description, RejectedWithFeedback
+from toolfx.core.tools import (
+    CALL_FAILURES,
+    Accept,
+    Allow,
+    Ask,
+    Block,
+    Deny,
+    ErrorCode,
+    ExecutionToken,
+    ReplaceContent,
+    ReplaceValue,
+    ToolErrorInfo,
+    ToolExecution,
+    ToolExecutionFailure,
+    ToolExecutionSuccess,
+    ToolFailure,
+    aborted,
+    defect,
+    failed,
+    materialized,
+    printable,
+    raised,
+)
+
+if TYPE_CHECKING:
+    from toolfx.core.pipeline._body import CallState
+    from toolfx.core.registry import Catalog, HookPlan, Registration
+    from toolfx.core.runtime import CancelSignal, Runtime
+    from toolfx.core.tools import (
+        ContentBlock,
+        ContextMessage,
+        ExecuteWrapper,
+        PostExecuteListener,
+        PostToolDecision,
+        PreExecuteListener,
+        PreToolDecision,
+        ResultObserver,
+        ToolDefinition,
+        ToolExecution,
+        ToolExecutionFailure,
+        ToolExecutionResult,
+    )
+
+__all__ = [
+    "MAX_LISTED_TOOLS",
+    "RecordSink",
+    "ToolCall",
+    "aborted_execution",
+    "execute",
+    "execute_wrapped",
+    "finalized",
+    "observe",
+    "post_execute",
+    "pre_execute",
+    "run_call",
+    "with_contexts",
+]
+
+
+MAX_LISTED_TOOLS: Final = 20
+
+
+"""How many visible tool names an UNKNOWN_TOOL message lists."""
+
+
+@final
+@dataclass(frozen=True, slots=True, init=False)
+class ToolCall:
+    """A caller's call: id, tool name, raw arguments and the caller-owned cancellation signal."""
+
+    call_id: str
+    name: str
+    arguments: object
+    """The arguments, snapshotted into frozen JSON when the call is built (the caller's value
+    stays here only when it is not JSON: `arguments_error` then says why, and the call fails)."""
+    signal: CancelSignal
+    root_call_id: str | None = None
+    parent: ExecutionToken | None = None
+    parent_call_id: str | None = None
+    arguments_error: JsonError | None = field(default=None, init=False, repr=False)
+    """Why the given arguments are not lossless JSON (the call gives INVALID_ARGS), or None."""
+
+    # Stores through the slot descriptors, as results do (half the cost of the generated frozen
+    # __init__); tests/unit/test_materialize.py checks the parameters match the fields.
+    def __init__(  # noqa: PLR0917 (the dataclass signature, positional as declared)
+        self,
+        call_id: str,
+        name: str,
+        arguments: object,
+        signal: CancelSignal,
+        root_call_id: str | None = None,
+        parent: ExecutionToken | None = None,
+        parent_call_id: str | None = None,
+    ) -> None:
+        snapshot = snapshot_or_error(arguments)  # later changes to the caller's dict: unseen
+        failed_snapshot = type(snapshot) is JsonError
+        # a model's text may hold lone surrogates the records could not encode: written out
+        _call_id(self, call_id if call_id.isascii() else printable(call_id))
+        _name(self, name if name.isascii() else printable(name))
+        _arguments(self, arguments if failed_snapshot else snapshot)
+        _signal(self, signal)
+        _root_call_id(self, root_call_id if root_call_id is None else printable(root_call_id))
+        _parent(self, parent)
+        _parent_call_id(
+            self, parent_call_id if parent_call_id is None else printable(parent_call_id)
+        )
+        _arguments_error(self, snapshot if failed_snapshot else None)
+
+
+_call_id = ToolCall.__dict__["call_id"].__set__
+
+
+_name = ToolCall.__dict__["name"].__set__
+
+
+_arguments = ToolCall.__dict__["arguments"].__set__
+
+
+_signal = ToolCall.__dict__["signal"].__set__
+
+
+_root_call_id = ToolCall.__dict__["root_call_id"].__set__
+
+
+_parent = ToolCall.__dict__["parent"].__set__
+
+
+_parent_call_id = ToolCall.__dict__["parent_call_id"].__set__
+
+
+_arguments_error = ToolCall.__dict__["arguments_error"].__set__
+
+
+def execute(
+    catalog: Catalog, call: ToolCall, sink: RecordSink | None = None
+) -> Description[ToolExecutionResult]:
+    """The description of one call through the whole pipeline (inert until interpreted)."""
+
+    def program(runtime: Runtime) -> Coroutine[Any, Any, ToolExecutionResult]:
+        return run_call(runtime, catalog, call, sink)
+
+    return Description(program)
+
+
+async def run_call(
+    runtime: Runtime,
+    catalog: Catalog,
+    call: ToolCall,
+    sink: RecordSink | None = None,
+    keep: Callable[[ToolExecutionResult], object] | None = None,
+) -> ToolExecutionResult:
+    """Run one call through the pipeline and give its frozen result (never raises an error).
+
+    `keep` receives the result as soon as it is final (a batch keeps it even if what awaits the
+    call fails).
+    """
+    problem = call.arguments_error
+    execution = ToolExecution(  # positional: the fastest way to build it
+        call.call_id,
+        call.root_call_id or call.call_id,
+        call.name,
+        None if problem is not None else call.arguments,  # type: ignore[arg-type]
+        catalog.scope,
+        ExecutionToken(),
+        call.signal,
+        call.parent,
+    )
+    unrecorded = (  # a call whose `tool/call` the sink refused is not run
+        None
+        if sink is None
+        else write_record(runtime, sink, ToolCallRecord.of(execution, call.parent_call_id))
+    )
+    direct = call.parent is None  # Code Mode: a model-direct call reaches only native tools
+    view = catalog.view
+    registration = (view.direct if direct else view.tools).get(call.name)
+    plan = view.plan
+    state = CallState()
+    if unrecorded is not None:
+        result: ToolExecutionResult = defect(
+            unrecorded, f"writing the `tool/call` record of `{call.name}` (the call was not run)"
+        )
+    elif problem is not None:
+        result = failed(
+            ErrorCode.INVALID_ARGS, f"The arguments for `{call.name}` are not JSON: {problem}"
+        )
+    elif registration is None:
+        result = _unknown_tool(catalog, call.name, direct=direct)
+    elif call.signal.is_cancelled():
+        result = aborted_execution(execution, state)
+    else:  # inline, not a coroutine of its own: one frame less on every call and every wake-up
+        try:  # each stage with no hooks is skipped: no coroutine, no closure for it
+            refusal = None
+            if plan.pre_execute or plan.guards:
+                refusal = await _policy(runtime, plan, registration, execution, state)
+            if refusal is None:
+                definition = registration.definition
+                state.stage = "an execute wrapper"
+                if plan.execute or definition.timeout is not None:
+                    result = await execute_wrapped(runtime, plan, definition, execution, state)
+                else:
+                    result = await dispatch(runtime, definition, execution, state)
+                if plan.post_execute:
+                    state.stage = "the post-execute policy"
+                    result = await post_execute(plan, registration, execution, result, state)
+                if isinstance(result, ToolExecutionSuccess) and call.signal.is_cancelled():
+                    result = aborted_execution(execution, state)
+            else:
+                result = refusal
+        except BaseException as error:  # the one boundary for defects: the turn goes on
+            failure = raised(error, f"{state.stage} of `{execution.name}`")
+            if failure is None:  # an interrupt: never caught
+                raise
+            result = failure
+        if state.deferred:  # deferred contexts ride every outcome, not only a success
+            result = with_contexts(result, state.deferred)
+    result = _settled(runtime, registration, execution, result)
+    if (over := over_limits(result.content, registration, view.output_limits)) is not None:
+        result = await bound_result(runtime, over, execution, result)  # cut; the whole spilled
+    if plan.result:
+        observe(runtime, plan.result, execution, result)
+    if sink is not None and unrecorded is None:
+        write_record(runtime, sink, ToolResultRecord.of(execution.call_id, result))
+    return result if keep is None else _kept(keep, result)
+
+
+def _settled(
+    runtime: Runtime,
+    registration: Registration | None,
+    execution: ToolExecution,
+    result: ToolExecutionResult,
+) -> ToolExecutionResult:
+    """`finalize_content` once on the materialized candidate, then the result materialized."""
+    if registration is not None and registration.definition.finalize_content is not None:
+        candidate = materialized(result, execution.name)
+        result = finalized(runtime, registration, execution, candidate)
+    return materialized(result, execution.name)
+
+
+async def _policy(
+    runtime: Runtime,
+    plan: HookPlan,
+    registration: Registration,
+    execution: ToolExecution,
+    state: CallState,
+) -> ToolExecutionFailure | None:
+    """The pre-execute waterfall, then the guards: a refusal, or None to run the body."""
+    if plan.pre_execute:
+        refusal = await pre_execute(runtime, plan, registration, execution)
+        if refusal is not None:
+            return refusal
+    if plan.guards:
+        state.stage = "a guard"
+        for guard in plan.guards:
+            reason = guard(execution)
+            if reason is not None:
+                return failed(ErrorCode.DENIED, f"Denied: {reason}")
+        if execution.signal.is_cancelled():
+            return aborted_execution(execution, state)
+    return None
+
+
+def _kept(
+    keep: Callable[[ToolExecutionResult], object], result: ToolExecutionResult
+) -> ToolExecutionResult:
+    keep(result)
+    return result
+
+
+def _unknown_tool(catalog: Catalog, name: str, *, direct: bool) -> ToolExecutionFailure:
+    names = list(catalog.direct_names() if direct else catalog)
+    listed = ", ".join(names[:MAX_LISTED_TOOLS]) + (" ..." if len(names) > MAX_LISTED_TOOLS else "")
+    available = f" Available tools: {listed}." if names else " No tools are available."
+    return failed(ErrorCode.UNKNOWN_TOOL, f"Unknown tool `{name}`.{available}")
+
+
+async def pre_execute(
+    runtime: Runtime, plan: HookPlan, registration: Registration, execution: ToolExecution
+) -> ToolExecutionFailure | None:
+    """The pre-execute waterfall: None to go on, or why not (denied, not approved, cancelled)."""
+    decision = await _waterfall_pre(plan.pre_execute, execution, 0)
+    match decision:
+        case Allow():
+            refusal = None
+        case Deny(reason=reason):
+            refusal = failed(ErrorCode.DENIED, f"Denied: {reason}")
+        case Ask(reason=reason):
+            refusal = await _ask(runtime, registration, execution, reason)
+    if refusal is None and execution.signal.is_cancelled():
+        return aborted(execution.name, execution.signal.reason, body_started=False)
+    return refusal
+
+
+async def _waterfall_pre(
+    listeners: tuple[PreExecuteListener, ...], execution: ToolExecution, index: int
+) -> PreToolDecision:
+    if index == len(listeners):
+        return Allow()
+
+    async def next_decision() -> PreToolDecision:
+        return await _waterfall_pre(listeners, execution, index + 1)
+
+    return await listeners[index](execution, next_decision)
+
+
+async def _ask(
+    runtime: Runtime, registration: Registration, execution: ToolExecution, reason: str | None
+) -> ToolExecutionFailure | None:
+    why = f" ({reason})" if reason else ""
+    if execution.agent is None:
+        return failed(ErrorCode.DENIED, f"Denied: approval needed{why}, and no agent to ask for")
+    request = ApprovalRequest(
+        call_id=execution.call_id,
+        tool=execution.name,
+        agent=execution.agent,
+        permission=registration.permission,
+        patterns=("*",),
+        reason=reason,
+        arguments=execution.arguments,
+    )
+    try:
+        reply = await runtime.approve(request, execution.signal)
+    except Exception as error:  # the approval service broke: not approved, and not the policy's bug
+        return defect(error, f"the approval service (asked about `{execution.name}`)")
+    if reply == "allowed-once":
+        return None
+    if isinstance(reply, RejectedWithFeedback):
+        return failed(ErrorCode.DENIED, f"Denied{why}; the user said: {reply.feedback}")
+    return failed(ErrorCode.DENIED, f"Denied: approval needed{why}; the answer was {reply}")
+
+
+async def execute_wrapped(
+    runtime: Runtime,
+    plan: HookPlan,
+    definition: ToolDefinition[Any, Any],
+    execution: ToolExecution,
+    state: CallState,
+) -> ToolExecutionResult:
+    """Dispatch the body inside the execute wrappers, the definition's timeout innermost."""
+    caller = execution.signal
+    following = [caller]  # signals set whenever the caller's is: the timeout's own fusions
+
+    async def body(passed: ToolExecution) -> ToolExecutionResult:
+        if passed.signal is caller:
+            return await _dispatch_unless_cancelled(runtime, definition, execution, state)
+        if any(known is passed.signal for known in following):  # already follows the caller
+            following_call = execution.with_signal(passed.signal)
+            return await _dispatch_unless_cancelled(runtime, definition, following_call, state)
+        signal = CancelSignal.fused(caller, passed.signal)  # a wrapper cannot detach the caller
+        try:
+            fused = execution.with_signal(signal)
+            return await _dispatch_unless_cancelled(runtime, definition, fused, state)
+        finally:
+            signal.release()
+
+    chain: Callable[[ToolExecution], Awaitable[ToolExecutionResult]] = body
+    if definition.timeout is not None:
+        chain = _timeout_wrapper(runtime, definition.timeout, chain, following)
+    for wrapper in reversed(plan.execute):
+        chain = _wrapped(wrapper, chain)
+    return await chain(execution)
+
+
+async def _dispatch_unless_cancelled(
+    runtime: Runtime,
+    definition: ToolDefinition[Any, Any],
+    execution: ToolExecution,
+    state: CallState,
+) -> ToolExecutionResult:
+    if execution.signal.is_cancelled():  # a wrapper (or its timeout) may have waited
+        return aborted_execution(execution, state)
+    return await dispatch(runtime, definition, execution, state)
+
+
+def _wrapped(
+    wrapper: ExecuteWrapper, inner: Callable[[ToolExecution], Awaitable[ToolExecutionResult]]
+) -> Callable[[ToolExecution], Awaitable[ToolExecutionResult]]:
+    async def call(passed: ToolExecution) -> ToolExecutionResult:
+        try:  # the next wrapper out (and post-execute) sees a result, never this one's raise
+            result: object = await wrapper(passed, inner)
+        except BaseException as error:
+            failure = raised(error, f"an execute wrapper of `{passed.name}`")
+            if failure is None:  # an interrupt: never caught
+                raise
+            return failure
+        return materialized(result, passed.name)  # what it built may be shared or not JSON
+
+    return call
+
+
+def _timeout_wrapper(
+    runtime: Runtime,
+    seconds: float,
+    inner: Callable[[ToolExecution], Awaitable[ToolExecutionResult]],
+    following: list[CancelSignal],
+) -> Callable[[ToolExecution], Awaitable[ToolExecutionResult]]:
+    """The definition's timeout around `inner`; its signal joins `following` when the one it
+    fuses follows the caller's (so the body needs no second fusion)."""
+
+    async def call(passed: ToolExecution) -> ToolExecutionResult:
+        deadline = CancelSignal()
+        fused = CancelSignal.fused(passed.signal, deadline)
+        if any(known is passed.signal for known in following):
+            following.append(fused)
+        try:
+            result = await runtime.deadline(
+                seconds, deadline, lambda: inner(passed.with_signal(fused))
+            )
+        finally:
+            fused.release()
+        if deadline.is_cancelled() and not passed.signal.is_cancelled():
+            return failed(ErrorCode.TOOL_TIMEOUT, f"`{passed.name}` timed out after {seconds}s")
+        return result
+
+    return call
+
+
+async def post_execute(
+    plan: HookPlan,
+    registration: Registration,
+    execution: ToolExecution,
+    result: ToolExecutionResult,
+    state: CallState,
+) -> ToolExecutionResult:
+    """The result as the post-execute waterfall leaves it: accepted, replaced or blocked."""
+    decision = await _waterfall_post(plan.post_execute, execution, result, 0)
+    added = decision.additional_contexts
+    contexts = (*result.additional_contexts, *added)  # the listener may have given a list
+    match decision:
+        case Accept():
+            return _replaced(result, result.content, contexts) if added else result
+        case ReplaceContent(content=content):
+            return _replaced(result, content, contexts)
+        case ReplaceValue(value=value):
+            definition = registration.definition
+            checked = definition.output.schema.decode_or_failure(value)
+            replaced = success_of(definition, execution, state.args, checked, state)
+            return _replaced(replaced, replaced.content, contexts)
+        case Block(feedback=feedback):
+            failure = ToolFailure(_text_of(feedback), ToolErrorInfo(ErrorCode.BLOCKED))
+            return ToolExecutionFailure(failure, feedback, result.meta, contexts)
+
+
+def _replaced(
+    result: ToolExecutionResult,
+    content: tuple[ContentBlock, ...],
+    contexts: tuple[ContextMessage, ...],
+) -> ToolExecutionResult:
+    """`dataclasses.replace(result, content=..., additional_contexts=...)`, built directly."""
+    if isinstance(result, ToolExecutionSuccess):
+        return ToolExecutionSuccess(
+            result.value, content, result.meta, contexts, result.concludes_turn
+        )
+    return ToolExecutionFailure(result.error, content, result.meta, contexts)
+
+
+async def _waterfall_post(
+    listeners: tuple[PostExecuteListener, ...],
+    execution: ToolExecution,
+    result: ToolExecutionResult,
+    index: int,
+) -> PostToolDecision:
+    if index == len(listeners):
+        return Accept()
+
+    async def next_decision() -> PostToolDecision:
+        return await _waterfall_post(listeners, execution, result, index + 1)
+
+    return await listeners[index](execution, result, next_decision)
+
+
+def _text_of(feedback: tuple[Any, ...]) -> str:
+    texts = [getattr(block, "text", "") for block in feedback]
+    return " ".join(t for t in texts if t) or "Blocked by policy."
+
+
+def aborted_execution(execution: ToolExecution, state: CallState) -> ToolExecutionFailure:
+    """This execution, cancelled: ABORTED once its body started, ABORTED_BEFORE_DISPATCH before."""
+    return aborted(execution.name, execution.signal.reason, body_started=state.body_started)
+
+
+def finalized(
+    runtime: Runtime,
+    registration: Registration,
+    execution: ToolExecution,
+    result: ToolExecutionResult,
+) -> ToolExecutionResult:
+    """The result with the content its `finalize_content` gives (kept if the callback fails)."""
+    finalize = registration.definition.finalize_content
+    if finalize is None:
+        return result
+    try:
+        content = finalize(execution, result)
+        if content is None:
+            return result
+        blocks = tuple(content)  # what it returned may still be held (and changed) by it
+    except CALL_FAILURES as error:  # the callback must be total; keep the content if it is not
+        runtime.report(error, f"finalize_content of `{execution.name}`")
+        return result
+    return _replaced(result, blocks, result.additional_contexts)
+
+
+def with_contexts(
+    result: ToolExecutionResult, deferred: tuple[ContextMessage, ...]
+) -> ToolExecutionResult:
+    """The result carrying each deferred context message it does not carry yet (in order)."""
+    carried = result.additional_contexts
+    missing = tuple(m for m in deferred if not any(m is c for c in carried))
+    return _replaced(result, result.content, missing + carried) if missing else result
+
+
+def observe(
+    runtime: Runtime,
+    observers: tuple[ResultObserver, ...],
+    execution: ToolExecution,
+    result: ToolExecutionResult,
+) -> None:
+    """Show the frozen result to each observer; one that raises is reported, not propagated."""
+    for observer in observers:
+        try:
+            observer(execution, result)
+        except CALL_FAILURES as error:  # contained: observers cannot change or lose a result
+            runtime.report(error, f"result observer {observer!r}")

@@ -1,0 +1,333 @@
+"""Durable records: the JSON-safe form of what a session log keeps, to write as JSONL and replay.
+
+Wire conventions (shared with the content in `_content.py` and the cards in
+`_cards.py`): snake_case in Python, the spec's camelCase on the wire (callId, rootCallId,
+parentCallId, isError, mediaType, ...); discriminators (`type` of a block, `card`/`kind` of a
+card, `event` of a record) come first; an optional field is omitted when it holds its default,
+and JSON-valued fields (meta, details, arguments) take any JSON, so an explicit `null` there
+reads as None. Every `*_from_json` takes any value, never raises, and fails with a `RecordError`
+naming the JSON pointer of the first bad place; unknown keys and tags are errors. Every
+`*_to_json` output is deep-frozen and survives json.dumps and parse_json unchanged (a JSON-valued
+field that is not lossless JSON raises ValueError).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final, Literal, final
+
+from returns.result import Result
+
+from toolfx.core.json import render_literal
+from toolfx.core.records._cards import (
+    call_view_from_json,
+    call_view_to_json,
+    result_view_from_json,
+    result_view_to_json,
+)
+from toolfx.core.records._content import (
+    content_from_json,
+    content_to_json,
+    context_from_json,
+    context_to_json,
+    contexts_from_json,
+    contexts_to_json,
+    durable_from_json,
+    durable_plain,
+    durable_to_json,
+    failure_from_json,
+    failure_to_json,
+    read_durable,
+)
+from toolfx.core.records._wire import (
+    Invalid,
+    RecordError,
+    array,
+    as_json,
+    as_str,
+    decoding,
+    field,
+    freeze,
+    optional,
+    read_object,
+    read_tag,
+)
+from toolfx.core.runtime import RejectedWithFeedback
+from toolfx.core.tools import DurableResult, materialized
+
+if TYPE_CHECKING:
+    from toolfx.core.json import FrozenJson
+    from toolfx.core.runtime import ApprovalReply, ApprovalRequest, Runtime
+    from toolfx.core.tools import ToolExecution, ToolExecutionResult
+
+__all__ = [
+    "RecordError",
+    "RecordFault",
+    "RecordSink",
+    "SessionRecord",
+    "ToolApprovalRecord",
+    "ToolCallRecord",
+    "ToolResultRecord",
+    "call_view_from_json",
+    "call_view_to_json",
+    "content_from_json",
+    "content_to_json",
+    "context_from_json",
+    "context_to_json",
+    "contexts_from_json",
+    "contexts_to_json",
+    "durable_from_json",
+    "durable_to_json",
+    "failure_from_json",
+    "failure_to_json",
+    "record_from_json",
+    "result_view_from_json",
+    "result_view_to_json",
+    "write_record",
+]
+
+
+_Plain = dict[str, object]
+
+
+_EVENTS: Final = ("tool/call", "tool/approval", "tool/result")
+
+
+_REPLIES: Final = ("allowed-once", "allowed-always", "rejected", "cancelled", "unavailable")
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class ToolCallRecord:
+    """The `tool/call` event, written before execution: who called which tool with what."""
+
+    call_id: str
+    root_call_id: str
+    name: str
+    arguments: FrozenJson
+    agent: str | None = None
+    parent_call_id: str | None = None
+
+    @property
+    def event(self) -> Literal["tool/call"]:
+        """The event tag on the wire."""
+        return "tool/call"
+
+    @classmethod
+    def of(cls, execution: ToolExecution, parent_call_id: str | None = None) -> ToolCallRecord:
+        """The record of a pending execution; the caller maps its parent token to a call id."""
+        return cls(
+            execution.call_id,
+            execution.root_call_id,
+            execution.name,
+            execution.arguments,
+            execution.agent,
+            parent_call_id,
+        )
+
+    def to_json(self) -> FrozenJson:
+        """The wire form: event, callId, rootCallId, name, arguments, agent and parentCallId."""
+        out: _Plain = {
+            "event": "tool/call",
+            "callId": self.call_id,
+            "rootCallId": self.root_call_id,
+            "name": self.name,
+            "arguments": self.arguments,
+        }
+        if self.agent is not None:
+            out["agent"] = self.agent
+        if self.parent_call_id is not None:
+            out["parentCallId"] = self.parent_call_id
+        return freeze(out)
+
+    @classmethod
+    def from_json(cls, value: object) -> Result[ToolCallRecord, RecordError]:
+        """Read a `tool/call` event from any value; never raises."""
+        return decoding(_call_record, value)
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class ToolResultRecord:
+    """The `tool/result` event: the durable projection of a call's final result."""
+
+    call_id: str
+    result: DurableResult
+
+    @property
+    def event(self) -> Literal["tool/result"]:
+        """The event tag on the wire."""
+        return "tool/result"
+
+    @classmethod
+    def of(cls, call_id: str, result: ToolExecutionResult) -> ToolResultRecord:
+        """The record of a final live result (its canonical value is dropped).
+
+        The result is materialized first (free for one the pipeline gave), so `to_json` never
+        raises: a result built by hand with a field that is not JSON is recorded as the
+        INVALID_TOOL_OUTPUT failure that says which field.
+        """
+        return cls(call_id, DurableResult.of(materialized(result, call_id)))
+
+    def to_json(self) -> FrozenJson:
+        """The wire form: event, callId and the durable result."""
+        plain: _Plain = {
+            "event": "tool/result",
+            "callId": self.call_id,
+            "result": durable_plain(self.result),
+        }
+        return freeze(plain)
+
+    @classmethod
+    def from_json(cls, value: object) -> Result[ToolResultRecord, RecordError]:
+        """Read a `tool/result` event from any value; never raises."""
+        return decoding(_result_record, value)
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class ToolApprovalRecord:
+    """The `tool/approval` event: what a call asked permission for, and the answer it got."""
+
+    call_id: str
+    permission: str
+    patterns: tuple[str, ...]
+    reason: str | None
+    reply: ApprovalReply
+
+    @property
+    def event(self) -> Literal["tool/approval"]:
+        """The event tag on the wire."""
+        return "tool/approval"
+
+    @classmethod
+    def of(cls, request: ApprovalRequest, reply: ApprovalReply) -> ToolApprovalRecord:
+        """The record of an answered ask."""
+        return cls(request.call_id, request.permission, request.patterns, request.reason, reply)
+
+    def to_json(self) -> FrozenJson:
+        """The wire form: event, callId, permission, patterns, reason, reply and feedback.
+
+        A rejection with feedback is `reply: "rejected"` with the `feedback` text beside it.
+        """
+        out: _Plain = {
+            "event": "tool/approval",
+            "callId": self.call_id,
+            "permission": self.permission,
+            "patterns": list(self.patterns),
+        }
+        if self.reason is not None:
+            out["reason"] = self.reason
+        if isinstance(self.reply, RejectedWithFeedback):
+            out.update(reply="rejected", feedback=self.reply.feedback)
+        else:
+            out["reply"] = self.reply
+        return freeze(out)
+
+    @classmethod
+    def from_json(cls, value: object) -> Result[ToolApprovalRecord, RecordError]:
+        """Read a `tool/approval` event from any value; never raises."""
+        return decoding(_approval_record, value)
+
+
+SessionRecord = ToolCallRecord | ToolApprovalRecord | ToolResultRecord
+
+
+"""One tool event of a session log."""
+
+
+def record_from_json(value: object) -> Result[SessionRecord, RecordError]:
+    """Read any tool event, chosen by its `event` tag; never raises."""
+    return decoding(_record, value)
+
+
+def _expect_event(value: object, expected: str) -> None:
+    event = read_tag(value, "event", _EVENTS, "event")
+    if event != expected:
+        reason = f"expected event {render_literal(expected)}, found {render_literal(event)}"
+        raise Invalid(reason, ["event"])
+
+
+def _call_record(value: object) -> ToolCallRecord:
+    _expect_event(value, "tool/call")
+    obj = read_object(
+        value,
+        ("event", "callId", "rootCallId", "name", "arguments"),
+        ("agent", "parentCallId"),
+    )
+    return ToolCallRecord(
+        field(obj, "callId", as_str),
+        field(obj, "rootCallId", as_str),
+        field(obj, "name", as_str),
+        field(obj, "arguments", as_json),
+        optional(obj, "agent", as_str, None),
+        optional(obj, "parentCallId", as_str, None),
+    )
+
+
+def _result_record(value: object) -> ToolResultRecord:
+    _expect_event(value, "tool/result")
+    obj = read_object(value, ("event", "callId", "result"))
+    return ToolResultRecord(field(obj, "callId", as_str), field(obj, "result", read_durable))
+
+
+def _approval_record(value: object) -> ToolApprovalRecord:
+    _expect_event(value, "tool/approval")
+    obj = read_object(
+        value, ("event", "callId", "permission", "patterns", "reply"), ("reason", "feedback")
+    )
+    reply: ApprovalReply = field(obj, "reply", _reply)
+    if "feedback" in obj:
+        if reply != "rejected":
+            raise Invalid("unexpected key 'feedback' unless the reply is 'rejected'", ["feedback"])
+        reply = RejectedWithFeedback(field(obj, "feedback", as_str))
+    return ToolApprovalRecord(
+        field(obj, "callId", as_str),
+        field(obj, "permission", as_str),
+        field(obj, "patterns", lambda items: array(items, as_str)),
+        optional(obj, "reason", as_str, None),
+        reply,
+    )
+
+
+def _reply(value: object) -> ApprovalReply:
+    text = as_str(value)
+    for reply in _REPLIES:
+        if text == reply:
+            return reply
+    raise Invalid(f"unknown approval reply {render_literal(text)}")
+
+
+def _record(value: object) -> SessionRecord:
+    event = read_tag(value, "event", _EVENTS, "event")
+    if event == "tool/call":
+        return _call_record(value)
+    if event == "tool/approval":
+        return _approval_record(value)
+    return _result_record(value)
+
+
+RecordSink = Callable[[SessionRecord], None]
+
+
+"""Receives the durable events: `tool/call` before a call runs, `tool/result` after."""
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class RecordFault:
+    """A record the sink failed to take, and the exception it raised."""
+
+    record: SessionRecord
+    error: Exception
+
+
+def write_record(runtime: Runtime, sink: RecordSink, record: SessionRecord) -> Exception | None:
+    """Give `record` to `sink`; an exception it raises is reported to the runtime and returned."""
+    try:
+        sink(record)
+    except Exception as error:  # contained: a broken log must not lose or change a result
+        runtime.report(error, f"the record sink, taking the `{record.event}` of {record.call_id}")
+        return error
+    return None

@@ -1,0 +1,32 @@
+"""Where tools live: Location-scoped persistent registries, scopes, hooks and compiled catalogs."""
+
+from toolfx.core.registry._catalog import Catalog, ExecutionMode, HookPlan
+from toolfx.core.registry._location import Disposer, Location
+from toolfx.core.registry._model import (
+    GLOBAL,
+    HookKind,
+    PresentationMode,
+    Registration,
+    RegistryError,
+    RegistryErrorKind,
+    ScopeKey,
+    ToolSchema,
+)
+from toolfx.core.registry._registry import Registry
+
+__all__ = [
+    "GLOBAL",
+    "Catalog",
+    "Disposer",
+    "ExecutionMode",
+    "HookKind",
+    "HookPlan",
+    "Location",
+    "PresentationMode",
+    "Registration",
+    "Registry",
+    "RegistryError",
+    "RegistryErrorKind",
+    "ScopeKey",
+    "ToolSchema",
+]

@@ -1,0 +1,239 @@
+"""Catalogs: the effective tools of one scope, as an immutable snapshot of a Registry."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Final, Literal, cast, final
+
+from toolfx.core.jsonschema import ValidationFailure
+from toolfx.core.registry._model import (
+    HookKind,
+    ToolSchema,
+)
+
+if TYPE_CHECKING:
+    from toolfx.core.json import FrozenJson
+    from toolfx.core.registry._model import (
+        Hook,
+        HookFunction,
+        PresentationMode,
+        Registration,
+        ScopeKey,
+    )
+    from toolfx.core.registry._registry import Registry
+    from toolfx.core.tools import (
+        CodeDispatchLogListener,
+        ExecuteWrapper,
+        OutputLimits,
+        PostExecuteListener,
+        PreExecuteListener,
+        ResultObserver,
+        ToolDefinition,
+        ToolGuard,
+    )
+
+__all__ = [
+    "Catalog",
+    "CatalogData",
+    "ExecutionMode",
+    "HookPlan",
+    "ToolSchema",
+    "compile_catalog",
+]
+
+ExecutionMode = Literal["parallel", "exclusive"]
+"""How a pending call is scheduled: `parallel` may overlap siblings, `exclusive` runs alone."""
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class CatalogData:
+    """One scope's compiled view: name lookup, hooks by kind, presentation mode, output limits."""
+
+    tools: Mapping[str, Registration]
+    """Every tool the scope sees, by name: a read-only view."""
+    direct: Mapping[str, Registration]
+    """The tools a model-direct call reaches: under `code` only those outside Code Mode."""
+    plan: HookPlan
+    mode: PresentationMode
+    output_limits: OutputLimits
+    """The limits of a tool that declares none (the Registry's)."""
+    schemas: tuple[ToolSchema, ...] = field(compare=False)
+    native_schemas: tuple[ToolSchema, ...] = field(compare=False)
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class HookPlan:
+    """One scope's hooks by kind, typed, in registration order: what a call runs through."""
+
+    pre_execute: tuple[PreExecuteListener, ...]
+    execute: tuple[ExecuteWrapper, ...]
+    post_execute: tuple[PostExecuteListener, ...]
+    code_dispatch_log: tuple[CodeDispatchLogListener, ...]
+    result: tuple[ResultObserver, ...]
+    guards: tuple[ToolGuard, ...]
+
+    def of_kind(self, kind: HookKind) -> tuple[HookFunction, ...]:
+        """The hooks of one kind."""
+        hooks: tuple[HookFunction, ...] = getattr(self, _PLAN_FIELDS[kind])
+        return hooks
+
+
+_PLAN_FIELDS: Final[Mapping[HookKind, str]] = {
+    HookKind.PRE_EXECUTE: "pre_execute",
+    HookKind.EXECUTE: "execute",
+    HookKind.POST_EXECUTE: "post_execute",
+    HookKind.CODE_DISPATCH_LOG: "code_dispatch_log",
+    HookKind.RESULT: "result",
+    HookKind.GUARD: "guards",
+}
+
+
+def compile_catalog(
+    tools: dict[str, Registration],
+    hooks: list[Hook],
+    mode: PresentationMode,
+    output_limits: OutputLimits,
+) -> CatalogData:
+    """Compile a scope's lookup table, schemas (sorted by name) and hook lists once."""
+    ordered = {name: tools[name] for name in sorted(tools)}  # str keys sort faster than items
+    by_kind: dict[HookKind, list[HookFunction]] = {kind: [] for kind in HookKind}
+    for hook in hooks:
+        by_kind[hook.kind].append(hook.function)
+    schemas = tuple(registration.schema for registration in ordered.values())
+    direct = ordered
+    if mode == "code":
+        direct = {n: r for n, r in ordered.items() if not r.definition.options.codemode}
+    frozen = {kind: tuple(functions) for kind, functions in by_kind.items()}
+    plan = HookPlan(  # the kind of each hook says which shape its function has
+        pre_execute=cast("tuple[PreExecuteListener, ...]", frozen[HookKind.PRE_EXECUTE]),
+        execute=cast("tuple[ExecuteWrapper, ...]", frozen[HookKind.EXECUTE]),
+        post_execute=cast("tuple[PostExecuteListener, ...]", frozen[HookKind.POST_EXECUTE]),
+        code_dispatch_log=cast(
+            "tuple[CodeDispatchLogListener, ...]", frozen[HookKind.CODE_DISPATCH_LOG]
+        ),
+        result=cast("tuple[ResultObserver, ...]", frozen[HookKind.RESULT]),
+        guards=cast("tuple[ToolGuard, ...]", frozen[HookKind.GUARD]),
+    )
+    native = schemas if direct is ordered else tuple(r.schema for r in direct.values())
+    # read-only views, one each: a caller holding the view cannot add, drop or swap a tool
+    return CatalogData(
+        MappingProxyType(ordered),
+        MappingProxyType(direct),
+        plan,
+        mode,
+        output_limits,
+        schemas,
+        native,
+    )
+
+
+@final
+class Catalog:
+    """The tools one scope sees in one Registry: lookup, schemas, hooks and scheduling mode."""
+
+    __slots__ = ("_compiled", "_registry", "_scope")
+
+    def __init__(self, registry: Registry, scope: ScopeKey | None) -> None:
+        self._registry = registry
+        self._scope = scope
+        self._compiled: CatalogData | None = None
+
+    @property
+    def registry(self) -> Registry:
+        """The registry value this catalog is a snapshot of."""
+        return self._registry
+
+    @property
+    def scope(self) -> ScopeKey | None:
+        """The scope whose view this is (None: the global layer)."""
+        return self._scope
+
+    def __repr__(self) -> str:
+        return f"<Catalog scope={self.scope!r} tools={len(self)}>"
+
+    @property
+    def view(self) -> CatalogData:
+        """This scope's compiled view (compiled on first use, then kept with this catalog)."""
+        compiled = self._compiled
+        if compiled is None:  # compiled once per registry value; kept here for the next look
+            compiled = self._compiled = self._registry.data(self._scope)
+        return compiled
+
+    def __len__(self) -> int:
+        return len(self.view.tools)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.view.tools
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.view.tools)
+
+    def get(self, name: str) -> ToolDefinition[Any, Any] | None:
+        """The definition this scope resolves for `name`, or None when none is visible."""
+        registration = self.view.tools.get(name)
+        return None if registration is None else registration.definition
+
+    def registration(self, name: str) -> Registration | None:
+        """The visible registration for `name` (with its scope and permission), if any."""
+        return self.view.tools.get(name)
+
+    def direct(self, name: str) -> Registration | None:
+        """The registration a model-direct call (one with no parent) may run, if any.
+
+        Under the `code` presentation a tool in Code Mode is reached only through the Code Mode
+        transport (a call with a parent); a model asking for it directly finds no such tool.
+        """
+        return self.view.direct.get(name)
+
+    def direct_names(self) -> Iterator[str]:
+        """The names a model-direct call may use, sorted."""
+        return iter(self.view.direct)
+
+    def schemas(self) -> tuple[ToolSchema, ...]:
+        """The model-facing schemas of every visible tool, sorted by name."""
+        return self.view.schemas
+
+    def native_schemas(self) -> tuple[ToolSchema, ...]:
+        """The provider-native tool list: every tool, or under `code` those outside Code Mode."""
+        return self.view.native_schemas
+
+    @property
+    def presentation_mode(self) -> PresentationMode:
+        """How this scope's tools reach its model (nearest declaration, else the default)."""
+        return self.view.mode
+
+    def hooks(self, kind: HookKind) -> tuple[HookFunction, ...]:
+        """The hooks of one kind for this scope's calls: global ones and its own, in order."""
+        return self.view.plan.of_kind(kind)
+
+    def guards(self) -> tuple[ToolGuard, ...]:
+        """The guards for this scope's calls, in registration order."""
+        return self.view.plan.guards
+
+    @property
+    def output_limits(self) -> OutputLimits:
+        """The limits of this scope's tools that declare none (the Registry's)."""
+        return self.view.output_limits
+
+    @property
+    def plan(self) -> HookPlan:
+        """Every hook for this scope's calls, typed by kind."""
+        return self.view.plan
+
+    def execution_mode(self, name: str, arguments: FrozenJson) -> ExecutionMode:
+        """Fail-closed scheduling: only an exact True from the tool's classifier is parallel."""
+        definition = self.get(name)
+        if definition is None or definition.is_concurrency_safe is None:
+            return "exclusive"
+        decoded = definition.parameters.decode_or_failure(arguments)
+        if isinstance(decoded, ValidationFailure):
+            return "exclusive"
+        try:
+            verdict = definition.is_concurrency_safe(decoded[1])
+        except Exception:  # a raising classifier is exclusive, by the spec
+            return "exclusive"
+        return "parallel" if verdict is True else "exclusive"

@@ -1,0 +1,50 @@
+"""Descriptions: inert programs over a Runtime, performed only when an interpreter runs them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, final
+
+if TYPE_CHECKING:
+    from toolfx.core.runtime._runtime import Runtime
+
+__all__ = ["Description"]
+
+T = TypeVar("T")
+U = TypeVar("U")
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class Description(Generic[T]):
+    """A program that needs a Runtime; building or composing one performs nothing."""
+
+    program: Callable[[Runtime], Coroutine[Any, Any, T]]
+
+    @staticmethod
+    def of(value: U) -> Description[U]:
+        """A description that yields `value` and does nothing else."""
+
+        async def program(runtime: Runtime) -> U:
+            return value
+
+        return Description(program)
+
+    def map(self, function: Callable[[T], U]) -> Description[U]:
+        """A description whose result is `function` of this one's."""
+        program = self.program
+
+        async def mapped(runtime: Runtime) -> U:
+            return function(await program(runtime))
+
+        return Description(mapped)
+
+    def bind(self, function: Callable[[T], Description[U]]) -> Description[U]:
+        """A description that runs this one, then the one `function` builds from its result."""
+        program = self.program
+
+        async def bound(runtime: Runtime) -> U:
+            return await function(await program(runtime)).program(runtime)
+
+        return Description(bound)

@@ -1,0 +1,32 @@
+"""Text helpers the pipeline and leaves share: cutting to a budget, line diffs."""
+
+from toolfx.core.text._cut import count_bytes, count_lines, cut_with_note, head
+from toolfx.core.text._diff import (
+    CONTEXT_LINES,
+    MAX_DIFF_LINES,
+    MAX_EDIT_LINES,
+    NO_NEWLINE,
+    Edit,
+    EditTag,
+    common_ends,
+    line_edits,
+    unified_diff,
+    unified_text_diff,
+)
+
+__all__ = [
+    "CONTEXT_LINES",
+    "MAX_DIFF_LINES",
+    "MAX_EDIT_LINES",
+    "NO_NEWLINE",
+    "Edit",
+    "EditTag",
+    "common_ends",
+    "count_bytes",
+    "count_lines",
+    "cut_with_note",
+    "head",
+    "line_edits",
+    "unified_diff",
+    "unified_text_diff",
+]

@@ -1,0 +1,239 @@
+"""Tool definitions: typed arguments and a declared output, tied to the body by one declaration."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, final, overload
+
+from returns.result import Result
+from typing_extensions import TypeForm
+
+from toolfx.core.schema import schema_of
+from toolfx.core.tools._content_text import render_json
+from toolfx.core.tools._naming import ToolDefinitionError, check_name
+from toolfx.core.tools._output_limits import OutputLimits
+
+if TYPE_CHECKING:
+    from toolfx.core.json import JsonValue
+    from toolfx.core.schema import ValueSchema
+    from toolfx.core.tools._cards import ToolCallView, ToolResultView
+    from toolfx.core.tools._content import ContentBlock
+    from toolfx.core.tools._context import ToolCallIdentity, ToolRunContext
+    from toolfx.core.tools._failure import ToolFailure
+    from toolfx.core.tools._results import DurableResult, ToolExecutionResult
+    from toolfx.core.tools._with_content import WithContent
+
+__all__ = [
+    "Output",
+    "ToolDefinition",
+    "ToolDefinitionError",
+    "ToolOptions",
+    "define_tool",
+]
+
+ArgsT = TypeVar("ArgsT")
+OutT = TypeVar("OutT")
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class Output(Generic[ArgsT, OutT]):
+    """A tool's declared output: its type, the model-content renderer and presentation meta."""
+
+    type: TypeForm[OutT]
+    render: Callable[[ArgsT, OutT], Sequence[ContentBlock]] = render_json
+    presentation_meta: Callable[[ArgsT, OutT], JsonValue] | None = None
+    schema: ValueSchema[OutT] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "schema", schema_of(self.type))
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class ToolOptions:
+    """Registration options: namespace, Code Mode membership, and the permission action."""
+
+    namespace: str | None = None
+    codemode: bool = True
+    permission: str | None = None
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class ToolDefinition(Generic[ArgsT, OutT]):
+    """One frozen tool: schema, body, output contract, scheduling and presentation callbacks.
+
+    The body returns OutT or `Result[OutT, ToolFailure]` (or `WithContent[OutT]` in their place,
+    to give the model content itself), from a plain or an `async def`; a plain
+    body that blocks (file or network I/O) says `blocking=True` so async interpreters run it in
+    a thread. `timeout` is in seconds. `output_limits` bounds the text its results show the
+    model (None: its Location's limits); no tool is unbounded, one may only declare larger limits.
+    """
+
+    name: str
+    description: str
+    parameters: ValueSchema[ArgsT]
+    output: Output[ArgsT, OutT]
+    execute: Callable[[ArgsT, ToolRunContext], object]
+    finalize_content: (
+        Callable[[ToolCallIdentity, ToolExecutionResult], Sequence[ContentBlock] | None] | None
+    ) = None
+    timeout: float | None = None
+    is_concurrency_safe: Callable[[ArgsT], bool] | None = None
+    present_call: Callable[[ArgsT], ToolCallView | None] | None = None
+    present_result: Callable[[ArgsT, DurableResult], ToolResultView | None] | None = None
+    options: ToolOptions = ToolOptions()
+    blocking: bool = False
+    output_limits: OutputLimits | None = None
+    """How much text its results show the model (None: the Location's limits)."""
+
+    def __post_init__(self) -> None:
+        check_name(self.name, self.name, "name")
+        if self.options.namespace is not None:
+            check_name(self.name, self.options.namespace, "options.namespace")
+        if not isinstance(self.description, str):
+            raise ToolDefinitionError(self.name, "description", "must be a string")
+        if self.timeout is not None and not (
+            isinstance(self.timeout, int | float)
+            and math.isfinite(self.timeout)
+            and self.timeout > 0
+        ):
+            raise ToolDefinitionError(
+                self.name,
+                "timeout",
+                f"must be a positive, finite number of seconds, not {self.timeout!r}",
+            )
+        if self.output_limits is not None and not isinstance(self.output_limits, OutputLimits):
+            raise ToolDefinitionError(
+                self.name,
+                "output_limits",
+                f"must be an OutputLimits or None, not {self.output_limits!r}",
+            )
+        root = self.parameters.json_schema
+        if not (isinstance(root, dict) and root.get("type") == "object"):
+            raise ToolDefinitionError(
+                self.name,
+                "parameters",
+                "must describe a JSON object (a TypedDict or a frozen dataclass), "
+                f"not {self.parameters.type_form!r}",
+            )
+
+
+@overload
+def define_tool(
+    *,
+    name: str,
+    description: str,
+    parameters: TypeForm[ArgsT],
+    output: Output[ArgsT, OutT],
+    execute: Callable[[ArgsT, ToolRunContext], OutT | WithContent[OutT]],
+    finalize_content: (
+        Callable[[ToolCallIdentity, ToolExecutionResult], Sequence[ContentBlock] | None] | None
+    ) = None,
+    timeout: float | None = None,
+    is_concurrency_safe: Callable[[ArgsT], bool] | None = None,
+    present_call: Callable[[ArgsT], ToolCallView | None] | None = None,
+    present_result: Callable[[ArgsT, DurableResult], ToolResultView | None] | None = None,
+    options: ToolOptions = ToolOptions(),
+    blocking: bool = False,
+    output_limits: OutputLimits | None = None,
+) -> ToolDefinition[ArgsT, OutT]: ...
+@overload
+def define_tool(
+    *,
+    name: str,
+    description: str,
+    parameters: TypeForm[ArgsT],
+    output: Output[ArgsT, OutT],
+    execute: Callable[
+        [ArgsT, ToolRunContext], Result[OutT, ToolFailure] | Result[WithContent[OutT], ToolFailure]
+    ],
+    finalize_content: (
+        Callable[[ToolCallIdentity, ToolExecutionResult], Sequence[ContentBlock] | None] | None
+    ) = None,
+    timeout: float | None = None,
+    is_concurrency_safe: Callable[[ArgsT], bool] | None = None,
+    present_call: Callable[[ArgsT], ToolCallView | None] | None = None,
+    present_result: Callable[[ArgsT, DurableResult], ToolResultView | None] | None = None,
+    options: ToolOptions = ToolOptions(),
+    blocking: bool = False,
+    output_limits: OutputLimits | None = None,
+) -> ToolDefinition[ArgsT, OutT]: ...
+@overload
+def define_tool(
+    *,
+    name: str,
+    description: str,
+    parameters: TypeForm[ArgsT],
+    output: Output[ArgsT, OutT],
+    execute: Callable[[ArgsT, ToolRunContext], Awaitable[OutT | WithContent[OutT]]],
+    finalize_content: (
+        Callable[[ToolCallIdentity, ToolExecutionResult], Sequence[ContentBlock] | None] | None
+    ) = None,
+    timeout: float | None = None,
+    is_concurrency_safe: Callable[[ArgsT], bool] | None = None,
+    present_call: Callable[[ArgsT], ToolCallView | None] | None = None,
+    present_result: Callable[[ArgsT, DurableResult], ToolResultView | None] | None = None,
+    options: ToolOptions = ToolOptions(),
+    blocking: bool = False,
+    output_limits: OutputLimits | None = None,
+) -> ToolDefinition[ArgsT, OutT]: ...
+@overload
+def define_tool(
+    *,
+    name: str,
+    description: str,
+    parameters: TypeForm[ArgsT],
+    output: Output[ArgsT, OutT],
+    execute: Callable[
+        [ArgsT, ToolRunContext],
+        Awaitable[Result[OutT, ToolFailure] | Result[WithContent[OutT], ToolFailure]],
+    ],
+    finalize_content: (
+        Callable[[ToolCallIdentity, ToolExecutionResult], Sequence[ContentBlock] | None] | None
+    ) = None,
+    timeout: float | None = None,
+    is_concurrency_safe: Callable[[ArgsT], bool] | None = None,
+    present_call: Callable[[ArgsT], ToolCallView | None] | None = None,
+    present_result: Callable[[ArgsT, DurableResult], ToolResultView | None] | None = None,
+    options: ToolOptions = ToolOptions(),
+    blocking: bool = False,
+    output_limits: OutputLimits | None = None,
+) -> ToolDefinition[ArgsT, OutT]: ...
+def define_tool(
+    *,
+    name: str,
+    description: str,
+    parameters: Any,
+    output: Output[Any, Any],
+    execute: Callable[[Any, ToolRunContext], object],
+    finalize_content: (
+        Callable[[ToolCallIdentity, ToolExecutionResult], Sequence[ContentBlock] | None] | None
+    ) = None,
+    timeout: float | None = None,
+    is_concurrency_safe: Callable[[Any], bool] | None = None,
+    present_call: Callable[[Any], ToolCallView | None] | None = None,
+    present_result: Callable[[Any, DurableResult], ToolResultView | None] | None = None,
+    options: ToolOptions = ToolOptions(),
+    blocking: bool = False,
+    output_limits: OutputLimits | None = None,
+) -> ToolDefinition[Any, Any]:
+    """Define a tool whose body, renderer and presenters are checked against its declarations."""
+    return ToolDefinition(
+        name=name,
+        description=description,
+        parameters=schema_of(parameters),
+        output=output,
+        execute=execute,
+        finalize_content=finalize_content,
+        timeout=timeout,
+        is_concurrency_safe=is_concurrency_safe,
+        present_call=present_call,
+        present_result=present_result,
+        options=options,
+        blocking=blocking,
+        output_limits=output_limits,
+    )

@@ -1,0 +1,167 @@
+"""The command line: `toolfx demo | run | replay | tools | mcp serve`, parsed into frozen values."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import final
+
+from toolfx.core.runtime import SANDBOX_MODES, SandboxMode
+from toolfx.interpreters.cli._log import INTERPRETERS, Interpreter
+from toolfx.interpreters.cli._providers import SchemaFormat
+
+__all__ = [
+    "Command",
+    "DemoCommand",
+    "McpServeCommand",
+    "OutputOptions",
+    "ReplayCommand",
+    "RunCommand",
+    "ToolsCommand",
+    "parse_args",
+]
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class OutputOptions:
+    """How results are shown: JSON lines instead of panels; colour unless turned off."""
+
+    json: bool = False
+    color: bool = True
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class RunCommand:
+    """`toolfx run`: a session file against a workspace."""
+
+    session: str
+    workspace: str
+    interpreter: Interpreter = "sync"
+    rules: str | None = None
+    log: str | None = None
+    yes: bool = False
+    deny_asks: bool = False
+    output: OutputOptions = OutputOptions()
+    sandbox: SandboxMode = "auto"
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class DemoCommand:
+    """`toolfx demo`: the bundled session against a copy of the bundled workspace."""
+
+    interpreter: Interpreter = "sync"
+    log: str | None = None
+    output: OutputOptions = OutputOptions()
+    sandbox: SandboxMode = "auto"
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class ReplayCommand:
+    """`toolfx replay`: show a session log again, running nothing."""
+
+    log: str
+    output: OutputOptions = OutputOptions()
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class ToolsCommand:
+    """`toolfx tools`: the installed tools' schemas as JSON."""
+
+    form: SchemaFormat = "json"
+    workspace: str = "."
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class McpServeCommand:
+    """`toolfx mcp serve`: the installed tools over a workspace, as an MCP server on stdio."""
+
+    workspace: str = "."
+    rules: str | None = None
+    sandbox: SandboxMode = "auto"
+
+
+Command = RunCommand | DemoCommand | ReplayCommand | ToolsCommand | McpServeCommand
+"""A parsed command line."""
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="toolfx", description="Run, replay, list and serve toolfx tool calls."
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    demo = commands.add_parser("demo", help="run the bundled example session (no input needed)")
+    run = commands.add_parser("run", help="run a session file (JSONL of model turns)")
+    run.add_argument("session", metavar="SESSION", help="the session file")
+    run.add_argument("--workspace", required=True, metavar="DIR", help="the workspace root")
+    run.add_argument("--rules", metavar="FILE", help="permission rules (a JSON list)")
+    answers = run.add_mutually_exclusive_group()
+    answers.add_argument("--yes", action="store_true", help="allow every ask once")
+    answers.add_argument("--deny-asks", action="store_true", help="reject every ask")
+    for command in (demo, run):
+        command.add_argument(
+            "--interpreter",
+            choices=tuple(INTERPRETERS),
+            default="sync",
+            help="what runs the turns (default: sync)",
+        )
+        command.add_argument("--log", metavar="FILE", help="write the session log (JSONL) here")
+    replay = commands.add_parser("replay", help="show a session log again, running nothing")
+    replay.add_argument("log", metavar="LOG", help="the session log")
+    for command in (demo, run, replay):
+        command.add_argument("--json", action="store_true", help="print results as JSON lines")
+        command.add_argument("--no-color", action="store_true", help="print without colour")
+
+    tools = commands.add_parser("tools", help="print the installed tools' schemas")
+    tools.add_argument(
+        "--format", choices=("json", "openai", "anthropic", "gemini"), default="json"
+    )
+
+    mcp = commands.add_parser("mcp", help="serve the tools over MCP")
+    mcp_commands = mcp.add_subparsers(dest="mcp_command", required=True, metavar="COMMAND")
+    serve = mcp_commands.add_parser("serve", help="an MCP server on stdin and stdout")
+    serve.add_argument("--rules", metavar="FILE", help="permission rules (a JSON list)")
+    for command in (tools, serve):
+        command.add_argument("--workspace", default=".", metavar="DIR", help="the workspace root")
+    for command in (demo, run, serve):
+        command.add_argument(
+            "--sandbox",
+            choices=SANDBOX_MODES,
+            default="auto",
+            help="what confines bash commands (default: auto, bubblewrap then Landlock; "
+            "where none is available every command asks)",
+        )
+    return parser
+
+
+def parse_args(argv: Sequence[str]) -> Command:
+    """The command `argv` asks for; a bad command line exits (code 2) with argparse's usage."""
+    args = _parser().parse_args(argv)
+    if args.command == "tools":
+        return ToolsCommand(args.format, args.workspace)
+    if args.command == "mcp":
+        return McpServeCommand(args.workspace, args.rules, args.sandbox)
+    output = OutputOptions(json=args.json, color=not args.no_color)
+    if args.command == "replay":
+        return ReplayCommand(args.log, output)
+    interpreter = INTERPRETERS[args.interpreter]
+    if args.command == "demo":
+        return DemoCommand(interpreter, args.log, output, args.sandbox)
+    return RunCommand(
+        args.session,
+        args.workspace,
+        interpreter,
+        args.rules,
+        args.log,
+        args.yes,
+        args.deny_asks,
+        output,
+        args.sandbox,
+    )

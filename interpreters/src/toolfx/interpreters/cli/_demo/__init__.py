@@ -1,0 +1,59 @@
+"""`toolfx demo`: the bundled session (session.jsonl) against a temporary copy of the bundled
+workspace, under the bundled rules (rules.json), with a scripted approver that allows each ask
+once. It shows every card kind, an approval, a denial, a failing call and bounded output.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from importlib.resources import as_file, files
+from typing import Final
+
+from toolfx.interpreters.cli._approvals import fixed
+from toolfx.interpreters.cli._args import DemoCommand
+from toolfx.interpreters.cli._commands import play
+from toolfx.interpreters.cli._log import SessionHeader
+from toolfx.interpreters.cli._providers import load_catalog
+from toolfx.interpreters.cli._session import parse_session
+
+__all__ = ["BUILD_LOG_LINES", "demo"]
+
+BUILD_LOG_LINES: Final = 2400
+"""The generated build log's length: over the 2,000 lines a read or a command may show."""
+
+_DATA: Final = files(__name__)
+
+
+def demo(command: DemoCommand) -> int:
+    """Run the demo session in a temporary workspace that is removed afterwards."""
+    with tempfile.TemporaryDirectory(prefix="toolfx-demo-") as temp:
+        root = os.path.join(os.path.realpath(temp), "workspace")
+        with as_file(_DATA / "workspace") as source:
+            shutil.copytree(source, root, ignore=shutil.ignore_patterns("__pycache__"))
+        _write_build_log(os.path.join(root, "logs", "build.log"))
+        turns = parse_session((_DATA / "session.jsonl").read_text("utf-8"))
+        rules = json.loads((_DATA / "rules.json").read_text("utf-8"))
+        catalog = load_catalog(root, rules, command.sandbox)
+        header = SessionHeader(root, command.interpreter)
+        play(
+            turns,
+            catalog,
+            header,
+            lambda display: fixed("allowed-once"),
+            log=command.log,
+            output=command.output,
+        )
+    return 0
+
+
+def _write_build_log(path: str) -> None:
+    """A long, made-up build log (generated rather than shipped)."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as log:
+        for step in range(1, BUILD_LOG_LINES + 1):
+            log.write(
+                f"[build] step {step:04d}: compiled module_{step % 97:02d}.py in {step % 13} ms\n"
+            )

@@ -1,0 +1,161 @@
+"""The session log: JSONL of a `session` header, then `turn` marks and the tool records
+(`tool/call`, `tool/approval`, `tool/result`) in the order they happened.
+
+The header names the workspace root and the interpreter, so a replay rebuilds the same tool
+definitions (and runs nothing); each `turn` mark gives the turn's number and how many calls it
+has. The tool records are core's durable records, in their own wire form.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Final, Literal, final
+
+from returns.result import Failure, Result
+
+from toolfx.core.json import FrozenJson, parse_json
+from toolfx.core.records import (
+    RecordError,
+    SessionRecord,
+    as_int,
+    as_str,
+    decoding,
+    field,
+    freeze,
+    read_object,
+    read_tag,
+    record_from_json,
+)
+from toolfx.interpreters.cli._log_file import LogFile
+
+__all__ = [
+    "INTERPRETERS",
+    "Interpreter",
+    "LogError",
+    "LogRecord",
+    "Recorder",
+    "SessionHeader",
+    "TurnRecord",
+    "log_line",
+    "read_log",
+]
+
+Interpreter = Literal["sync", "asyncio", "trio"]
+"""Which interpreter runs a session's turns."""
+
+INTERPRETERS: Final[Mapping[str, Interpreter]] = {
+    "sync": "sync",
+    "asyncio": "asyncio",
+    "trio": "trio",
+}
+"""Every interpreter by its name."""
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class SessionHeader:
+    """The log's first line: the workspace root the session ran in, and its interpreter."""
+
+    workspace: str
+    interpreter: Interpreter
+
+    def to_json(self) -> FrozenJson:
+        """The wire form: event `session`, workspace and interpreter."""
+        return freeze(
+            {"event": "session", "workspace": self.workspace, "interpreter": self.interpreter}
+        )
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class TurnRecord:
+    """A model turn begins: its number (from 1) and how many calls it makes."""
+
+    turn: int
+    calls: int
+
+    def to_json(self) -> FrozenJson:
+        """The wire form: event `turn`, turn and calls."""
+        return freeze({"event": "turn", "turn": self.turn, "calls": self.calls})
+
+
+LogRecord = SessionHeader | TurnRecord | SessionRecord
+"""One line of a session log."""
+
+
+class LogError(ValueError):
+    """A log that cannot be replayed: the line (from 1) and what is wrong there."""
+
+    def __init__(self, line: int, reason: str) -> None:
+        super().__init__(f"line {line}: {reason}")
+
+
+def log_line(record: LogRecord) -> str:
+    """A record as one line of JSON (no newline)."""
+    return json.dumps(record.to_json(), ensure_ascii=False, separators=(",", ":"))
+
+
+def read_log(text: str) -> tuple[SessionHeader, tuple[LogRecord, ...]]:
+    """The header and the records after it of a log's text; a bad line raises `LogError`."""
+    numbered = enumerate(text.split("\n"), 1)  # only newlines end records, not U+2028 in them
+    lines = [(number, line) for number, line in numbered if line.strip()]
+    if not lines:
+        raise LogError(1, "the log is empty; it starts with a `session` header")
+    header = _read_line(*lines[0], first=True)
+    if not isinstance(header, SessionHeader):
+        raise LogError(lines[0][0], "the log starts with a `session` header")
+    return header, tuple(_read_line(number, line, first=False) for number, line in lines[1:])
+
+
+def _read_line(number: int, line: str, *, first: bool) -> LogRecord:
+    parsed = parse_json(line)
+    if isinstance(parsed, Failure):
+        raise LogError(number, f"not JSON: {parsed.failure()}")
+    value = parsed.unwrap()
+    event = value.get("event") if isinstance(value, dict) else None
+    read: Result[LogRecord, RecordError]
+    if first:
+        read = decoding(_header, value)
+    elif event == "turn":
+        read = decoding(_turn, value)
+    else:
+        read = record_from_json(value)
+    if isinstance(read, Failure):
+        raise LogError(number, str(read.failure()))
+    return read.unwrap()
+
+
+def _header(value: object) -> SessionHeader:
+    read_tag(value, "event", ("session",), "first event")
+    obj = read_object(value, ("event", "workspace", "interpreter"))
+    interpreter = INTERPRETERS[read_tag(obj, "interpreter", INTERPRETERS, "interpreter")]
+    return SessionHeader(field(obj, "workspace", as_str), interpreter)
+
+
+def _turn(value: object) -> TurnRecord:
+    read_tag(value, "event", ("turn",), "event")
+    obj = read_object(value, ("event", "turn", "calls"))
+    return TurnRecord(field(obj, "turn", as_int), field(obj, "calls", as_int))
+
+
+@final
+class Recorder:
+    """The sink of a session: appends each record to the log (if any), then shows it.
+
+    Once the log has failed, every record raises its `LogWriteError` and is not shown: the
+    pipeline runs no call it cannot record, and the command ends with the log's error.
+    """
+
+    __slots__ = ("_log", "_show")
+
+    def __init__(self, show: Callable[[LogRecord], None], log: LogFile | None = None) -> None:
+        self._show = show
+        self._log = log
+
+    def __call__(self, record: LogRecord) -> None:
+        """Write `record` as a whole line of the log, then show it."""
+        if self._log is not None:
+            self._log.append(log_line(record))
+        self._show(record)

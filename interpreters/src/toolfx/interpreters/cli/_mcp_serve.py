@@ -1,0 +1,92 @@
+"""`toolfx mcp serve`: the installed tools over a workspace, as an MCP server on stdin and stdout.
+
+The tools come from the `toolfx.tools` providers like every command's (`load_catalog`), under the
+rules file if one is given; `tools/list` gives their native schemas and `tools/call` runs them
+through the pipeline (`_mcp_calls.py`). While it serves, stdout carries only the protocol (the SDK
+points the process's fd 1 at stderr); logs go to stderr, made visible (a client's ids and
+messages are in them).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from importlib.metadata import version
+from typing import Any, Final, cast, final
+
+import anyio
+import anyio.abc
+import mcp_types as types
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import Server
+from mcp.server.stdio import stdio_server
+
+from toolfx.core.json import thaw_json
+from toolfx.core.registry import Catalog, ToolSchema
+from toolfx.core.runtime import spill_folder
+from toolfx.interpreters._os.spills import AnyioFolderSpills
+from toolfx.interpreters.cli._args import McpServeCommand
+from toolfx.interpreters.cli._commands import load_rules, workspace_root
+from toolfx.interpreters.cli._mcp_calls import McpCalls
+from toolfx.interpreters.cli._providers import load_catalog
+from toolfx.interpreters.cli._visible import visible
+
+__all__ = ["LOG_FORMAT", "VisibleFormatter", "mcp_serve", "mcp_server", "mcp_tool", "serve"]
+
+LOG_FORMAT: Final = "toolfx mcp serve: %(levelname)s %(name)s: %(message)s"
+"""How each log line on stderr reads."""
+
+
+@final
+class VisibleFormatter(logging.Formatter):
+    """Log lines with control characters and escape sequences made visible."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        """The formatted record (with its traceback, if any), made visible."""
+        return visible(super().format(record))
+
+
+def mcp_tool(schema: ToolSchema) -> types.Tool:
+    """A native tool schema as an MCP tool: its name, description and parameters' schema."""
+    parameters = cast("dict[str, Any]", thaw_json(schema.parameters))  # an object: ToolDefinition
+    return types.Tool(name=schema.name, description=schema.description, input_schema=parameters)
+
+
+def mcp_serve(command: McpServeCommand) -> int:
+    """`toolfx mcp serve`: serve the catalog over stdio until the client closes the connection."""
+    root = workspace_root(command.workspace)
+    catalog = load_catalog(root, load_rules(command.rules), command.sandbox)
+    handler = logging.StreamHandler()  # stderr
+    handler.setFormatter(VisibleFormatter(LOG_FORMAT))
+    logging.basicConfig(handlers=[handler])
+    anyio.run(serve, catalog, spill_folder(root, os.environ))
+    return 0
+
+
+def mcp_server(
+    catalog: Catalog, group: anyio.abc.TaskGroup, spills: str | None = None
+) -> Server[Any]:
+    """The MCP server of `catalog`: its tools listed, each call run in `group`; outputs cut for
+    the client are kept whole in the folder `spills` (None: a private temporary one)."""
+    tools = types.ListToolsResult(tools=[mcp_tool(s) for s in catalog.native_schemas()])
+
+    async def list_tools(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return tools
+
+    return Server(
+        "toolfx",
+        version=version("toolfx-interpreters"),
+        on_list_tools=list_tools,
+        on_call_tool=McpCalls(catalog, group, AnyioFolderSpills(spills)).call_tool,
+    )
+
+
+async def serve(catalog: Catalog, spills: str | None = None) -> None:
+    """Serve `catalog` to one client over this process's stdin and stdout."""
+    async with anyio.create_task_group() as group:
+        server = mcp_server(catalog, group, spills)
+        async with stdio_server() as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+        group.cancel_scope.cancel()  # the client has gone: stop what still runs or waits

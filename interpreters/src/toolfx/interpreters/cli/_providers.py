@@ -1,0 +1,102 @@
+"""Tool providers: the factories installed under the `toolfx.tools` entry point group, the
+catalog they make for one workspace, and its schemas in the forms models are given them."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from importlib.metadata import entry_points
+from typing import Any, Final, Literal, Protocol
+
+from toolfx.core.json import JsonValue, thaw_json
+from toolfx.core.providers import ProviderTools, ToolNote, to_anthropic, to_gemini, to_openai
+from toolfx.core.registry import Catalog, Location
+from toolfx.core.runtime import SandboxMode
+from toolfx.core.tools import ToolDefinition
+
+__all__ = [
+    "GROUP",
+    "ProviderError",
+    "SchemaFormat",
+    "ToolProvider",
+    "export_schemas",
+    "load_catalog",
+]
+
+GROUP: Final = "toolfx.tools"
+"""The entry point group tool providers register under."""
+
+
+class ToolProvider(Protocol):
+    """A provider: the tools over a workspace root (absolute), under permission rules (JSON),
+    with commands confined as `sandbox` says, `environ` the host's environment
+    (where the state folder goes, and the home folder whose secrets commands may not read)."""
+
+    def __call__(
+        self,
+        root: str,
+        rules: JsonValue,
+        /,
+        *,
+        sandbox: SandboxMode,
+        environ: Mapping[str, str],
+    ) -> Sequence[ToolDefinition[Any, Any]]:
+        """The tools."""
+        ...
+
+
+SchemaFormat = Literal["json", "openai", "anthropic", "gemini"]
+"""How `toolfx tools` prints the schemas: toolfx's own, or a provider's tool list."""
+
+
+class ProviderError(RuntimeError):
+    """No provider is installed, or one failed to load or to build its tools."""
+
+
+def load_catalog(
+    root: str,
+    rules: JsonValue = None,
+    sandbox: SandboxMode = "auto",
+    environ: Mapping[str, str] | None = None,
+) -> Catalog:
+    """Every installed provider's tools over `root` under `rules` and `sandbox`, in one catalog.
+
+    `environ` (default: this process's environment) is handed to each provider.
+
+    Providers are taken in the order of their entry point names; one that refuses the root or
+    the rules (a ValueError) is a `ProviderError` naming it.
+    """
+    found = sorted(entry_points(group=GROUP), key=lambda point: point.name)
+    if not found:
+        raise ProviderError(f"no tool provider is installed (entry point group {GROUP!r})")
+    location = Location()
+    for point in found:
+        provider: ToolProvider = point.load()
+        try:
+            definitions = provider(
+                root, rules, sandbox=sandbox, environ=os.environ if environ is None else environ
+            )
+        except ValueError as error:
+            raise ProviderError(f"the tool provider {point.name!r} refused: {error}") from None
+        for definition in definitions:
+            location.register(definition)
+    return location.catalog()
+
+
+def export_schemas(catalog: Catalog, form: SchemaFormat) -> tuple[JsonValue, tuple[ToolNote, ...]]:
+    """The catalog's native tool list in the given form, and the notes on what was changed."""
+    if form == "json":
+        plain: list[JsonValue] = [
+            {"name": s.name, "description": s.description, "parameters": thaw_json(s.parameters)}
+            for s in catalog.native_schemas()
+        ]
+        return plain, ()
+    exported = _EXPORTS[form](catalog)
+    return list(exported.tools), exported.notes
+
+
+_EXPORTS: Final[dict[str, Callable[[Catalog], ProviderTools]]] = {
+    "openai": to_openai,
+    "anthropic": to_anthropic,
+    "gemini": to_gemini,
+}

@@ -1,0 +1,107 @@
+"""Running a session: each turn is one batch through the pipeline, under the chosen interpreter,
+and every record (turn marks, calls, approvals, results) goes to one sink as it happens."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import anyio.to_thread
+
+from toolfx.core.json import FrozenJson
+from toolfx.core.pipeline import ToolCall, execute_batch
+from toolfx.core.providers import undo_strict_nulls
+from toolfx.core.records import ToolApprovalRecord, ToolCallRecord, ToolResultRecord
+from toolfx.core.registry import Catalog
+from toolfx.core.runtime import (
+    ApprovalReply,
+    ApprovalRequest,
+    CancelSignal,
+    Description,
+    ProgressReporter,
+    Runtime,
+    log_defect,
+)
+from toolfx.core.tools import ErrorCode, failed
+from toolfx.interpreters._os.spills import AnyioFolderSpills, FolderSpills
+from toolfx.interpreters.anyio import AnyioRuntime, run_anyio
+from toolfx.interpreters.cli._approvals import Answer
+from toolfx.interpreters.cli._log import Interpreter, LogRecord, TurnRecord
+from toolfx.interpreters.cli._log_file import LogWriteError
+from toolfx.interpreters.cli._session import SessionCall, Turn
+from toolfx.interpreters.sync import SyncRuntime, run_sync
+
+__all__ = ["run_session"]
+
+
+def run_session(
+    turns: Sequence[Turn],
+    catalog: Catalog,
+    interpreter: Interpreter,
+    answer: Answer,
+    sink: Callable[[LogRecord], None],
+    *,
+    spill_folder: str | None = None,
+    progress: ProgressReporter | None = None,
+) -> None:
+    """Run the turns in order; asks go to `answer` and are recorded with their replies; the
+    calls' progress goes to `progress`.
+
+    Whole outputs cut for the model are kept in `spill_folder` (None: a private temporary one).
+    """
+
+    def recorded(request: ApprovalRequest, reply: ApprovalReply) -> ApprovalReply:
+        sink(ToolApprovalRecord.of(request, reply))
+        return reply
+
+    def approve(request: ApprovalRequest) -> ApprovalReply:
+        return recorded(request, answer(request))
+
+    async def approve_in_thread(request: ApprovalRequest) -> ApprovalReply:
+        return recorded(request, await anyio.to_thread.run_sync(answer, request))
+
+    async def program(runtime: Runtime) -> None:
+        for number, turn in enumerate(turns, start=1):
+            sink(TurnRecord(number, len(turn)))
+            calls: list[ToolCall] = []
+            for call in turn:
+                if call.problem is None:
+                    arguments = _as_the_tool_wants(catalog, call)
+                    calls.append(ToolCall(call.call_id, call.name, arguments, CancelSignal()))
+                else:
+                    _refuse(call, call.problem, sink)
+            await execute_batch(catalog, calls, sink=sink).program(runtime)
+
+    description = Description(program)
+    if interpreter == "sync":
+        kept = FolderSpills(spill_folder)
+        sync_runtime = SyncRuntime(
+            approvals=approve, on_defect=_report, spills=kept, progress=progress
+        )
+        run_sync(description, sync_runtime)
+    else:
+        folder = AnyioFolderSpills(spill_folder)
+        runtime = AnyioRuntime(
+            approvals=approve_in_thread, on_defect=_report, spills=folder, progress=progress
+        )
+        run_anyio(description, interpreter, runtime)
+
+
+def _report(error: BaseException, where: str) -> None:
+    """Log a contained defect, but not a failed log's records: the command ends with that."""
+    if not isinstance(error, LogWriteError):
+        log_defect(error, where)
+
+
+def _as_the_tool_wants(catalog: Catalog, call: SessionCall) -> FrozenJson:
+    """The call's arguments, without the nulls OpenAI strict mode sends for omitted ones."""
+    definition = catalog.get(call.name)
+    if not call.strict_nulls or definition is None:
+        return call.arguments
+    return undo_strict_nulls(definition.parameters.json_schema, call.arguments)
+
+
+def _refuse(call: SessionCall, problem: str, sink: Callable[[LogRecord], None]) -> None:
+    """Record a call whose argument text is not JSON, and its INVALID_ARGS failure, unrun."""
+    sink(ToolCallRecord(call.call_id, call.call_id, call.name, call.arguments))
+    message = f"The arguments for `{call.name}` are not JSON: {problem}"
+    sink(ToolResultRecord.of(call.call_id, failed(ErrorCode.INVALID_ARGS, message)))

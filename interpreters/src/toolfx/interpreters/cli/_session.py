@@ -1,0 +1,115 @@
+"""Session files: JSONL, one model turn (a batch of tool calls) per non-empty line.
+
+A line is toolfx's own form `{"calls": [{"id", "name", "arguments"}]}`, an OpenAI assistant
+message with `tool_calls` (arguments as JSON text), or an Anthropic assistant message whose
+`tool_use` blocks are the calls (other blocks are ignored). Argument text that is not JSON does
+not stop the session: that call carries the parse error and fails with INVALID_ARGS.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Final, final
+
+from returns.result import Failure
+
+from toolfx.core.json import FrozenJson, parse_json
+from toolfx.core.records import Invalid, array, as_json, as_str, decoding, field, read_object
+
+__all__ = ["SessionCall", "SessionError", "Turn", "parse_session"]
+
+_FORMS: Final = (
+    'expected a toolfx turn {"calls": [...]}, an OpenAI assistant message with "tool_calls", '
+    'or an Anthropic assistant message whose "content" is a list of blocks'
+)
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class SessionCall:
+    """One call of a turn: its id, the tool's name, its arguments, or why they are not JSON."""
+
+    call_id: str
+    name: str
+    arguments: FrozenJson
+    problem: str | None = None
+    strict_nulls: bool = False
+    """An OpenAI call: omitted optional properties may arrive as null (strict mode)."""
+
+
+Turn = tuple[SessionCall, ...]
+"""One model turn: the calls it made, run together as one batch."""
+
+
+class SessionError(ValueError):
+    """A session file that cannot be read: the line (from 1) and what is wrong there."""
+
+    def __init__(self, line: int, reason: str) -> None:
+        super().__init__(f"line {line}: {reason}")
+        self.line = line
+        self.reason = reason
+
+
+def parse_session(text: str) -> tuple[Turn, ...]:
+    """The turns of a session file's text, in order; the first bad line raises `SessionError`."""
+    turns: list[Turn] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        parsed = parse_json(line)
+        if isinstance(parsed, Failure):
+            raise SessionError(number, f"not JSON: {parsed.failure()}")
+        turn = decoding(_turn, parsed.unwrap())
+        if isinstance(turn, Failure):
+            raise SessionError(number, str(turn.failure()))
+        turns.append(turn.unwrap())
+    return tuple(turns)
+
+
+def _turn(value: object) -> Turn:
+    if not isinstance(value, dict):
+        raise Invalid(_FORMS)
+    if "calls" in value:
+        obj = read_object(value, ("calls",))
+        return field(obj, "calls", lambda calls: array(calls, _toolfx_call))
+    if value.get("role") != "assistant":
+        raise Invalid(_FORMS)
+    if "tool_calls" in value:
+        return field(value, "tool_calls", lambda calls: array(calls, _openai_call))
+    if isinstance(value.get("content"), list):
+        blocks = field(value, "content", lambda content: array(content, _anthropic_block))
+        return tuple(call for call in blocks if call is not None)
+    raise Invalid(_FORMS)
+
+
+def _toolfx_call(value: object) -> SessionCall:
+    obj = read_object(value, ("id", "name"), ("arguments",))
+    arguments = field(obj, "arguments", as_json) if "arguments" in obj else {}
+    return SessionCall(field(obj, "id", as_str), field(obj, "name", as_str), arguments)
+
+
+def _openai_call(value: object) -> SessionCall:
+    obj = _open_object(value, ("id", "function"))
+    function = field(obj, "function", lambda item: _open_object(item, ("name", "arguments")))
+    call_id, name = field(obj, "id", as_str), field(function, "name", as_str)
+    text = field(function, "arguments", as_str)
+    parsed = parse_json(text)
+    if isinstance(parsed, Failure):
+        return SessionCall(call_id, name, text, str(parsed.failure()))
+    return SessionCall(call_id, name, parsed.unwrap(), strict_nulls=True)
+
+
+def _anthropic_block(value: object) -> SessionCall | None:
+    obj = _open_object(value, ("type",))
+    if obj["type"] != "tool_use":
+        return None
+    obj = _open_object(value, ("type", "id", "name", "input"))
+    return SessionCall(
+        field(obj, "id", as_str), field(obj, "name", as_str), field(obj, "input", as_json)
+    )
+
+
+def _open_object(value: object, required: tuple[str, ...]) -> Mapping[str, object]:
+    """A JSON object with the `required` keys; its other keys are a provider's, not ours."""
+    return read_object(value, required, value.keys() if isinstance(value, dict) else ())

@@ -1,0 +1,33 @@
+"""The deterministic interpreter and its in-memory doubles: virtual time, seeded interleavings,
+faults.
+"""
+
+from toolfx.interpreters.testing._errors import Deadlock, DeterministicForeignAwaitError
+from toolfx.interpreters.testing._faults import CancelAt, Fault, HangAt, RaiseAt, RaiseInto
+from toolfx.interpreters.testing._interpreter import DeterministicInterpreter, DeterministicRuntime
+from toolfx.interpreters.testing._memory_files import MemoryFileSystem
+from toolfx.interpreters.testing._memory_spills import MemorySpills
+from toolfx.interpreters.testing._scripted_processes import (
+    ProcessMatcher,
+    ScriptedProcess,
+    ScriptedProcesses,
+)
+from toolfx.interpreters.testing._trace import TraceEvent
+
+__all__ = [
+    "CancelAt",
+    "Deadlock",
+    "DeterministicForeignAwaitError",
+    "DeterministicInterpreter",
+    "DeterministicRuntime",
+    "Fault",
+    "HangAt",
+    "MemoryFileSystem",
+    "MemorySpills",
+    "ProcessMatcher",
+    "RaiseAt",
+    "RaiseInto",
+    "ScriptedProcess",
+    "ScriptedProcesses",
+    "TraceEvent",
+]

@@ -1,0 +1,32 @@
+"""How a deterministic run ends when it cannot go on: a deadlock, or a foreign await."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from toolfx.interpreters._foreign import ForeignAwaitError
+
+__all__ = ["Deadlock", "DeterministicForeignAwaitError"]
+
+
+class Deadlock(RuntimeError):
+    """Nothing can run and no timer is pending, yet the program has not finished."""
+
+    def __init__(
+        self, time: float, step: int, blocked: Sequence[tuple[int, str]], hung: Sequence[int]
+    ) -> None:
+        hung_part = ", ".join(f"task {task}" for task in hung) or "none"
+        waits = "; ".join(f"task {task} {what}" for task, what in blocked)
+        super().__init__(
+            f"deadlock in the deterministic interpreter at virtual time {time:g}s (after step"
+            f" {step}): nothing can run and no timer is pending. Hung tasks: {hung_part}."
+            f" Blocked: {waits}"
+        )
+        self.time = time
+        self.step = step
+        self.blocked = tuple(blocked)
+        self.hung = tuple(hung)
+
+
+class DeterministicForeignAwaitError(ForeignAwaitError):
+    """A defect: a program run by `DeterministicInterpreter` yielded something that is no trap."""

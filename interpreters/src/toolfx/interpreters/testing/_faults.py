@@ -1,0 +1,63 @@
+"""Faults the deterministic scheduler injects at numbered steps: raise, raise into, hang, cancel."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import final
+
+from toolfx.core.runtime import CALLER_CANCELLED, CancelSignal
+
+__all__ = ["CancelAt", "Fault", "HangAt", "RaiseAt", "RaiseInto"]
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class RaiseAt:
+    """At scheduler step `step`, throw `error` into the task picked to run (not resuming it)."""
+
+    step: int
+    error: Exception
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class RaiseInto:
+    """At `step`, before the scheduler picks, throw `error` into task `task` where it waits.
+
+    Task 0 is the program's own (main) task. A parked task is woken from its wait (a sleep, a
+    join of its children, a hang) and resumed with `error`; a runnable one is resumed with it
+    instead of what it was to get. `error` may be an interrupt (a BaseException that is not an
+    Exception). A task that is not waiting anywhere (not spawned yet, not yet at its first
+    suspension, or finished) is left alone, and the trace says so.
+    """
+
+    step: int
+    error: BaseException
+    task: int = 0
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class HangAt:
+    """At `step`, the picked task is not resumed: what it waited for is taken never to happen.
+
+    Only a cancellation still reaches it: if it was in a sleep or an approval that watches a
+    signal, setting that signal wakes it (as it would interrupt a wedged I/O wait). Otherwise it
+    never runs again, and if the program needs it, `run` raises `Deadlock`.
+    """
+
+    step: int
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class CancelAt:
+    """At `step`, before the scheduler picks a task, set `signal` with `reason`."""
+
+    step: int
+    signal: CancelSignal
+    reason: str = CALLER_CANCELLED
+
+
+Fault = RaiseAt | RaiseInto | HangAt | CancelAt
+"""A fault the scheduler injects at one step (steps count task resumptions, from 1)."""
