@@ -27,7 +27,6 @@ from tests.properties.test_pipeline_properties import (
     _register_tools,
     scenarios,
 )
-from tests.runtime_faults import Capability, FaultPlan, SinkLog, faulty
 from toolfx.core import (
     ErrorCode,
     Location,
@@ -44,6 +43,7 @@ from toolfx.core.pipeline import ToolCall
 from toolfx.core.runtime import ApprovalReply, ApprovalRequest
 from toolfx.interpreters import DeterministicInterpreter
 from toolfx.interpreters.deterministic import CancelAt, Fault, RaiseInto, Reported
+from toolfx.testing import Capability, FaultPlan, SinkLog, faulty
 
 BATCH_FAULT = "the batch running "
 """How a result the batch filled after a runtime fault begins its message."""

@@ -3,7 +3,6 @@ calls included (a runtime that abandons running calls is the only way to leave t
 
 from __future__ import annotations
 
-from tests.runtime_faults import SinkLog
 from toolfx.core import (
     ErrorCode,
     Location,
@@ -16,6 +15,7 @@ from toolfx.core.cancel import CancelSignal
 from toolfx.core.outcomes import failed
 from toolfx.core.pipeline import ToolCall
 from toolfx.interpreters import SyncRuntime
+from toolfx.testing import SinkLog
 
 CALLS = [ToolCall(f"c{i}", "write", {"text": ""}, CancelSignal()) for i in range(3)]
 

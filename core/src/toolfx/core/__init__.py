@@ -41,6 +41,7 @@ from toolfx.core.failure import (
     ToolFailure,
 )
 from toolfx.core.files import FileError, FileErrorKind, FileKind, FileStat, FileSystem
+from toolfx.core.interpreter import Interpreter
 from toolfx.core.json import (
     FrozenDict,
     FrozenJson,
@@ -126,6 +127,7 @@ from toolfx.core.runtime import (
 from toolfx.core.schema import SchemaDerivationError, ValueSchema, raw_schema, schema_of
 from toolfx.core.sink import RecordFault
 from toolfx.core.spills import SpillError, SpillLocation, SpillStore
+from toolfx.core.text_cut import count_bytes, count_lines
 from toolfx.core.text_diff import (
     CONTEXT_LINES,
     MAX_DIFF_LINES,
@@ -193,6 +195,7 @@ __all__ = [
     "FrozenList",
     "HookKind",
     "ImageBlock",
+    "Interpreter",
     "JsonError",
     "JsonErrorKind",
     "JsonLimits",
@@ -267,6 +270,8 @@ __all__ = [
     "common_ends",
     "compile_json_schema",
     "content_text",
+    "count_bytes",
+    "count_lines",
     "define_tool",
     "described",
     "execute",

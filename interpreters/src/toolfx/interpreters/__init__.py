@@ -3,6 +3,7 @@
 from toolfx.interpreters.anyio_processes import AnyioProcessRunner
 from toolfx.interpreters.anyio_runtime import (
     AnyioApprovals,
+    AnyioInterpreter,
     AnyioRuntime,
     run_anyio,
     run_anyio_async,
@@ -29,13 +30,14 @@ from toolfx.interpreters.scripted_processes import (
     ScriptedProcess,
     ScriptedProcesses,
 )
-from toolfx.interpreters.sync import SyncRuntime, run_sync
+from toolfx.interpreters.sync import SyncInterpreter, SyncRuntime, run_sync
 from toolfx.interpreters.sync_processes import SyncProcessRunner
 
 __all__ = [
     "AnyioApprovals",
     "AnyioFileSystem",
     "AnyioFolderSpills",
+    "AnyioInterpreter",
     "AnyioProcessRunner",
     "AnyioRuntime",
     "CancelAt",
@@ -55,6 +57,7 @@ __all__ = [
     "RaiseInto",
     "ScriptedProcess",
     "ScriptedProcesses",
+    "SyncInterpreter",
     "SyncProcessRunner",
     "SyncRuntime",
     "TraceEvent",
