@@ -20,11 +20,13 @@ from toolfx.testing._faults import (
     faulty,
 )
 from toolfx.testing._host import Host, InterpreterFactory
+from toolfx.testing._report import ConformanceReport, run_conformance
 from toolfx.testing._suite import ConformanceSuite
 
 __all__ = [
     "Capability",
     "CapabilityFault",
+    "ConformanceReport",
     "ConformanceSuite",
     "DelegatingRuntime",
     "FaultPlan",
@@ -33,4 +35,5 @@ __all__ = [
     "InterpreterFactory",
     "SinkLog",
     "faulty",
+    "run_conformance",
 ]
