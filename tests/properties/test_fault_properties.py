@@ -27,10 +27,9 @@ from tests.properties.test_pipeline_properties import (
     _register_tools,
     scenarios,
 )
-from tests.runtime_faults import Capability, FaultPlan, SinkLog, faulty
+from toolfx.core import Location
 from toolfx.core.pipeline import BatchResult, ToolCall, execute_batch
 from toolfx.core.records import SessionRecord, ToolCallRecord, ToolResultRecord
-from toolfx.core.registry import Location
 from toolfx.core.runtime import ApprovalReply, ApprovalRequest, CancelSignal
 from toolfx.core.tools import (
     ErrorCode,
@@ -40,6 +39,7 @@ from toolfx.core.tools import (
 )
 from toolfx.interpreters.testing import CancelAt, DeterministicInterpreter, Fault, RaiseInto
 from toolfx.interpreters.testing._interpreter import Reported
+from toolfx.testing import Capability, FaultPlan, SinkLog, faulty
 
 BATCH_FAULT = "the batch running "
 """How a result the batch filled after a runtime fault begins its message."""

@@ -3,14 +3,14 @@ calls included (a runtime that abandons running calls is the only way to leave t
 
 from __future__ import annotations
 
-from tests.runtime_faults import SinkLog
+from toolfx.core import Location
 from toolfx.core.pipeline import ToolCall
 from toolfx.core.pipeline._batch import BatchLedger
 from toolfx.core.records import ToolCallRecord, ToolResultRecord
-from toolfx.core.registry import Location
 from toolfx.core.runtime import CancelSignal
 from toolfx.core.tools import ErrorCode, ToolExecutionFailure, failed
 from toolfx.interpreters.sync import SyncRuntime
+from toolfx.testing import SinkLog
 
 CALLS = [ToolCall(f"c{i}", "write", {"text": ""}, CancelSignal()) for i in range(3)]
 

@@ -7,12 +7,13 @@ from toolfx.interpreters._os.spills import AnyioFolderSpills, FolderSpills
 from toolfx.interpreters._os.sync_processes import SyncProcessRunner
 from toolfx.interpreters.anyio import (
     AnyioApprovals,
+    AnyioInterpreter,
     AnyioProcessRunner,
     AnyioRuntime,
     run_anyio,
     run_anyio_async,
 )
-from toolfx.interpreters.sync import SyncRuntime, run_sync
+from toolfx.interpreters.sync import SyncInterpreter, SyncRuntime, run_sync
 from toolfx.interpreters.testing import (
     CancelAt,
     Deadlock,
@@ -35,6 +36,7 @@ __all__ = [
     "AnyioApprovals",
     "AnyioFileSystem",
     "AnyioFolderSpills",
+    "AnyioInterpreter",
     "AnyioProcessRunner",
     "AnyioRuntime",
     "CancelAt",
@@ -54,6 +56,7 @@ __all__ = [
     "RaiseInto",
     "ScriptedProcess",
     "ScriptedProcesses",
+    "SyncInterpreter",
     "SyncProcessRunner",
     "SyncRuntime",
     "TraceEvent",

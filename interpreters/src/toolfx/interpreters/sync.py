@@ -12,6 +12,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from typing import TypeVar, final
 
 from toolfx.core.runtime import (
@@ -36,7 +37,7 @@ from toolfx.interpreters._os.files import LocalFileSystem
 from toolfx.interpreters._os.spills import FolderSpills
 from toolfx.interpreters._os.sync_processes import SyncProcessRunner
 
-__all__ = ["ForeignAwaitError", "SyncRuntime", "run_sync"]
+__all__ = ["ForeignAwaitError", "SyncInterpreter", "SyncRuntime", "run_sync"]
 
 T = TypeVar("T")
 
@@ -173,3 +174,16 @@ def run_sync(description: Description[T], runtime: Runtime | None = None) -> T:
     except Exception as failure:
         raise error from failure
     raise error
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class SyncInterpreter:
+    """The sync interpreter as an `Interpreter`: `run_sync` on `runtime` (a fresh `SyncRuntime`
+    for each run unless one is given)."""
+
+    runtime: Runtime | None = None
+
+    def run(self, description: Description[T]) -> T:
+        """Run `description` to completion on this thread."""
+        return run_sync(description, self.runtime)

@@ -6,6 +6,7 @@ from toolfx.core.runtime._cancel import CALLER_CANCELLED, CancelSignal
 from toolfx.core.runtime._cell import AtomicCell
 from toolfx.core.runtime._description import Description
 from toolfx.core.runtime._files import FileError, FileErrorKind, FileKind, FileStat, FileSystem
+from toolfx.core.runtime._interpreter import Interpreter
 from toolfx.core.runtime._processes import (
     SANDBOX_MODES,
     CapturedOutput,
@@ -49,6 +50,7 @@ __all__ = [
     "FileKind",
     "FileStat",
     "FileSystem",
+    "Interpreter",
     "ProcessError",
     "ProcessOutcome",
     "ProcessRunner",

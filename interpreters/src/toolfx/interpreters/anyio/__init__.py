@@ -3,9 +3,17 @@
 from toolfx.interpreters.anyio._processes import AnyioProcessRunner
 from toolfx.interpreters.anyio._runtime import (
     AnyioApprovals,
+    AnyioInterpreter,
     AnyioRuntime,
     run_anyio,
     run_anyio_async,
 )
 
-__all__ = ["AnyioApprovals", "AnyioProcessRunner", "AnyioRuntime", "run_anyio", "run_anyio_async"]
+__all__ = [
+    "AnyioApprovals",
+    "AnyioInterpreter",
+    "AnyioProcessRunner",
+    "AnyioRuntime",
+    "run_anyio",
+    "run_anyio_async",
+]

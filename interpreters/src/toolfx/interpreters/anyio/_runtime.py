@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal, TypeVar, final
 
 import anyio
@@ -44,7 +45,7 @@ from toolfx.interpreters.anyio._pool import PASSED_ON, on_asyncio, run_pool
 from toolfx.interpreters.anyio._processes import AnyioProcessRunner
 from toolfx.interpreters.anyio._wake import in_loop
 
-__all__ = ["AnyioApprovals", "AnyioRuntime", "run_anyio", "run_anyio_async"]
+__all__ = ["AnyioApprovals", "AnyioInterpreter", "AnyioRuntime", "run_anyio", "run_anyio_async"]
 
 T = TypeVar("T")
 
@@ -232,3 +233,17 @@ def run_anyio(
 async def run_anyio_async(description: Description[T], runtime: Runtime | None = None) -> T:
     """Run `description` on the event loop already running (an `AnyioRuntime` unless given)."""
     return await description.program(AnyioRuntime() if runtime is None else runtime)
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class AnyioInterpreter:
+    """The anyio interpreter as an `Interpreter`: `run_anyio` on a new loop of `backend` for each
+    run, with `runtime` (a fresh `AnyioRuntime` for each run unless one is given)."""
+
+    backend: Literal["asyncio", "trio"] = "asyncio"
+    runtime: Runtime | None = None
+
+    def run(self, description: Description[T]) -> T:
+        """Run `description` to completion on a new event loop."""
+        return run_anyio(description, self.backend, self.runtime)

@@ -236,6 +236,8 @@ class DeterministicInterpreter:
     first reply, the fault steps counted from 1, an empty file system unless `files` is given
     (then each run sees what the runs before it wrote), and an empty `MemorySpills` unless
     `spills` is given (read its `texts` in tests). `trace` and `reported` describe the latest run.
+    `wrap`, if given, is applied to each run's `DeterministicRuntime` and the description runs on
+    what it returns (a tracing or fault-injecting `DelegatingRuntime` around it).
     """
 
     __slots__ = (
@@ -248,6 +250,7 @@ class DeterministicInterpreter:
         "_seed",
         "_spills",
         "_trace",
+        "_wrap",
     )
 
     def __init__(
@@ -260,6 +263,7 @@ class DeterministicInterpreter:
         *,
         spills: SpillStore | None = None,
         progress: ProgressReporter | None = None,
+        wrap: Callable[[Runtime], Runtime] | None = None,
     ) -> None:
         if isinstance(approvals, str):
             raise TypeError("approvals must be a sequence of replies, not one reply")
@@ -275,6 +279,7 @@ class DeterministicInterpreter:
         self._processes = ScriptedProcesses() if processes is None else processes
         self._spills = spills
         self._progress = progress
+        self._wrap = wrap
         self._trace: tuple[TraceEvent, ...] = ()
         self._reported: tuple[Reported, ...] = ()
 
@@ -292,7 +297,7 @@ class DeterministicInterpreter:
         """Run `description` to completion; give its result or raise what it raised."""
         scheduler = Scheduler(self._seed, self._faults)
         files = MemoryFileSystem(lambda: scheduler.now) if self._files is None else self._files
-        runtime = DeterministicRuntime(
+        runtime: Runtime = DeterministicRuntime(
             scheduler,
             _answers(self._approvals),
             files,
@@ -300,6 +305,8 @@ class DeterministicInterpreter:
             spills=self._spills,
             progress=self._progress,
         )
+        if self._wrap is not None:
+            runtime = self._wrap(runtime)
         try:
             return scheduler.run(description.program(runtime))
         finally:

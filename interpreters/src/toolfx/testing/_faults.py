@@ -15,18 +15,10 @@ from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar, final
 
+from toolfx.core import Description
 from toolfx.core.records import SessionRecord
-from toolfx.core.runtime import (
-    ApprovalReply,
-    ApprovalRequest,
-    CancelSignal,
-    Description,
-    FileSystem,
-    ProcessRunner,
-    ProgressEvent,
-    Runtime,
-    SpillStore,
-)
+from toolfx.core.runtime import ApprovalReply, ApprovalRequest, CancelSignal, Runtime
+from toolfx.testing._delegating import DelegatingRuntime
 
 __all__ = [
     "Capability",
@@ -63,13 +55,18 @@ class FaultPlan:
 
 
 @final
-class FaultyRuntime(Runtime):
+class FaultyRuntime(DelegatingRuntime):
     """Forwards every capability to `inner`, except the uses `plan` makes raise."""
 
+    plan: FaultPlan
+    """Which uses raise."""
+    uses: Counter[Capability]
+    """How many times each capability has been used so far."""
+
     def __init__(self, inner: Runtime, plan: FaultPlan) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.plan = plan
-        self.uses: Counter[Capability] = Counter()
+        self.uses = Counter()
 
     def _fault(self, capability: Capability) -> CapabilityFault | None:
         self.uses[capability] += 1
@@ -78,60 +75,45 @@ class FaultyRuntime(Runtime):
             return None
         return CapabilityFault(capability, use)
 
-    def now(self) -> float:
-        return self.inner.now()
-
     async def sleep(self, seconds: float, signal: CancelSignal | None = None) -> None:
+        """The inner `sleep`, unless this use raises."""
         if fault := self._fault("sleep"):
             raise fault
-        await self.inner.sleep(seconds, signal)
+        await super().sleep(seconds, signal)
 
     async def checkpoint(self) -> None:
+        """The inner `checkpoint`, unless this use raises."""
         if fault := self._fault("checkpoint"):
             raise fault
-        await self.inner.checkpoint()
+        await super().checkpoint()
 
     async def gather(self, thunks: Sequence[Callable[[], Awaitable[T]]], limit: int) -> list[T]:
+        """The inner `gather`, unless this use raises (after running `plan.gather_runs` thunks)."""
         if fault := self._fault("gather"):
             if self.plan.gather_runs:
-                await self.inner.gather(thunks[: self.plan.gather_runs], limit)
+                await super().gather(thunks[: self.plan.gather_runs], limit)
             raise fault
-        return await self.inner.gather(thunks, limit)
+        return await super().gather(thunks, limit)
 
     async def deadline(
         self, seconds: float, signal: CancelSignal, thunk: Callable[[], Awaitable[T]]
     ) -> T:
+        """The inner `deadline`, unless this use raises."""
         if fault := self._fault("deadline"):
             raise fault
-        return await self.inner.deadline(seconds, signal, thunk)
+        return await super().deadline(seconds, signal, thunk)
 
     async def run_blocking(self, function: Callable[[], T]) -> T:
+        """The inner `run_blocking`, unless this use raises."""
         if fault := self._fault("run_blocking"):
             raise fault
-        return await self.inner.run_blocking(function)
+        return await super().run_blocking(function)
 
     async def approve(self, request: ApprovalRequest, signal: CancelSignal) -> ApprovalReply:
+        """The inner `approve`, unless this use raises."""
         if fault := self._fault("approve"):
             raise fault
-        return await self.inner.approve(request, signal)
-
-    def report(self, error: BaseException, where: str) -> None:
-        self.inner.report(error, where)
-
-    def progress(self, event: ProgressEvent) -> None:
-        self.inner.progress(event)
-
-    @property
-    def spills(self) -> SpillStore:
-        return self.inner.spills
-
-    @property
-    def files(self) -> FileSystem:
-        return self.inner.files
-
-    @property
-    def processes(self) -> ProcessRunner:
-        return self.inner.processes
+        return await super().approve(request, signal)
 
 
 def faulty(description: Description[T], plan: FaultPlan) -> Description[T]:
