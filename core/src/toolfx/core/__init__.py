@@ -4,7 +4,7 @@ from toolfx.core.batch import BatchResult, execute_batch
 from toolfx.core.bounding import BoundedText, bound_text
 from toolfx.core.cancel import CancelSignal
 from toolfx.core.catalog import Catalog, ExecutionMode, ToolSchema
-from toolfx.core.composable import call_tool, described
+from toolfx.core.composable import call_tool, described, lifted, lifted_result
 from toolfx.core.content import (
     AudioBlock,
     ContentBlock,
@@ -19,6 +19,7 @@ from toolfx.core.content import (
 from toolfx.core.content_text import block_text, content_text
 from toolfx.core.context import ToolCallIdentity, ToolRunContext
 from toolfx.core.description import Description
+from toolfx.core.description_combinators import gather, traverse
 from toolfx.core.execution import (
     Accept,
     Allow,
@@ -271,7 +272,10 @@ __all__ = [
     "described",
     "execute",
     "execute_batch",
+    "gather",
     "gemini_function_response",
+    "lifted",
+    "lifted_result",
     "line_edits",
     "openai_result_content",
     "parse_json",
@@ -285,6 +289,7 @@ __all__ = [
     "to_anthropic",
     "to_gemini",
     "to_openai",
+    "traverse",
     "undo_strict_nulls",
     "unified_diff",
     "unified_text_diff",

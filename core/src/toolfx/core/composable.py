@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TypeVar
+from typing import Never, TypeVar
 
 from returns.context import RequiresContextFutureResult
 from returns.future import FutureResult
@@ -18,7 +18,7 @@ from toolfx.core.pipeline import ToolCall, run_call
 from toolfx.core.results import ToolExecutionSuccess
 from toolfx.core.runtime import Runtime
 
-__all__ = ["call_tool", "described"]
+__all__ = ["call_tool", "described", "lifted", "lifted_result"]
 
 A = TypeVar("A")
 E = TypeVar("E")
@@ -54,3 +54,20 @@ def described(
         return Failure(unsafe_perform_io(outcome.failure()))
 
     return Description(program)
+
+
+def lifted(description: Description[A]) -> RequiresContextFutureResult[A, Never, Runtime]:
+    """A description as returns' container over the Runtime; no failure (`Never`: widen it)."""
+    return lifted_result(description.map(_succeeded))
+
+
+def lifted_result(
+    description: Description[Result[A, E]],
+) -> RequiresContextFutureResult[A, E, Runtime]:
+    """A description of a `Result` as returns' container over the Runtime: `described`'s inverse."""
+    program = description.program
+    return RequiresContextFutureResult(lambda runtime: FutureResult(program(runtime)))
+
+
+def _succeeded(value: A) -> Result[A, Never]:
+    return Success(value)
