@@ -1,0 +1,1 @@
+"""toolfx.testing: a kit for people who write interpreters, runtimes, tools and policies."""
