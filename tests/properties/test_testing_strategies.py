@@ -1,9 +1,9 @@
 """toolfx.testing.strategies drives the pipeline: valid, hostile and unknown calls, one result each.
 
 A batch of drawn calls (valid arguments, some huge; hostile ones: wrong types, NaN, too deep,
-unknown fields, no object; tools nobody registered) over drawn tools of every parameter shape runs
-under the deterministic interpreter: every call gets exactly one result, in order, and its code
-is what the call deserves.
+unknown fields, no object; tools nobody registered) over drawn tools of every parameter and
+output shape runs under the deterministic interpreter: every call gets exactly one result, in
+order, and its code (or its value) is what the call deserves.
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ def test_every_drawn_call_gets_exactly_one_result_with_the_code_it_deserves(
         elif tool.timeout is None and tool.outcome == "ok":
             assert isinstance(result, ToolExecutionSuccess)
             assert isinstance(spec.arguments, dict)
-            assert result.value == spec.arguments["text"]
+            assert result.value == tool.value(spec.arguments["text"])
         elif tool.timeout is None:
             assert code(result) is _OUTCOME_CODES[tool.outcome]
         else:  # a timeout may or may not strike first: either way the arguments were accepted

@@ -4,9 +4,10 @@ What is drawn is a specification (a frozen value hypothesis can show and shrink)
 real thing afresh when asked, since cancellation signals are mutable:
 
 - `tool_specs`: a tool's parameters (one of a few shapes, all with a `text` field its body
-  echoes), its body (succeed, fail with a typed `ToolFailure`, raise; after a checkpoint and a
-  virtual sleep that ignores, watches or catches the call's signal), its timeout and whether it
-  may run in parallel. `ToolSpec.define` makes the `ToolDefinition`.
+  echoes), its output (that text, or an `EchoRecord` of it), its body (succeed, fail with a
+  typed `ToolFailure`, raise; after a checkpoint and a virtual sleep that ignores, watches or
+  catches the call's signal), its timeout and whether it may run in parallel.
+  `ToolSpec.define` makes the `ToolDefinition`.
 - `call_specs`: calls with valid arguments (huge strings too, within the JSON limits) or hostile
   ones (wrong types, NaN and infinities, nesting deeper than the limit, unknown fields, no
   object at all), and calls of tools nobody registered. `CallSpec.call` makes the `ToolCall`.
@@ -56,12 +57,15 @@ from toolfx.core import (
 from toolfx.interpreters import CancelAt
 
 __all__ = [
+    "OUTPUT_SHAPES",
     "PARAMETER_SHAPES",
     "UNKNOWN_TOOL",
     "BatchScenario",
     "BodyObserver",
     "CallSpec",
+    "EchoRecord",
     "Outcome",
+    "OutputShape",
     "ParameterShape",
     "PolicySpec",
     "PostChoice",
@@ -88,6 +92,9 @@ returning `"stopped"`."""
 ParameterShape = Literal["text", "counted", "tagged", "noted"]
 """A tool's parameters: `text` alone, or with a `count`, a list of `tags`, or an optional `note`."""
 
+OutputShape = Literal["text", "record"]
+"""What a successful body yields: its `text`, or an `EchoRecord` of it."""
+
 PreChoice = Literal["allow", "deny", "ask", "next"]
 """A pre-execute listener's decision for a tool (`next`: ask the next listener)."""
 
@@ -109,6 +116,9 @@ TOO_DEEP: Final = 200
 PARAMETER_SHAPES: Final[tuple[ParameterShape, ...]] = ("text", "counted", "tagged", "noted")
 """Every parameter shape."""
 
+OUTPUT_SHAPES: Final[tuple[OutputShape, ...]] = ("text", "record")
+"""Every output shape."""
+
 
 class _TextArgs(TypedDict):
     text: str
@@ -126,7 +136,15 @@ class _NotedArgs(_TextArgs):
     note: NotRequired[str]
 
 
+class EchoRecord(TypedDict):
+    """A `record` tool's output: the text it was given and its length."""
+
+    text: str
+    length: int
+
+
 _ArgsT = TypeVar("_ArgsT", bound=_TextArgs)
+_OutT = TypeVar("_OutT")
 
 _PARAMETERS: Final[Mapping[ParameterShape, type[_TextArgs]]] = {
     "text": _TextArgs,
@@ -160,20 +178,38 @@ class ToolSpec:
     safe: bool
     timeout: float | None
     shape: ParameterShape = "text"
+    output: OutputShape = "text"
 
-    def define(self, observer: BodyObserver | None = None) -> ToolDefinition[Any, str]:
+    def define(
+        self, observer: BodyObserver | None = None
+    ) -> ToolDefinition[Any, str] | ToolDefinition[Any, EchoRecord]:
         """The tool: its body reports to `observer`, if any."""
-        return _defined(self, _PARAMETERS[self.shape], observer)
+        parameters = _PARAMETERS[self.shape]
+        if self.output == "record":
+            return _defined(self, parameters, Output(EchoRecord), _record, observer)
+        return _defined(self, parameters, Output(str), str, observer)
+
+    def value(self, text: str) -> str | EchoRecord:
+        """What the body yields when it succeeds on arguments whose `text` is `text`."""
+        return _record(text) if self.output == "record" else text
 
     def arguments(self, text: str) -> dict[str, object]:
         """Valid arguments for this tool whose body echoes `text`."""
         return _arguments(self.shape, text)
 
 
+def _record(text: str) -> EchoRecord:
+    return {"text": text, "length": len(text)}
+
+
 def _defined(
-    spec: ToolSpec, parameters: type[_ArgsT], observer: BodyObserver | None
-) -> ToolDefinition[_ArgsT, str]:
-    async def body(args: _ArgsT, ctx: ToolRunContext) -> Result[str, ToolFailure]:
+    spec: ToolSpec,
+    parameters: type[_ArgsT],
+    output: Output[_ArgsT, _OutT],
+    echo: Callable[[str], _OutT],
+    observer: BodyObserver | None,
+) -> ToolDefinition[_ArgsT, _OutT]:
+    async def body(args: _ArgsT, ctx: ToolRunContext) -> Result[_OutT, ToolFailure]:
         runtime = ctx.runtime
         if observer is not None:
             observer.enter(ctx.call_id, not spec.safe)
@@ -189,12 +225,12 @@ def _defined(
                     try:
                         await runtime.sleep(spec.seconds, ctx.signal)
                     except Cancelled:
-                        return Success("stopped")
+                        return Success(echo("stopped"))
             if spec.outcome == "fail":
                 return Failure(ToolFailure(f"{spec.name} refuses"))
             if spec.outcome == "raise":
                 raise RuntimeError(f"{spec.name} broke")
-            return Success(args["text"])
+            return Success(echo(args["text"]))
         finally:
             if observer is not None:
                 observer.leave(ctx.call_id, started, runtime.now())
@@ -203,7 +239,7 @@ def _defined(
         name=spec.name,
         description=f"{spec.name}: {spec.outcome} after {spec.seconds:g}s",
         parameters=parameters,
-        output=Output(str),
+        output=output,
         execute=body,
         timeout=spec.timeout,
         is_concurrency_safe=_always if spec.safe else None,
@@ -225,9 +261,12 @@ def _arguments(shape: ParameterShape, text: str) -> dict[str, object]:
 
 
 def tool_specs(
-    name: str, shapes: Sequence[ParameterShape] = PARAMETER_SHAPES
+    name: str,
+    shapes: Sequence[ParameterShape] = PARAMETER_SHAPES,
+    outputs: Sequence[OutputShape] = OUTPUT_SHAPES,
 ) -> st.SearchStrategy[ToolSpec]:
-    """Tools named `name` with parameters of one of `shapes`; any body, timeout and safety."""
+    """Tools named `name` with parameters of one of `shapes`, an output of one of `outputs`;
+    any body, timeout and parallel safety."""
     return st.builds(
         ToolSpec,
         name=st.just(name),
@@ -237,6 +276,7 @@ def tool_specs(
         safe=st.booleans(),
         timeout=st.sampled_from([None, None, 0.75, 2.0]),
         shape=st.sampled_from(shapes),
+        output=st.sampled_from(outputs),
     )
 
 
@@ -474,7 +514,7 @@ def _batch_scenarios(
     draw: st.DrawFn, timing_free: bool, shapes: Sequence[ParameterShape]
 ) -> BatchScenario:
     names = [f"t{i}" for i in range(draw(st.integers(1, 4)))]
-    tools = tuple(draw(tool_specs(name, shapes)) for name in names)
+    tools = tuple(draw(tool_specs(name, shapes, ("text",))) for name in names)
     calls = tuple(
         draw(
             st.lists(
@@ -501,6 +541,6 @@ def _batch_scenarios(
 def batch_scenarios(
     *, timing_free: bool = False, shapes: Sequence[ParameterShape] = PARAMETER_SHAPES
 ) -> st.SearchStrategy[BatchScenario]:
-    """Turns of 1 to 7 calls over 1 to 4 tools (and the unknown one); `timing_free`: no script
-    and no cancellations, so outcomes do not depend on the interleaving."""
+    """Turns of 1 to 7 calls over 1 to 4 text-output tools (and the unknown one); `timing_free`:
+    no script and no cancellations, so outcomes do not depend on the interleaving."""
     return _batch_scenarios(timing_free, shapes)
