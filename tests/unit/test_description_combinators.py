@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import pytest
@@ -25,6 +26,7 @@ from toolfx.core import (
 )
 from toolfx.core.cancel import CancelSignal
 from toolfx.interpreters import DeterministicInterpreter, run_sync
+from toolfx.testing.laws import LawfulDescription, lawful_descriptions
 
 
 @dataclass
@@ -125,3 +127,22 @@ def test_lifted_composes_with_calls_and_propagates_what_the_description_raises()
 
     with pytest.raises(ValueError, match="broken"):
         run_sync(described(lifted(Description(broken)).map(lambda n: n + 1)))
+
+
+def then(
+    before: Description[tuple[int, ...]], after: Description[int]
+) -> Description[tuple[int, ...]]:
+    """`before`, then `after`, its result appended."""
+    return before.bind(lambda done: after.map(lambda value: (*done, value)))
+
+
+@given(st.lists(lawful_descriptions(LawfulDescription[int]), max_size=4))
+def test_gather_in_order_is_the_chain_of_binds_effects_and_all(
+    drawn: list[LawfulDescription[int]],
+) -> None:
+    nothing: Description[tuple[int, ...]] = Description.of(())
+    chained = functools.reduce(then, (each.description for each in drawn), nothing)
+    gathered = LawfulDescription(gather(each.description for each in drawn))
+    assert gathered == LawfulDescription(chained)
+    if len(drawn) > 1:  # as children the trace differs: the laws see the spawns
+        assert LawfulDescription(gather([d.description for d in drawn], limit=1)) != gathered
