@@ -19,27 +19,20 @@ from dataclasses import dataclass
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.properties.test_pipeline_properties import (
-    AGENT,
-    Scenario,
-    Tracker,
-    _register_policies,
-    _register_tools,
-    scenarios,
-)
-from toolfx.core import Location
+from tests.properties.test_pipeline_properties import AGENT, Tracker
 from toolfx.core.pipeline import BatchResult, ToolCall, execute_batch
 from toolfx.core.records import SessionRecord, ToolCallRecord, ToolResultRecord
-from toolfx.core.runtime import ApprovalReply, ApprovalRequest, CancelSignal
+from toolfx.core.registry import Location
 from toolfx.core.tools import (
     ErrorCode,
     ToolExecutionFailure,
     ToolExecutionResult,
     ToolExecutionSuccess,
 )
-from toolfx.interpreters.testing import CancelAt, DeterministicInterpreter, Fault, RaiseInto
+from toolfx.interpreters.testing import DeterministicInterpreter, Fault, RaiseInto
 from toolfx.interpreters.testing._interpreter import Reported
 from toolfx.testing import Capability, FaultPlan, SinkLog, faulty
+from toolfx.testing.strategies import BatchScenario, batch_scenarios
 
 BATCH_FAULT = "the batch running "
 """How a result the batch filled after a runtime fault begins its message."""
@@ -101,28 +94,17 @@ def thrown(draw: st.DrawFn) -> list[Fault]:
 
 
 def run_with_faults(
-    scenario: Scenario, plan: FaultPlan, sink: SinkLog, thrown: list[Fault]
+    scenario: BatchScenario, plan: FaultPlan, sink: SinkLog, thrown: list[Fault]
 ) -> FaultyRun:
     """Build the scenario afresh and run its batch once, with the faults, deterministically."""
     observed: list[str] = []
     location = Location()
     location.add_scope(AGENT)
-    _register_tools(location, scenario, Tracker(len(scenario.calls)))
-    _register_policies(location, scenario)
+    scenario.register(location, Tracker(len(scenario.calls)))
     location.on_result(lambda execution, result: observed.append(execution.call_id))
-    calls = [
-        ToolCall(f"c{i}", name, {"text": f"c{i}"}, CancelSignal())
-        for i, name in enumerate(scenario.calls)
-    ]
-    for index in scenario.precancelled:
-        calls[index].signal.cancel("cancelled up front")
-    cancels: list[Fault] = [CancelAt(step, calls[index].signal) for step, index in scenario.cancels]
-
-    def by_call(request: ApprovalRequest) -> ApprovalReply:
-        return "allowed-once" if int(request.call_id[1:]) in scenario.approved else "rejected"
-
-    approvals = by_call if scenario.script is None else scenario.script
-    interpreter = DeterministicInterpreter(scenario.seed, approvals, [*cancels, *thrown])
+    calls = scenario.tool_calls()
+    faults = [*scenario.cancel_faults(calls), *thrown]
+    interpreter = DeterministicInterpreter(scenario.seed, scenario.approvals(), faults)
     description = execute_batch(location.catalog(AGENT), calls, scenario.limit, sink)
     batch: BatchResult | None = None
     interrupted: KeyboardInterrupt | None = None
@@ -212,9 +194,9 @@ def assert_observed_unless_filled(run: FaultyRun, results: tuple[ToolExecutionRe
 # Properties
 
 
-@given(scenarios(), fault_plans(), sinks(), thrown())
+@given(batch_scenarios(), fault_plans(), sinks(), thrown())
 def test_under_runtime_and_sink_faults_every_call_gets_one_result_with_paired_records(
-    scenario: Scenario, plan: FaultPlan, sink: SinkLog, faults: list[Fault]
+    scenario: BatchScenario, plan: FaultPlan, sink: SinkLog, faults: list[Fault]
 ) -> None:
     run = run_with_faults(scenario, plan, sink, faults)
     assert_records_paired(run)

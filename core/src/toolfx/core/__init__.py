@@ -49,6 +49,8 @@ from toolfx.core.pipeline import (
     described,
     execute,
     execute_batch,
+    lifted,
+    lifted_result,
 )
 from toolfx.core.providers import (
     OpenAILimits,
@@ -114,6 +116,8 @@ from toolfx.core.runtime import (
     SpillError,
     SpillLocation,
     SpillStore,
+    gather,
+    traverse,
 )
 from toolfx.core.schema import SchemaDerivationError, ValueSchema, raw_schema, schema_of
 from toolfx.core.text import (
@@ -302,7 +306,10 @@ __all__ = [
     "described",
     "execute",
     "execute_batch",
+    "gather",
     "gemini_function_response",
+    "lifted",
+    "lifted_result",
     "line_edits",
     "openai_result_content",
     "parse_json",
@@ -316,6 +323,7 @@ __all__ = [
     "to_anthropic",
     "to_gemini",
     "to_openai",
+    "traverse",
     "undo_strict_nulls",
     "unified_diff",
     "unified_text_diff",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Never, TypeVar
 
 from returns.context import RequiresContextFutureResult
 from returns.future import FutureResult
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from toolfx.core.runtime import Runtime
     from toolfx.core.tools import ToolFailure
 
-__all__ = ["call_tool", "described"]
+__all__ = ["call_tool", "described", "lifted", "lifted_result"]
 
 A = TypeVar("A")
 E = TypeVar("E")
@@ -57,3 +57,20 @@ def described(
         return Failure(unsafe_perform_io(outcome.failure()))
 
     return Description(program)
+
+
+def lifted(description: Description[A]) -> RequiresContextFutureResult[A, Never, Runtime]:
+    """A description as returns' container over the Runtime; no failure (`Never`: widen it)."""
+    return lifted_result(description.map(_succeeded))
+
+
+def lifted_result(
+    description: Description[Result[A, E]],
+) -> RequiresContextFutureResult[A, E, Runtime]:
+    """A description of a `Result` as returns' container over the Runtime: `described`'s inverse."""
+    program = description.program
+    return RequiresContextFutureResult(lambda runtime: FutureResult(program(runtime)))
+
+
+def _succeeded(value: A) -> Result[A, Never]:
+    return Success(value)

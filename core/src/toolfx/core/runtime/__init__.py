@@ -4,6 +4,7 @@ cancellation, files, processes, approvals, spills.
 
 from toolfx.core.runtime._cancel import CALLER_CANCELLED, CancelSignal
 from toolfx.core.runtime._cell import AtomicCell
+from toolfx.core.runtime._combinators import gather, traverse
 from toolfx.core.runtime._description import Description
 from toolfx.core.runtime._files import FileError, FileErrorKind, FileKind, FileStat, FileSystem
 from toolfx.core.runtime._interpreter import Interpreter
@@ -65,7 +66,9 @@ __all__ = [
     "SpillLocation",
     "SpillStore",
     "deadline_reason",
+    "gather",
     "log_defect",
     "spill_folder",
     "state_folder",
+    "traverse",
 ]
