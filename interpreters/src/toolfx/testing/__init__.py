@@ -7,9 +7,13 @@
   (tracing, fault injection) overrides only what it changes; `FaultyRuntime`, `FaultPlan` and
   `faulty` are one (capabilities that raise on chosen uses), `SinkLog` a record sink that does.
 
-It needs pytest (the `testing` extra of toolfx-interpreters).
+Two public modules need hypothesis: `toolfx.testing.strategies` (tool definitions, valid and
+hostile calls, policies, batches) and `toolfx.testing.laws` (`LawfulDescription`, so returns'
+`check_all_laws` checks `Description`). The kit needs pytest and hypothesis: the `testing` extra of
+toolfx-interpreters.
 """
 
+from toolfx.core.public import publish
 from toolfx.testing._delegating import DelegatingRuntime
 from toolfx.testing._faults import (
     Capability,
@@ -37,3 +41,5 @@ __all__ = [
     "faulty",
     "run_conformance",
 ]
+
+publish(__name__, __all__, globals())
