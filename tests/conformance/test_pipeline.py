@@ -31,6 +31,7 @@ from toolfx.core import (
     SessionRecord,
     TextBlock,
     ToolCallRecord,
+    ToolDefinition,
     ToolExecution,
     ToolExecutionFailure,
     ToolExecutionResult,
@@ -39,6 +40,7 @@ from toolfx.core import (
     ToolOptions,
     ToolResultRecord,
     ToolRunContext,
+    call,
     define_tool,
     text,
 )
@@ -676,6 +678,81 @@ def test_calls_compose_in_returns_shape(world: World, interpret: Interpret) -> N
     outcome = interpret(described(failing))
     assert isinstance(outcome, Failure)
     assert outcome.failure().code is ErrorCode.UNKNOWN_TOOL
+
+
+@dataclass(frozen=True)
+class Measured:
+    """A typed output the pipeline keeps as JSON and a typed call gives back decoded."""
+
+    text: str
+    length: int
+
+
+def measure(args: Args, ctx: ToolRunContext) -> Measured:
+    return Measured(args["text"], len(args["text"]))
+
+
+def register_measure(world: World) -> ToolDefinition[Args, Measured]:
+    tool = define_tool(
+        name="measure", description="d", parameters=Args, output=Output(Measured), execute=measure
+    )
+    world.location.register(tool)
+    return tool
+
+
+def test_a_typed_call_gives_the_decoded_output(world: World, interpret: Interpret) -> None:
+    tool = register_measure(world)
+    catalog = world.location.catalog()
+    outcome = interpret(described(call(catalog, tool, call_id="c1")({"text": "abc"})))
+    assert outcome == Success(Measured("abc", 3))
+    [(execution, result)] = world.observed  # through the pipeline: observers saw the call
+    assert execution.call_id == "c1"
+    assert isinstance(result, ToolExecutionSuccess)
+    assert result.value == {"text": "abc", "length": 3}  # the canonical JSON; the call decodes it
+
+
+def test_typed_calls_compose_with_bind(world: World, interpret: Interpret) -> None:
+    tool = register_measure(world)
+    catalog = world.location.catalog()
+    first = call(catalog, tool, call_id="c1")({"text": "ab"})
+    chained = first.map(lambda measured: Args(text=measured.text * measured.length)).bind(
+        call(catalog, tool, call_id="c2")
+    )
+    assert interpret(described(chained)) == Success(Measured("abab", 4))
+
+
+def test_a_typed_call_meets_the_policies_and_the_validation(
+    world: World, interpret: Interpret
+) -> None:
+    tool = register_measure(world)
+
+    async def deny(execution: ToolExecution, next_: Any) -> PreToolDecision:
+        return Deny("not from code") if execution.arguments == {"text": "no"} else Allow()
+
+    world.location.on_pre_execute(deny)
+    catalog = world.location.catalog()
+    denied = interpret(described(call(catalog, tool, call_id="c1")({"text": "no"})))
+    invalid = interpret(described(call(catalog, tool, call_id="c2")({"text": 3})))  # type: ignore[typeddict-item]
+    assert isinstance(denied, Failure)
+    assert denied.failure().code is ErrorCode.DENIED
+    assert isinstance(invalid, Failure)
+    assert invalid.failure().code is ErrorCode.INVALID_ARGS
+    assert [execution.call_id for execution, _ in world.observed] == ["c1", "c2"]
+
+
+def test_a_typed_call_of_a_definition_the_catalog_does_not_show_runs_nothing(
+    world: World, interpret: Interpret
+) -> None:
+    register_measure(world)
+    other = define_tool(
+        name="measure", description="d", parameters=Args, output=Output(Measured), execute=measure
+    )
+    outcome = interpret(
+        described(call(world.location.catalog(), other, call_id="c1")({"text": "a"}))
+    )
+    assert isinstance(outcome, Failure)
+    assert outcome.failure().code is ErrorCode.UNKNOWN_TOOL
+    assert world.observed == []
 
 
 def test_a_permission_decline_resurfaces_as_denied(world: World, interpret: Interpret) -> None:

@@ -4,7 +4,7 @@ from toolfx.core.batch import BatchResult, execute_batch
 from toolfx.core.bounding import BoundedText, bound_text
 from toolfx.core.cancel import CancelSignal
 from toolfx.core.catalog import Catalog, ExecutionMode, ToolSchema
-from toolfx.core.composable import call_tool, described
+from toolfx.core.composable import call, call_tool, described
 from toolfx.core.content import (
     AudioBlock,
     ContentBlock,
@@ -139,6 +139,8 @@ from toolfx.core.text_diff import (
     unified_text_diff,
 )
 from toolfx.core.tool import (
+    Body,
+    BodyValue,
     Output,
     ToolDefinition,
     ToolDefinitionError,
@@ -164,6 +166,8 @@ __all__ = [
     "AudioBlock",
     "BatchResult",
     "Block",
+    "Body",
+    "BodyValue",
     "BoundedText",
     "CancelSignal",
     "Cancelled",
@@ -262,6 +266,7 @@ __all__ = [
     "anthropic_result_content",
     "block_text",
     "bound_text",
+    "call",
     "call_tool",
     "check_json_schema",
     "common_ends",

@@ -25,6 +25,8 @@ from toolfx.core.with_content import WithContent
 
 __all__ = [
     "TOOL_NAME_PATTERN",
+    "Body",
+    "BodyValue",
     "Output",
     "ToolDefinition",
     "ToolDefinitionError",
