@@ -140,7 +140,6 @@ from toolfx.core.text_diff import (
 )
 from toolfx.core.tool import (
     Body,
-    BodyValue,
     Output,
     ToolDefinition,
     ToolDefinitionError,
@@ -167,7 +166,6 @@ __all__ = [
     "BatchResult",
     "Block",
     "Body",
-    "BodyValue",
     "BoundedText",
     "CancelSignal",
     "Cancelled",

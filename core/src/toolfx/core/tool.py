@@ -26,7 +26,6 @@ from toolfx.core.with_content import WithContent
 __all__ = [
     "TOOL_NAME_PATTERN",
     "Body",
-    "BodyValue",
     "Output",
     "ToolDefinition",
     "ToolDefinitionError",
@@ -42,12 +41,12 @@ OutT = TypeVar("OutT")
 Args_contra = TypeVar("Args_contra", contravariant=True, default=object)
 ValueT = TypeVar("ValueT", default=object)
 
-BodyValue: TypeAlias = (
+_BodyValue: TypeAlias = (
     OutT | WithContent[OutT] | Result[OutT, ToolFailure] | Result[WithContent[OutT], ToolFailure]
 )
 """What a body gives: its value (or `WithContent` of it), or a `Result` of either."""
 
-Body: TypeAlias = Callable[[ArgsT, ToolRunContext], BodyValue[OutT] | Awaitable[BodyValue[OutT]]]
+Body: TypeAlias = Callable[[ArgsT, ToolRunContext], _BodyValue[OutT] | Awaitable[_BodyValue[OutT]]]
 """A tool body: typed arguments and the run context to its value, from a plain or async def."""
 
 TOOL_NAME_PATTERN: Final = re.compile(r"[A-Za-z0-9_-]{1,64}")
