@@ -55,7 +55,7 @@ verifytypes: $(STAMP)
 	root=$$(mktemp -d) && mkdir $$root/toolfx && status=0 && \
 	for p in core leaves interpreters; do ln -s $(CURDIR)/$$p/src/toolfx/$$p $$root/toolfx/$$p; done && \
 	for p in core leaves interpreters; do \
-		PYTHONPATH=$$root $(VENV)/bin/pyright --pythonpath $(CURDIR)/$(PY) \
+		PYRIGHT_PYTHON_IGNORE_WARNINGS=1 PYTHONPATH=$$root $(VENV)/bin/pyright --pythonpath $(CURDIR)/$(PY) \
 			--verifytypes toolfx.$$p --ignoreexternal || status=1; done; \
 	rm -rf $$root; exit $$status
 
