@@ -721,6 +721,22 @@ def test_typed_calls_compose_with_bind(world: World, interpret: Interpret) -> No
     assert interpret(described(chained)) == Success(Measured("abab", 4))
 
 
+def test_a_typed_call_sends_dataclass_arguments_as_their_json(
+    world: World, interpret: Interpret
+) -> None:
+    def double(args: Measured, ctx: ToolRunContext) -> int:
+        return args.length * 2
+
+    tool = define_tool(
+        name="double", description="d", parameters=Measured, output=Output(int), execute=double
+    )
+    world.location.register(tool)
+    typed = call(world.location.catalog(), tool, call_id="c1")(Measured("ab", 2))
+    assert interpret(described(typed)) == Success(4)
+    [(execution, _)] = world.observed
+    assert execution.arguments == {"text": "ab", "length": 2}
+
+
 def test_a_typed_call_meets_the_policies_and_the_validation(
     world: World, interpret: Interpret
 ) -> None:
