@@ -35,7 +35,7 @@ sandbox-tools:
 		&& { apt-get update -qq && apt-get install -y -qq bubblewrap; } \
 		|| echo "bubblewrap is not installed and apt-get is not available: bwrap tests skip"; }
 
-test: sandbox-tools check unit typetest
+test: sandbox-tools check unit typetest verifytypes
 
 security: $(STAMP)
 	TOOLFX_SECURITY_ATTEMPTS=1000 TOOLFX_SECURITY_REPORT=1 $(PY) -m pytest tests/security
