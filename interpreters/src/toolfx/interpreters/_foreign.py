@@ -22,8 +22,8 @@ class ForeignAwaitError(RuntimeError):
         self, interpreter: str, coroutine: Coroutine[Any, Any, Any], yielded: object, advice: str
     ) -> None:
         self.interpreter = interpreter
-        self.awaited = _awaited(coroutine)
-        self.yielded = truncated(repr(yielded))
+        self.awaited: str = _awaited(coroutine)
+        self.yielded: str = truncated(repr(yielded))
         super().__init__(
             f"{interpreter} cannot run this description: it awaited {self.awaited}, which"
             f" yielded {self.yielded}. Only the Runtime's capabilities suspend there, so this"

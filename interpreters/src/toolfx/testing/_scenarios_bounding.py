@@ -18,6 +18,7 @@ from toolfx.core.registry import Location
 from toolfx.core.runtime import (
     CancelSignal,
     Description,
+    Interpreter,
     Runtime,
     SpillError,
     SpillLocation,
@@ -85,8 +86,10 @@ class Stage:
     def __init__(self, factory: InterpreterFactory, spills: SpillStore | None = None) -> None:
         self.reported: list[str] = []
         self.noted: dict[str, str] = {}
-        self.location = Location()
-        self.interpreter = factory(Host(unavailable, self._report, ignore_progress, spills))
+        self.location: Location = Location()
+        self.interpreter: Interpreter = factory(
+            Host(unavailable, self._report, ignore_progress, spills)
+        )
 
     def run(self, description: Description[Any]) -> Any:
         """Run `description` on the interpreter, noting what its spill store keeps."""

@@ -13,7 +13,15 @@ from typing import Any, TypedDict
 import pytest
 from returns.result import Failure, Result, Success
 
-from toolfx.core.pipeline import BatchResult, ToolCall, call_tool, described, execute, execute_batch
+from toolfx.core.pipeline import (
+    BatchResult,
+    ToolCall,
+    call,
+    call_tool,
+    described,
+    execute,
+    execute_batch,
+)
 from toolfx.core.records import SessionRecord, ToolCallRecord, ToolResultRecord
 from toolfx.core.registry import Location
 from toolfx.core.runtime import (
@@ -40,6 +48,7 @@ from toolfx.core.tools import (
     ReplaceContent,
     ReplaceValue,
     TextBlock,
+    ToolDefinition,
     ToolExecution,
     ToolExecutionFailure,
     ToolExecutionResult,
@@ -82,6 +91,26 @@ class Args(TypedDict):
 
 def shout(args: Args, ctx: ToolRunContext) -> str:
     return args["text"].upper()
+
+
+@dataclass(frozen=True)
+class Measured:
+    """A typed output the pipeline keeps as JSON and a typed call gives back decoded."""
+
+    text: str
+    length: int
+
+
+def measure(args: Args, ctx: ToolRunContext) -> Measured:
+    return Measured(args["text"], len(args["text"]))
+
+
+def register_measure(world: World) -> ToolDefinition[Args, Measured]:
+    tool = define_tool(
+        name="measure", description="d", parameters=Args, output=Output(Measured), execute=measure
+    )
+    world.location.register(tool)
+    return tool
 
 
 def register_shout(world: World, name: str = "shout", **extra: Any) -> None:
@@ -646,6 +675,81 @@ class PipelineScenarios(PipelineWorld):
         outcome = interpret(described(failing))
         assert isinstance(outcome, Failure)
         assert outcome.failure().code is ErrorCode.UNKNOWN_TOOL
+
+    def test_a_typed_call_gives_the_decoded_output(
+        self, world: World, interpret: Interpret
+    ) -> None:
+        tool = register_measure(world)
+        catalog = world.location.catalog()
+        outcome = interpret(described(call(catalog, tool, call_id="c1")({"text": "abc"})))
+        assert outcome == Success(Measured("abc", 3))
+        [(execution, result)] = world.observed  # through the pipeline: observers saw the call
+        assert execution.call_id == "c1"
+        assert isinstance(result, ToolExecutionSuccess)
+        assert result.value == {
+            "text": "abc",
+            "length": 3,
+        }  # the canonical JSON; the call decodes it
+
+    def test_typed_calls_compose_with_bind(self, world: World, interpret: Interpret) -> None:
+        tool = register_measure(world)
+        catalog = world.location.catalog()
+        first = call(catalog, tool, call_id="c1")({"text": "ab"})
+        chained = first.map(lambda measured: Args(text=measured.text * measured.length)).bind(
+            call(catalog, tool, call_id="c2")
+        )
+        assert interpret(described(chained)) == Success(Measured("abab", 4))
+
+    def test_a_typed_call_sends_dataclass_arguments_as_their_json(
+        self, world: World, interpret: Interpret
+    ) -> None:
+        def double(args: Measured, ctx: ToolRunContext) -> int:
+            return args.length * 2
+
+        tool = define_tool(
+            name="double", description="d", parameters=Measured, output=Output(int), execute=double
+        )
+        world.location.register(tool)
+        typed = call(world.location.catalog(), tool, call_id="c1")(Measured("ab", 2))
+        assert interpret(described(typed)) == Success(4)
+        [(execution, _)] = world.observed
+        assert execution.arguments == {"text": "ab", "length": 2}
+
+    def test_a_typed_call_meets_the_policies_and_the_validation(
+        self, world: World, interpret: Interpret
+    ) -> None:
+        tool = register_measure(world)
+
+        async def deny(execution: ToolExecution, next_: Any) -> PreToolDecision:
+            return Deny("not from code") if execution.arguments == {"text": "no"} else Allow()
+
+        world.location.on_pre_execute(deny)
+        catalog = world.location.catalog()
+        denied = interpret(described(call(catalog, tool, call_id="c1")({"text": "no"})))
+        invalid = interpret(described(call(catalog, tool, call_id="c2")({"text": 3})))  # type: ignore[typeddict-item]
+        assert isinstance(denied, Failure)
+        assert denied.failure().code is ErrorCode.DENIED
+        assert isinstance(invalid, Failure)
+        assert invalid.failure().code is ErrorCode.INVALID_ARGS
+        assert [execution.call_id for execution, _ in world.observed] == ["c1", "c2"]
+
+    def test_a_typed_call_of_a_definition_the_catalog_does_not_show_runs_nothing(
+        self, world: World, interpret: Interpret
+    ) -> None:
+        register_measure(world)
+        other = define_tool(
+            name="measure",
+            description="d",
+            parameters=Args,
+            output=Output(Measured),
+            execute=measure,
+        )
+        outcome = interpret(
+            described(call(world.location.catalog(), other, call_id="c1")({"text": "a"}))
+        )
+        assert isinstance(outcome, Failure)
+        assert outcome.failure().code is ErrorCode.UNKNOWN_TOOL
+        assert world.observed == []
 
     def test_a_permission_decline_resurfaces_as_denied(
         self, world: World, interpret: Interpret

@@ -124,12 +124,12 @@ class Workspace:
             raise ValueError(f"the workspace root must be an absolute path, not {root!r}")
         if state_dir is not None and not posixpath.isabs(state_dir):
             raise ValueError(f"the state folder must be an absolute path, not {state_dir!r}")
-        self.root = posixpath.normpath(root)
-        self.permissions = Permissions() if permissions is None else permissions
-        self.state_dir = None if state_dir is None else posixpath.normpath(state_dir)
+        self.root: str = posixpath.normpath(root)
+        self.permissions: Permissions = Permissions() if permissions is None else permissions
+        self.state_dir: str | None = None if state_dir is None else posixpath.normpath(state_dir)
         """The workspace's state folder (`toolfx.core.runtime.state_folder`): read without
         asking, writable by sandboxed commands; hosts keep the runtime's spills in its `outputs`."""
-        self.limits = WorkspaceLimits() if limits is None else limits
+        self.limits: WorkspaceLimits = WorkspaceLimits() if limits is None else limits
         self._reads: AtomicCell[dict[str, _Stamp]] = AtomicCell({})
 
     def __repr__(self) -> str:

@@ -5,7 +5,7 @@ composition.
 from toolfx.core.pipeline._batch import BatchResult, execute_batch
 from toolfx.core.pipeline._bounding import BoundedText, bound_text, not_kept
 from toolfx.core.pipeline._call import MAX_LISTED_TOOLS, ToolCall, execute, run_call
-from toolfx.core.pipeline._composable import call_tool, described, lifted, lifted_result
+from toolfx.core.pipeline._composable import call, call_tool, described, lifted, lifted_result
 
 __all__ = [
     "MAX_LISTED_TOOLS",
@@ -13,6 +13,7 @@ __all__ = [
     "BoundedText",
     "ToolCall",
     "bound_text",
+    "call",
     "call_tool",
     "described",
     "execute",

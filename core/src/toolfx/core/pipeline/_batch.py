@@ -21,10 +21,10 @@ from toolfx.core.tools import ErrorCode, ToolExecutionResult, ToolExecutionSucce
 
 if TYPE_CHECKING:
     from toolfx.core.pipeline._call import ToolCall
-    from toolfx.core.records import RecordFault, RecordSink, SessionRecord
+    from toolfx.core.records import RecordSink, SessionRecord
     from toolfx.core.registry import Catalog, ExecutionMode
     from toolfx.core.runtime import Runtime
-    from toolfx.core.tools import ContextMessage, ToolExecutionResult
+    from toolfx.core.tools import ContextMessage
 
 __all__ = ["DEFAULT_PARALLEL_LIMIT", "BatchLedger", "BatchResult", "execute_batch", "schedule"]
 

@@ -48,11 +48,11 @@ class CallState:
     __slots__ = ("args", "body_started", "concludes_turn", "deferred", "stage")
 
     def __init__(self) -> None:  # slots: one object per call, not an object and its dict
-        self.body_started = False
+        self.body_started: bool = False
         self.args: object = None  # the decoded arguments, once the body is about to run
-        self.stage = "the pre-execute policy"
+        self.stage: str = "the pre-execute policy"
         self.deferred: tuple[ContextMessage, ...] = ()
-        self.concludes_turn = False
+        self.concludes_turn: bool = False
 
 
 @final

@@ -48,9 +48,8 @@ from toolfx.core.tools import (
 )
 
 if TYPE_CHECKING:
-    from toolfx.core.pipeline._body import CallState
     from toolfx.core.registry import Catalog, HookPlan, Registration
-    from toolfx.core.runtime import CancelSignal, Runtime
+    from toolfx.core.runtime import Runtime
     from toolfx.core.tools import (
         ContentBlock,
         ContextMessage,
@@ -61,8 +60,6 @@ if TYPE_CHECKING:
         PreToolDecision,
         ResultObserver,
         ToolDefinition,
-        ToolExecution,
-        ToolExecutionFailure,
         ToolExecutionResult,
     )
 

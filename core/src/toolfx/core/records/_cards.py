@@ -52,15 +52,7 @@ from toolfx.core.tools import (
 if TYPE_CHECKING:
     from toolfx.core.json import FrozenJson
     from toolfx.core.records._wire import RecordError
-    from toolfx.core.tools import (
-        FileDiff,
-        FileLocation,
-        ReadFileLine,
-        SearchMatch,
-        ToolCallView,
-        ToolResultView,
-        WebSource,
-    )
+    from toolfx.core.tools import ToolCallView, ToolResultView
 
 __all__ = [
     "call_view_from_json",

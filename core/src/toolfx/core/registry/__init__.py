@@ -11,6 +11,7 @@ from toolfx.core.registry._model import (
     RegistryErrorKind,
     ScopeKey,
     ToolSchema,
+    flat_name,
 )
 from toolfx.core.registry._registry import Registry
 
@@ -29,4 +30,5 @@ __all__ = [
     "RegistryErrorKind",
     "ScopeKey",
     "ToolSchema",
+    "flat_name",
 ]

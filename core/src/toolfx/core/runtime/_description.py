@@ -11,16 +11,16 @@ if TYPE_CHECKING:
 
 __all__ = ["Description"]
 
-T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
 U = TypeVar("U")
 
 
 @final
 @dataclass(frozen=True, slots=True)
-class Description(Generic[T]):
+class Description(Generic[T_co]):
     """A program that needs a Runtime; building or composing one performs nothing."""
 
-    program: Callable[[Runtime], Coroutine[Any, Any, T]]
+    program: Callable[[Runtime], Coroutine[Any, Any, T_co]]
 
     @staticmethod
     def of(value: U) -> Description[U]:
@@ -31,7 +31,7 @@ class Description(Generic[T]):
 
         return Description(program)
 
-    def map(self, function: Callable[[T], U]) -> Description[U]:
+    def map(self, function: Callable[[T_co], U]) -> Description[U]:
         """A description whose result is `function` of this one's."""
         program = self.program
 
@@ -40,7 +40,7 @@ class Description(Generic[T]):
 
         return Description(mapped)
 
-    def bind(self, function: Callable[[T], Description[U]]) -> Description[U]:
+    def bind(self, function: Callable[[T_co], Description[U]]) -> Description[U]:
         """A description that runs this one, then the one `function` builds from its result."""
         program = self.program
 

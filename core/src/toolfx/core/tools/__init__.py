@@ -36,6 +36,7 @@ from toolfx.core.tools._content import (
 from toolfx.core.tools._content_text import block_text, content_text, render_json
 from toolfx.core.tools._context import ToolCallIdentity, ToolRunContext
 from toolfx.core.tools._definition import (
+    Body,
     Output,
     ToolDefinition,
     ToolOptions,
@@ -89,6 +90,7 @@ __all__ = [
     "Ask",
     "AudioBlock",
     "Block",
+    "Body",
     "CodeDispatchLogListener",
     "ContentBlock",
     "ContextMessage",

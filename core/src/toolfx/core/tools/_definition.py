@@ -5,27 +5,29 @@ from __future__ import annotations
 import math
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Generic, TypeVar, final, overload
+from typing import TYPE_CHECKING, Generic, TypeAlias, final
 
 from returns.result import Result
-from typing_extensions import TypeForm
+from typing_extensions import TypeForm, TypeVar
 
 from toolfx.core.schema import schema_of
 from toolfx.core.tools._content_text import render_json
+from toolfx.core.tools._context import ToolRunContext
+from toolfx.core.tools._failure import ToolFailure
 from toolfx.core.tools._naming import ToolDefinitionError, check_name
 from toolfx.core.tools._output_limits import OutputLimits
+from toolfx.core.tools._with_content import WithContent
 
 if TYPE_CHECKING:
     from toolfx.core.json import JsonValue
     from toolfx.core.schema import ValueSchema
     from toolfx.core.tools._cards import ToolCallView, ToolResultView
     from toolfx.core.tools._content import ContentBlock
-    from toolfx.core.tools._context import ToolCallIdentity, ToolRunContext
-    from toolfx.core.tools._failure import ToolFailure
+    from toolfx.core.tools._context import ToolCallIdentity
     from toolfx.core.tools._results import DurableResult, ToolExecutionResult
-    from toolfx.core.tools._with_content import WithContent
 
 __all__ = [
+    "Body",
     "Output",
     "ToolDefinition",
     "ToolDefinitionError",
@@ -35,17 +37,29 @@ __all__ = [
 
 ArgsT = TypeVar("ArgsT")
 OutT = TypeVar("OutT")
+# An Output that renders with no look at the arguments is an Output[object, ...]: contravariance
+# then lets one such value serve tools of any argument type (defaults need one on both).
+Args_contra = TypeVar("Args_contra", contravariant=True, default=object)
+ValueT = TypeVar("ValueT", default=object)
+
+_BodyValue: TypeAlias = (
+    OutT | WithContent[OutT] | Result[OutT, ToolFailure] | Result[WithContent[OutT], ToolFailure]
+)
+"""What a body gives: its value (or `WithContent` of it), or a `Result` of either."""
+
+Body: TypeAlias = Callable[[ArgsT, ToolRunContext], _BodyValue[OutT] | Awaitable[_BodyValue[OutT]]]
+"""A tool body: typed arguments and the run context to its value, from a plain or async def."""
 
 
 @final
 @dataclass(frozen=True, slots=True)
-class Output(Generic[ArgsT, OutT]):
+class Output(Generic[Args_contra, ValueT]):
     """A tool's declared output: its type, the model-content renderer and presentation meta."""
 
-    type: TypeForm[OutT]
-    render: Callable[[ArgsT, OutT], Sequence[ContentBlock]] = render_json
-    presentation_meta: Callable[[ArgsT, OutT], JsonValue] | None = None
-    schema: ValueSchema[OutT] = field(init=False, repr=False, compare=False)
+    type: TypeForm[ValueT]
+    render: Callable[[Args_contra, ValueT], Sequence[ContentBlock]] = render_json
+    presentation_meta: Callable[[Args_contra, ValueT], JsonValue] | None = None
+    schema: ValueSchema[ValueT] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "schema", schema_of(self.type))
@@ -122,14 +136,13 @@ class ToolDefinition(Generic[ArgsT, OutT]):
             )
 
 
-@overload
 def define_tool(
     *,
     name: str,
     description: str,
     parameters: TypeForm[ArgsT],
     output: Output[ArgsT, OutT],
-    execute: Callable[[ArgsT, ToolRunContext], OutT | WithContent[OutT]],
+    execute: Body[ArgsT, OutT],
     finalize_content: (
         Callable[[ToolCallIdentity, ToolExecutionResult], Sequence[ContentBlock] | None] | None
     ) = None,
@@ -140,87 +153,7 @@ def define_tool(
     options: ToolOptions = ToolOptions(),
     blocking: bool = False,
     output_limits: OutputLimits | None = None,
-) -> ToolDefinition[ArgsT, OutT]: ...
-@overload
-def define_tool(
-    *,
-    name: str,
-    description: str,
-    parameters: TypeForm[ArgsT],
-    output: Output[ArgsT, OutT],
-    execute: Callable[
-        [ArgsT, ToolRunContext], Result[OutT, ToolFailure] | Result[WithContent[OutT], ToolFailure]
-    ],
-    finalize_content: (
-        Callable[[ToolCallIdentity, ToolExecutionResult], Sequence[ContentBlock] | None] | None
-    ) = None,
-    timeout: float | None = None,
-    is_concurrency_safe: Callable[[ArgsT], bool] | None = None,
-    present_call: Callable[[ArgsT], ToolCallView | None] | None = None,
-    present_result: Callable[[ArgsT, DurableResult], ToolResultView | None] | None = None,
-    options: ToolOptions = ToolOptions(),
-    blocking: bool = False,
-    output_limits: OutputLimits | None = None,
-) -> ToolDefinition[ArgsT, OutT]: ...
-@overload
-def define_tool(
-    *,
-    name: str,
-    description: str,
-    parameters: TypeForm[ArgsT],
-    output: Output[ArgsT, OutT],
-    execute: Callable[[ArgsT, ToolRunContext], Awaitable[OutT | WithContent[OutT]]],
-    finalize_content: (
-        Callable[[ToolCallIdentity, ToolExecutionResult], Sequence[ContentBlock] | None] | None
-    ) = None,
-    timeout: float | None = None,
-    is_concurrency_safe: Callable[[ArgsT], bool] | None = None,
-    present_call: Callable[[ArgsT], ToolCallView | None] | None = None,
-    present_result: Callable[[ArgsT, DurableResult], ToolResultView | None] | None = None,
-    options: ToolOptions = ToolOptions(),
-    blocking: bool = False,
-    output_limits: OutputLimits | None = None,
-) -> ToolDefinition[ArgsT, OutT]: ...
-@overload
-def define_tool(
-    *,
-    name: str,
-    description: str,
-    parameters: TypeForm[ArgsT],
-    output: Output[ArgsT, OutT],
-    execute: Callable[
-        [ArgsT, ToolRunContext],
-        Awaitable[Result[OutT, ToolFailure] | Result[WithContent[OutT], ToolFailure]],
-    ],
-    finalize_content: (
-        Callable[[ToolCallIdentity, ToolExecutionResult], Sequence[ContentBlock] | None] | None
-    ) = None,
-    timeout: float | None = None,
-    is_concurrency_safe: Callable[[ArgsT], bool] | None = None,
-    present_call: Callable[[ArgsT], ToolCallView | None] | None = None,
-    present_result: Callable[[ArgsT, DurableResult], ToolResultView | None] | None = None,
-    options: ToolOptions = ToolOptions(),
-    blocking: bool = False,
-    output_limits: OutputLimits | None = None,
-) -> ToolDefinition[ArgsT, OutT]: ...
-def define_tool(
-    *,
-    name: str,
-    description: str,
-    parameters: Any,
-    output: Output[Any, Any],
-    execute: Callable[[Any, ToolRunContext], object],
-    finalize_content: (
-        Callable[[ToolCallIdentity, ToolExecutionResult], Sequence[ContentBlock] | None] | None
-    ) = None,
-    timeout: float | None = None,
-    is_concurrency_safe: Callable[[Any], bool] | None = None,
-    present_call: Callable[[Any], ToolCallView | None] | None = None,
-    present_result: Callable[[Any, DurableResult], ToolResultView | None] | None = None,
-    options: ToolOptions = ToolOptions(),
-    blocking: bool = False,
-    output_limits: OutputLimits | None = None,
-) -> ToolDefinition[Any, Any]:
+) -> ToolDefinition[ArgsT, OutT]:
     """Define a tool whose body, renderer and presenters are checked against its declarations."""
     return ToolDefinition(
         name=name,

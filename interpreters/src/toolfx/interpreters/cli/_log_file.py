@@ -41,7 +41,7 @@ class LogFile:
 
     def __init__(self, file: RawFile, path: str) -> None:
         self._file = file
-        self.path = path
+        self.path: str = path
         """The path the log was opened at, as the user gave it."""
         self._end = 0
         self._lines = 0

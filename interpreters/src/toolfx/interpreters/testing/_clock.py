@@ -18,8 +18,8 @@ class Timer:
     __slots__ = ("action", "cancelled")
 
     def __init__(self, action: Callable[[], object]) -> None:
-        self.action = action
-        self.cancelled = False
+        self.action: Callable[[], object] = action
+        self.cancelled: bool = False
 
     def cancel(self) -> None:
         self.cancelled = True

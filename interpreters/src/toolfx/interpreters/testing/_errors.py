@@ -24,8 +24,8 @@ class Deadlock(RuntimeError):
         )
         self.time = time
         self.step = step
-        self.blocked = tuple(blocked)
-        self.hung = tuple(hung)
+        self.blocked: tuple[tuple[int, str], ...] = tuple(blocked)
+        self.hung: tuple[int, ...] = tuple(hung)
 
 
 class DeterministicForeignAwaitError(ForeignAwaitError):

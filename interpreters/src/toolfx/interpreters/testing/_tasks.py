@@ -18,8 +18,8 @@ class Wait:
     __slots__ = ("joining", "timer", "unsubscribe", "what")
 
     def __init__(self, what: str, joining: tuple[int, ...] = ()) -> None:
-        self.what = what
-        self.joining = joining
+        self.what: str = what
+        self.joining: tuple[int, ...] = joining
         self.timer: Timer | None = None
         self.unsubscribe: Callable[[], None] | None = None
 
@@ -53,16 +53,16 @@ class Task:
     def __init__(
         self, task_id: int, name: str, coroutine: Coroutine[Any, Any, Any], parent: int | None
     ) -> None:
-        self.id = task_id
-        self.name = name
-        self.coroutine = coroutine
-        self.parent = parent
+        self.id: int = task_id
+        self.name: str = name
+        self.coroutine: Coroutine[Any, Any, Any] = coroutine
+        self.parent: int | None = parent
         self.next_value: object = None
         self.next_error: BaseException | None = None
         self.trap: Trap | None = None
         self.wait: Wait | None = None
         self.hung_at: int | None = None
-        self.finished = False
-        self.finished_order = 0
+        self.finished: bool = False
+        self.finished_order: int = 0
         self.result: Any = None
         self.error: BaseException | None = None

@@ -79,11 +79,11 @@ class Link:
     __slots__ = ("calls", "client", "closing", "finished", "loop")
 
     def __init__(self, client: Client, calls: CallsInFlight) -> None:
-        self.client = client
-        self.calls = calls
-        self.loop = anyio.lowlevel.current_token()
-        self.closing = anyio.Event()
-        self.finished = anyio.Event()
+        self.client: Client = client
+        self.calls: CallsInFlight = calls
+        self.loop: anyio.lowlevel.EventLoopToken = anyio.lowlevel.current_token()
+        self.closing: anyio.Event = anyio.Event()
+        self.finished: anyio.Event = anyio.Event()
 
     def waker(self, wake: Callable[[], None]) -> Callable[[], None]:
         """A signal watcher that runs `wake` (which must not raise) in the connection's loop:
