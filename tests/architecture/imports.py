@@ -159,6 +159,7 @@ class _Module:
     exports: tuple[str, ...]
 
 
+@functools.cache
 def _parse(name: str, source: str, package: bool) -> _Module:
     tree = ast.parse(source)
     defines: set[str] = set()
@@ -250,7 +251,10 @@ def _graph(tree: Tree) -> _Graph:
 
 def chain(tree: Tree, distribution: str) -> tuple[str, ...]:
     """The longest chain of runtime imports between one distribution's own modules."""
-    graph = _graph(tree)
+    return _chain(_graph(tree), distribution)
+
+
+def _chain(graph: _Graph, distribution: str) -> tuple[str, ...]:
     own = {m for m in graph.modules if graph.distribution(m) == distribution}
     edges = {
         m: {e for e in graph.runtime_edges(m) if e in own and not graph.is_face(e)} for m in own
@@ -281,7 +285,7 @@ def violations(tree: Tree) -> list[str]:
         found.extend(_import_violations(graph, name, info))
     found.extend(_home_violations(graph))
     for distribution in DISTRIBUTIONS:
-        found.extend(_shape_violations(tree, graph, distribution))
+        found.extend(_shape_violations(graph, distribution))
     return found
 
 
@@ -336,7 +340,7 @@ def _home_violations(graph: _Graph) -> Iterator[str]:
             yield f"{exported} (from {defining}) has more than one home: {', '.join(faces)}"
 
 
-def _shape_violations(tree: Tree, graph: _Graph, distribution: str) -> Iterator[str]:
+def _shape_violations(graph: _Graph, distribution: str) -> Iterator[str]:
     own = [m for m in graph.modules if graph.distribution(m) == distribution]
     public = [m for m in own if _owner(m) is None]
     if len(public) > len(own) * PUBLIC_SHARE:
@@ -344,7 +348,7 @@ def _shape_violations(tree: Tree, graph: _Graph, distribution: str) -> Iterator[
             f"{distribution}: {len(public)} of {len(own)} modules are public "
             f"(at most a third may be): {', '.join(sorted(public))}"
         )
-    longest = chain(tree, distribution)
+    longest = _chain(graph, distribution)
     if len(longest) > MAX_CHAIN:
         yield (
             f"{distribution}: an import chain of {len(longest)} modules "
