@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 from typing import Final
 
-from toolfx.core.text import NO_NEWLINE
+from toolfx.core.plaintext import NO_NEWLINE
 
 __all__ = ["apply_diff", "apply_hunks"]
 

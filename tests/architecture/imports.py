@@ -39,14 +39,13 @@ OTHER_PACKAGES: Final = {"toolfx.testing": "toolfx.interpreters"}
 """Top-level packages a distribution ships besides its own (the kit ships with interpreters)."""
 
 CORE_LAYERS: Final = (
-    ("json", "text"),
+    ("json", "plaintext"),
     ("jsonschema",),
     ("schema",),
     ("runtime",),
     ("tools",),
     ("records", "registry"),
-    ("pipeline",),
-    ("providers",),
+    ("pipeline", "providers"),
 )
 """core's subpackages bottom up; a layer's packages are independent of one another."""
 

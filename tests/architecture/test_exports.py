@@ -14,7 +14,7 @@ from tests.architecture.imports import DISTRIBUTIONS
 PUBLIC_MODULES = [
     "toolfx.core",
     "toolfx.core.json",
-    "toolfx.core.text",
+    "toolfx.core.plaintext",
     "toolfx.core.jsonschema",
     "toolfx.core.schema",
     "toolfx.core.runtime",

@@ -3,7 +3,7 @@
 A bench module is a `bench_<topic>.py` file in this package with a `run() -> list[Case]`
 function; `python -m tests.bench` finds and runs them all in one process and prints every case
 in µs per call and as a multiple of the reference (json.loads of a 5-property tool-call text,
-the yardstick of DESIGN.md's performance target). A case whose value is not a time per call
+the yardstick of docs/architecture.md's measured facts). A case whose value is not a time per call
 names its unit at the end of its name, e.g. "register 10,000 tools (s)" (see `unit_of`).
 """
 

@@ -11,9 +11,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from toolfx.core.pipeline import ToolCall, execute
+from toolfx.core.plaintext import count_bytes, count_lines
 from toolfx.core.registry import Location
 from toolfx.core.runtime import CancelSignal
-from toolfx.core.text import count_bytes, count_lines
 from toolfx.core.tools import (
     ContentBlock,
     Output,

@@ -19,9 +19,9 @@ from tests.leaves_support import ROOT, failure, text_of, value_of
 from tests.security.figures import within_budget as record
 from tests.security.terminal_support import plain, render
 from toolfx.core.pipeline import ToolCall, execute
+from toolfx.core.plaintext import MAX_DIFF_LINES, unified_text_diff
 from toolfx.core.registry import Location
 from toolfx.core.runtime import CancelSignal
-from toolfx.core.text import MAX_DIFF_LINES, unified_text_diff
 from toolfx.core.tools import DiffResultCard, ErrorCode, FileDiff, ToolExecutionResult
 from toolfx.interpreters.anyio import AnyioRuntime, run_anyio
 from toolfx.interpreters.cli._cards import HEAD_LINES, TAIL_LINES, call_body, result_body

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 from tests.leaves_support import Answer, LeafSession, catalog_of, run_real, text_of
 from toolfx.core.pipeline import ToolCall
+from toolfx.core.plaintext import unified_text_diff
 from toolfx.core.runtime import ApprovalReply, ApprovalRequest, CancelSignal, RejectedWithFeedback
-from toolfx.core.text import unified_text_diff
 from toolfx.core.tools import (
     DiffCallCard,
     DiffResultCard,

@@ -8,8 +8,8 @@ from typing import Any, TypedDict
 import pytest
 
 from toolfx.core.pipeline._bounding import content_within
+from toolfx.core.plaintext import count_bytes, count_lines, head
 from toolfx.core.registry import Location, Registry
-from toolfx.core.text import count_bytes, count_lines, head
 from toolfx.core.tools import (
     DEFAULT_OUTPUT_LIMITS,
     Output,

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.diff_support import apply_diff
-from toolfx.core.text import MAX_DIFF_LINES, Edit, line_edits, unified_text_diff
+from toolfx.core.plaintext import MAX_DIFF_LINES, Edit, line_edits, unified_text_diff
 
 
 def test_hunk_headers_carry_the_real_line_numbers() -> None:

@@ -4,17 +4,18 @@ General layout: each subpackage is a layer with a public face (its `__init__`) a
 modules; a module imports only from its own layer or the layers below (tests/architecture checks
 it, docs/architecture.md explains it). Bottom up:
 
-- `json`, `text`: lossless frozen JSON (parse, snapshot, thaw); text cutting and diffs.
+- `json`, `plaintext`: lossless frozen JSON (parse, snapshot, thaw); text cut to a budget, diffs.
 - `jsonschema`: raw JSON Schemas checked against a profile, compiled, validated.
 - `schema`: a Python type turned into a schema, a validator and a decoder (`schema_of`).
 - `runtime`: the capabilities descriptions run over (the only suspension points).
 - `tools`: definitions, run context, executions, decisions, results, failures, content, cards.
 - `records` | `registry`: durable records and their wire form | Registry, Catalog, Location.
-- `pipeline`: one call through every stage, batches, the returns-shaped composition.
-- `providers`: catalogs and results in the shapes model providers take.
+- `pipeline` | `providers`: one call through every stage, batches, the returns-shaped
+  composition | catalogs and results in the shapes model providers take.
 
 Nothing here performs IO: files, processes, time and concurrency are Runtime capabilities that
-an interpreter (`toolfx.interpreters`) provides. Every public name is importable from here.
+an interpreter (`toolfx.interpreters`) provides. Every name a user needs is importable from
+here; the faces also export the few helpers other layers and distributions share.
 """
 
 from toolfx.core.json import (
@@ -53,10 +54,25 @@ from toolfx.core.pipeline import (
     lifted,
     lifted_result,
 )
+from toolfx.core.plaintext import (
+    CONTEXT_LINES,
+    MAX_DIFF_LINES,
+    MAX_EDIT_LINES,
+    NO_NEWLINE,
+    Edit,
+    EditTag,
+    common_ends,
+    count_bytes,
+    count_lines,
+    line_edits,
+    unified_diff,
+    unified_text_diff,
+)
 from toolfx.core.providers import (
     OpenAILimits,
     ProviderTools,
     ToolNote,
+    ToolSource,
     anthropic_result_content,
     gemini_function_response,
     openai_result_content,
@@ -93,8 +109,11 @@ from toolfx.core.records import (
 from toolfx.core.registry import (
     GLOBAL,
     Catalog,
+    ChangeListener,
     Disposer,
     ExecutionMode,
+    Handle,
+    HookFunction,
     HookKind,
     Location,
     PresentationMode,
@@ -112,6 +131,7 @@ from toolfx.core.runtime import (
     CancelSignal,
     CapturedOutput,
     Confinement,
+    DefectReporter,
     Description,
     FileError,
     FileErrorKind,
@@ -131,24 +151,11 @@ from toolfx.core.runtime import (
     SpillError,
     SpillLocation,
     SpillStore,
+    deadline_reason,
     gather,
     traverse,
 )
 from toolfx.core.schema import SchemaDerivationError, ValueSchema, raw_schema, schema_of
-from toolfx.core.text import (
-    CONTEXT_LINES,
-    MAX_DIFF_LINES,
-    MAX_EDIT_LINES,
-    NO_NEWLINE,
-    Edit,
-    EditTag,
-    common_ends,
-    count_bytes,
-    count_lines,
-    line_edits,
-    unified_diff,
-    unified_text_diff,
-)
 from toolfx.core.tools import (
     CALL_FAILURES,
     DEFAULT_OUTPUT_LIMITS,
@@ -158,6 +165,7 @@ from toolfx.core.tools import (
     AudioBlock,
     Block,
     Body,
+    CodeDispatchLogListener,
     ContentBlock,
     ContextMessage,
     Deny,
@@ -165,6 +173,7 @@ from toolfx.core.tools import (
     DiffResultCard,
     DurableResult,
     ErrorCode,
+    ExecuteWrapper,
     ExecutionToken,
     FileDiff,
     FileLocation,
@@ -174,7 +183,9 @@ from toolfx.core.tools import (
     Output,
     OutputLimits,
     PermissionDeclined,
+    PostExecuteListener,
     PostToolDecision,
+    PreExecuteListener,
     PreToolDecision,
     ReadFileLine,
     ReadResultCard,
@@ -183,6 +194,7 @@ from toolfx.core.tools import (
     ResourceBlobBlock,
     ResourceLinkBlock,
     ResourceTextBlock,
+    ResultObserver,
     SearchMatch,
     SearchResultCard,
     TerminalCallCard,
@@ -236,11 +248,14 @@ __all__ = [
     "Cancelled",
     "CapturedOutput",
     "Catalog",
+    "ChangeListener",
     "CheckedSchema",
+    "CodeDispatchLogListener",
     "CompiledSchema",
     "Confinement",
     "ContentBlock",
     "ContextMessage",
+    "DefectReporter",
     "Deny",
     "Description",
     "DiffCallCard",
@@ -250,6 +265,7 @@ __all__ = [
     "Edit",
     "EditTag",
     "ErrorCode",
+    "ExecuteWrapper",
     "ExecutionMode",
     "ExecutionToken",
     "FileDiff",
@@ -264,6 +280,8 @@ __all__ = [
     "FrozenList",
     "GenericCallCard",
     "GenericResultCard",
+    "Handle",
+    "HookFunction",
     "HookKind",
     "ImageBlock",
     "Interpreter",
@@ -277,7 +295,9 @@ __all__ = [
     "Output",
     "OutputLimits",
     "PermissionDeclined",
+    "PostExecuteListener",
     "PostToolDecision",
+    "PreExecuteListener",
     "PreToolDecision",
     "PresentationMode",
     "ProcessError",
@@ -303,6 +323,7 @@ __all__ = [
     "ResourceBlobBlock",
     "ResourceLinkBlock",
     "ResourceTextBlock",
+    "ResultObserver",
     "Runtime",
     "SandboxMechanism",
     "SchemaDerivationError",
@@ -338,6 +359,7 @@ __all__ = [
     "ToolResultView",
     "ToolRunContext",
     "ToolSchema",
+    "ToolSource",
     "ValidationFailure",
     "ValidationIssue",
     "ValueSchema",
@@ -364,6 +386,7 @@ __all__ = [
     "contexts_to_json",
     "count_bytes",
     "count_lines",
+    "deadline_reason",
     "define_tool",
     "described",
     "durable_from_json",

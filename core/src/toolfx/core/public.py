@@ -1,41 +1,123 @@
-"""Public homes: each exported class and function names the package users import it from."""
+"""Public homes: each exported class and function names the package users import it from.
+
+The package roots call `publish` last. It points `__module__` at the root, so reprs, tracebacks
+and pickles name the import users write, and it first resolves the string annotations of what it
+moves (in the defining module, then among every name of the package), so `typing.get_type_hints`
+keeps working on them although their names are imported only for type checkers.
+"""
 
 from __future__ import annotations
 
+import functools
 import inspect
 import types
 import typing
 from collections.abc import Iterable, Mapping
+from typing import Any, Final
+
+from typing_extensions import TypeAliasType
 
 __all__ = ["publish"]
 
+_MOVABLE: Final = (type, types.FunctionType, TypeAliasType, functools._lru_cache_wrapper)
+"""What `publish` gives a home: classes, functions, type aliases and cached functions."""
+
 
 def publish(home: str, names: Iterable[str], namespace: Mapping[str, object]) -> None:
-    """Set `__module__` to `home` on the classes and functions `names` exports from `namespace`.
+    """Give what `names` exports from `namespace` the home `home`, and the faces' names theirs.
 
-    Only objects defined inside `home`'s own package move (a re-exported third-party type keeps
-    its module). A class's own annotations are resolved in its defining module first, so
-    `typing.get_type_hints` keeps working once its module name points at the public face.
+    Called last by a package root. Each class, function or alias it exports that is defined
+    inside it gets `__module__ = home`; then each public subpackage face the root imported gives
+    the names only it exports its own name. A re-exported third-party object keeps its module.
     """
     prefix = home + "."
-    for name in names:
-        value = namespace[name]
-        if not isinstance(value, type | types.FunctionType):
-            continue
-        if not value.__module__.startswith(prefix):
-            continue
-        if isinstance(value, type):
-            _resolve_own_annotations(value)
-        value.__module__ = home
+    modules = _modules(prefix, namespace)
+    package = _package_names(modules, namespace)
+    exported = set(names)
+    for name in exported:
+        _move(namespace[name], home, prefix, package)
+    for face in _faces(modules):
+        for name in getattr(face, "__all__", ()):
+            if name not in exported:
+                _move(getattr(face, name), face.__name__, prefix, package)
 
 
-def _resolve_own_annotations(cls: type) -> None:
-    """Replace a class's own string annotations by the types they name, where they resolve."""
+def _move(value: object, home: str, prefix: str, package: Mapping[str, object]) -> None:
+    """Resolve `value`'s annotations, then point its `__module__` at `home`."""
+    module = getattr(value, "__module__", None)
+    if not isinstance(value, _MOVABLE) or not isinstance(module, str):
+        return
+    if not module.startswith(prefix):
+        return
+    if isinstance(value, type):
+        _resolve_class(value, package)
+    elif isinstance(value, types.FunctionType):
+        _resolve_function(value, package)
+    value.__module__ = home  # type: ignore[misc]  # a TypeAliasType allows it at runtime
+
+
+def _modules(prefix: str, namespace: Mapping[str, object]) -> list[types.ModuleType]:
+    """Every module of the package reachable from the root's names, public and private."""
+    pending = [v for v in namespace.values() if isinstance(v, types.ModuleType)]
+    found: dict[str, types.ModuleType] = {}
+    while pending:
+        module = pending.pop()
+        if module.__name__ in found or not module.__name__.startswith(prefix):
+            continue
+        found[module.__name__] = module
+        pending.extend(v for v in vars(module).values() if isinstance(v, types.ModuleType))
+    return list(found.values())
+
+
+def _faces(modules: list[types.ModuleType]) -> list[types.ModuleType]:
+    """The public modules among `modules` (no part of their name private)."""
+    return [m for m in modules if not any(part.startswith("_") for part in m.__name__.split("."))]
+
+
+def _package_names(
+    modules: list[types.ModuleType], namespace: Mapping[str, object]
+) -> dict[str, object]:
+    """Every name of every module of the package, then the root's own, to resolve annotations."""
+    names: dict[str, object] = {}
+    for module in modules:
+        names.update((k, v) for k, v in vars(module).items() if not isinstance(v, types.ModuleType))
+    names.update(namespace)
+    return names
+
+
+def _resolve_class(cls: type, package: Mapping[str, object]) -> None:
     own = inspect.get_annotations(cls)
-    if not own:
+    if not any(isinstance(v, str) for v in own.values()):
         return
+    defining = inspect.getmodule(cls)
+    scope = {**package, **(vars(defining) if defining is not None else {})}
     try:
-        hints = typing.get_type_hints(cls, include_extras=True)
-    except (NameError, TypeError):  # names imported only for type checkers: left as written
-        return
+        hints = typing.get_type_hints(cls, globalns=scope, include_extras=True)
+    except Exception:  # one unresolvable name: resolve the others one by one
+        hints = {key: _resolve_one(key, value, scope, as_class=True) for key, value in own.items()}
     cls.__annotations__ = {key: hints.get(key, value) for key, value in own.items()}
+
+
+def _resolve_function(function: types.FunctionType, package: Mapping[str, object]) -> None:
+    own = inspect.get_annotations(function)
+    if not any(isinstance(v, str) for v in own.values()):
+        return
+    scope = {**package, **function.__globals__}
+    try:
+        hints = typing.get_type_hints(function, globalns=scope, include_extras=True)
+    except Exception:  # one unresolvable name: resolve the others one by one
+        hints = {key: _resolve_one(key, value, scope, as_class=False) for key, value in own.items()}
+    function.__annotations__ = {key: hints.get(key, value) for key, value in own.items()}
+
+
+def _resolve_one(key: str, value: object, scope: dict[str, Any], *, as_class: bool) -> object:
+    """One annotation resolved in `scope`, or left as written when it names what is not there."""
+    holder: object = (
+        type("_Annotation", (), {"__annotations__": {key: value}})
+        if as_class
+        else types.SimpleNamespace(__annotations__={key: value})
+    )
+    try:
+        return typing.get_type_hints(holder, globalns=scope, include_extras=True)[key]
+    except Exception:
+        return value

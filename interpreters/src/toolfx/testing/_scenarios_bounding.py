@@ -14,6 +14,7 @@ import pytest
 from returns.result import Failure, Result
 
 from toolfx.core.pipeline import ToolCall, execute
+from toolfx.core.plaintext import count_bytes, count_lines
 from toolfx.core.registry import Location
 from toolfx.core.runtime import (
     CancelSignal,
@@ -24,7 +25,6 @@ from toolfx.core.runtime import (
     SpillLocation,
     SpillStore,
 )
-from toolfx.core.text import count_bytes, count_lines
 from toolfx.core.tools import (
     ContentBlock,
     ErrorCode,

@@ -1,13 +1,13 @@
 """How the file leaves show a change on a card: the changed lines with their context.
 
-The diff for the model is core's bounded `unified_text_diff` (`toolfx.core.text._diff`).
+The diff for the model is core's bounded `unified_text_diff` (`toolfx.core.plaintext`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from toolfx.core.text import CONTEXT_LINES, common_ends
+from toolfx.core.plaintext import CONTEXT_LINES, common_ends
 from toolfx.core.tools import DiffCallCard, DiffResultCard, FileDiff, FileLocation
 
 __all__ = ["ChangedLines", "changed_lines", "diff_result_card", "pending_diff_card"]

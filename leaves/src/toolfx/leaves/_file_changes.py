@@ -7,8 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import final
 
+from toolfx.core.plaintext import count_lines, head
 from toolfx.core.runtime import FileError, FileErrorKind, FileStat, FileSystem
-from toolfx.core.text import count_lines, head
 from toolfx.core.tools import ErrorCode, ToolFailure, ToolRunContext
 from toolfx.leaves._diffs import ChangedLines
 from toolfx.leaves._text_files import decode_text, file_failure

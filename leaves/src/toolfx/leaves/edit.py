@@ -10,7 +10,7 @@ from typing import Annotated, NotRequired, TypedDict
 from returns.result import Failure, Result, Success
 
 from toolfx.core.json import plural
-from toolfx.core.text import count_lines, head, unified_text_diff
+from toolfx.core.plaintext import count_lines, head, unified_text_diff
 from toolfx.core.tools import (
     DiffResultCard,
     ErrorCode,

@@ -1,7 +1,7 @@
-"""Lossless JSON: turn text or values into deep-frozen JSON, or a typed error with its path.
+"""Frozen JSON recognized and thawed: is a value already frozen JSON, and its plain mutable copy.
 
-The frozen form of a JSON value uses `FrozenList` and `FrozenDict` (see `_frozen.py`); the limits
-are documented in `_model.py`. The face of the json package re-exports them.
+The frozen form uses `FrozenList` and `FrozenDict` (see `_frozen.py`); the limits are in
+`_model.py`.
 """
 
 from __future__ import annotations
@@ -12,30 +12,13 @@ from typing import Any
 
 from toolfx.core.json._frozen import FrozenDict, FrozenList
 from toolfx.core.json._model import (
-    DEFAULT_LIMITS,
     INT_BOUND,
     NEGATIVE_INT_BOUND,
     FrozenJson,
-    JsonError,
-    JsonErrorKind,
-    JsonLimits,
     JsonValue,
-    json_pointer,
 )
 
-__all__ = [
-    "DEFAULT_LIMITS",
-    "FrozenDict",
-    "FrozenJson",
-    "FrozenList",
-    "JsonError",
-    "JsonErrorKind",
-    "JsonLimits",
-    "JsonValue",
-    "is_frozen_json",
-    "json_pointer",
-    "thaw_json",
-]
+__all__ = ["is_frozen_json", "thaw_json"]
 
 
 def is_frozen_json(value: object) -> bool:

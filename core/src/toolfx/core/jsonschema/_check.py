@@ -35,11 +35,6 @@ __all__ = [
     "VALIDATOR_CACHE_SIZE",
     "CheckedSchema",
     "CompiledSchema",
-    "JsonSchemaError",
-    "Profile",
-    "SchemaProblem",
-    "ValidationFailure",
-    "ValidationIssue",
     "check_json_schema",
     "compile_json_schema",
 ]

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, final
 
 from toolfx.core.json import snapshot_json
+from toolfx.core.plaintext import count_bytes, count_lines, cut_with_note
 from toolfx.core.runtime import SpillError
-from toolfx.core.text import count_bytes, count_lines, cut_with_note
 from toolfx.core.tools import (
     ErrorCode,
     TextBlock,

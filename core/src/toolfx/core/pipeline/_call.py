@@ -65,7 +65,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MAX_LISTED_TOOLS",
-    "RecordSink",
     "ToolCall",
     "aborted_execution",
     "execute",

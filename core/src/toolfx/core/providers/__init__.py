@@ -9,13 +9,21 @@ from toolfx.core.providers._results import (
     gemini_function_response,
     openai_result_content,
 )
-from toolfx.core.providers._tools import ProviderTools, ToolNote, to_anthropic, to_gemini, to_openai
+from toolfx.core.providers._tools import (
+    ProviderTools,
+    ToolNote,
+    ToolSource,
+    to_anthropic,
+    to_gemini,
+    to_openai,
+)
 
 __all__ = [
     "OPENAI_LIMITS",
     "OpenAILimits",
     "ProviderTools",
     "ToolNote",
+    "ToolSource",
     "anthropic_result_content",
     "gemini_function_response",
     "openai_result_content",

@@ -30,15 +30,7 @@ from toolfx.core.providers._gemini import gemini_parameters
 from toolfx.core.providers._openai import OPENAI_LIMITS, OpenAILimits, strict_parameters
 from toolfx.core.registry import Catalog, ToolSchema
 
-__all__ = [
-    "OPENAI_LIMITS",
-    "OpenAILimits",
-    "ProviderTools",
-    "ToolNote",
-    "to_anthropic",
-    "to_gemini",
-    "to_openai",
-]
+__all__ = ["ProviderTools", "ToolNote", "to_anthropic", "to_gemini", "to_openai"]
 
 ToolSource = Catalog | Iterable[ToolSchema]
 """Where the tools come from: a catalog's native tools, or the schemas themselves."""

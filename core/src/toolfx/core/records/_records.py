@@ -20,24 +20,8 @@ from typing import TYPE_CHECKING, Final, Literal, final
 from returns.result import Result
 
 from toolfx.core.json import render_literal
-from toolfx.core.records._cards import (
-    call_view_from_json,
-    call_view_to_json,
-    result_view_from_json,
-    result_view_to_json,
-)
 from toolfx.core.records._content import (
-    content_from_json,
-    content_to_json,
-    context_from_json,
-    context_to_json,
-    contexts_from_json,
-    contexts_to_json,
-    durable_from_json,
     durable_plain,
-    durable_to_json,
-    failure_from_json,
-    failure_to_json,
     read_durable,
 )
 from toolfx.core.records._wire import (
@@ -62,28 +46,13 @@ if TYPE_CHECKING:
     from toolfx.core.tools import ToolExecution, ToolExecutionResult
 
 __all__ = [
-    "RecordError",
     "RecordFault",
     "RecordSink",
     "SessionRecord",
     "ToolApprovalRecord",
     "ToolCallRecord",
     "ToolResultRecord",
-    "call_view_from_json",
-    "call_view_to_json",
-    "content_from_json",
-    "content_to_json",
-    "context_from_json",
-    "context_to_json",
-    "contexts_from_json",
-    "contexts_to_json",
-    "durable_from_json",
-    "durable_to_json",
-    "failure_from_json",
-    "failure_to_json",
     "record_from_json",
-    "result_view_from_json",
-    "result_view_to_json",
     "write_record",
 ]
 

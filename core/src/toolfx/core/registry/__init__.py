@@ -1,9 +1,11 @@
 """Where tools live: Location-scoped persistent registries, scopes, hooks and compiled catalogs."""
 
 from toolfx.core.registry._catalog import Catalog, ExecutionMode, HookPlan
-from toolfx.core.registry._location import Disposer, Location
+from toolfx.core.registry._location import ChangeListener, Disposer, Location
 from toolfx.core.registry._model import (
     GLOBAL,
+    Handle,
+    HookFunction,
     HookKind,
     PresentationMode,
     Registration,
@@ -18,8 +20,11 @@ from toolfx.core.registry._registry import Registry
 __all__ = [
     "GLOBAL",
     "Catalog",
+    "ChangeListener",
     "Disposer",
     "ExecutionMode",
+    "Handle",
+    "HookFunction",
     "HookKind",
     "HookPlan",
     "Location",

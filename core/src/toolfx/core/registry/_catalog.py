@@ -34,14 +34,7 @@ if TYPE_CHECKING:
         ToolGuard,
     )
 
-__all__ = [
-    "Catalog",
-    "CatalogData",
-    "ExecutionMode",
-    "HookPlan",
-    "ToolSchema",
-    "compile_catalog",
-]
+__all__ = ["Catalog", "CatalogData", "ExecutionMode", "HookPlan", "compile_catalog"]
 
 ExecutionMode = Literal["parallel", "exclusive"]
 """How a pending call is scheduled: `parallel` may overlap siblings, `exclusive` runs alone."""

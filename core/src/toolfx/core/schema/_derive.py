@@ -39,7 +39,6 @@ from toolfx.core.schema._decode import (
     union_decoder,
 )
 from toolfx.core.schema._types import (
-    SchemaDerivationError,
     add_doc,
     allows_extra_keys,
     fail,
@@ -49,7 +48,7 @@ from toolfx.core.schema._types import (
     type_name,
 )
 
-__all__ = ["SchemaDerivationError", "derive"]
+__all__ = ["derive"]
 
 
 class _Deriver:

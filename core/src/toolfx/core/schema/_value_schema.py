@@ -33,7 +33,7 @@ from toolfx.core.schema._decode import DecodeProblem, Node, to_plain
 from toolfx.core.schema._derive import derive
 from toolfx.core.schema._types import SchemaDerivationError
 
-__all__ = ["SchemaDerivationError", "ValueSchema", "raw_schema", "schema_of"]
+__all__ = ["ValueSchema", "raw_schema", "schema_of"]
 
 
 T = TypeVar("T")

@@ -26,14 +26,7 @@ if TYPE_CHECKING:
     from toolfx.core.tools._context import ToolCallIdentity
     from toolfx.core.tools._results import DurableResult, ToolExecutionResult
 
-__all__ = [
-    "Body",
-    "Output",
-    "ToolDefinition",
-    "ToolDefinitionError",
-    "ToolOptions",
-    "define_tool",
-]
+__all__ = ["Body", "Output", "ToolDefinition", "ToolOptions", "define_tool"]
 
 ArgsT = TypeVar("ArgsT")
 OutT = TypeVar("OutT")

@@ -16,7 +16,7 @@ class OutputLimits:
     """The most lines and UTF-8 bytes of text a result shows the model (both positive ints).
 
     Text over either limit is cut, the whole kept in the runtime's spill store, and the model
-    told where (see `toolfx.core.pipeline._bounding`).
+    told where (see `toolfx.core.bound_text`).
     """
 
     lines: int = 2000

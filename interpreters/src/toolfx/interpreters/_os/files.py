@@ -1,7 +1,7 @@
 """This machine's file system: os calls done inline (sync) or in worker threads (anyio).
 
 Each operation opens its `within` folder and resolves the rest of the path beneath that handle
-(`_beneath.open_beneath`), then works only through descriptors: stat by `fstat` or `fstatat`
+(`beneath.open_beneath`), then works only through descriptors: stat by `fstat` or `fstatat`
 on the parent's handle, listing by the folder's handle, reading by `pread` on the file's.
 Writes go to a temporary file made (O_EXCL | O_NOFOLLOW) in the target folder's handle,
 flushed and renamed over the target relative to that same handle, so a reader sees the old
@@ -36,7 +36,7 @@ from toolfx.interpreters._file_paths import (
 )
 from toolfx.interpreters._os.beneath import Lookup, open_beneath
 
-__all__ = ["AnyioFileSystem", "LocalFileSystem", "Lookup"]
+__all__ = ["AnyioFileSystem", "LocalFileSystem"]
 
 T = TypeVar("T")
 

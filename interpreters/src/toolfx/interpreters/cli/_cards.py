@@ -19,7 +19,7 @@ from rich.syntax import Syntax
 from rich.text import Text
 
 from toolfx.core.json import FrozenJson
-from toolfx.core.text import unified_diff
+from toolfx.core.plaintext import unified_diff
 from toolfx.core.tools import (
     DiffCallCard,
     DiffResultCard,

@@ -62,30 +62,16 @@ from toolfx.core.runtime import (
     SpillStore,
     deadline_reason,
 )
-from toolfx.interpreters.testing._errors import Deadlock, DeterministicForeignAwaitError
-from toolfx.interpreters.testing._faults import CancelAt, Fault, HangAt, RaiseAt, RaiseInto
+from toolfx.interpreters.testing._faults import Fault, HangAt, RaiseAt
 from toolfx.interpreters.testing._files import TracedFileSystem
 from toolfx.interpreters.testing._memory_files import MemoryFileSystem
 from toolfx.interpreters.testing._memory_spills import MemorySpills
 from toolfx.interpreters.testing._scheduler import Scheduler
 from toolfx.interpreters.testing._scripted_processes import ScriptedProcesses
-from toolfx.interpreters.testing._trace import TraceEvent, TraceKind
+from toolfx.interpreters.testing._trace import TraceEvent
 from toolfx.interpreters.testing._traps import Approve, Checkpoint, Join, Sleep
 
-__all__ = [
-    "CancelAt",
-    "Deadlock",
-    "DeterministicForeignAwaitError",
-    "DeterministicInterpreter",
-    "DeterministicRuntime",
-    "Fault",
-    "HangAt",
-    "RaiseAt",
-    "RaiseInto",
-    "Reported",
-    "TraceEvent",
-    "TraceKind",
-]
+__all__ = ["DeterministicInterpreter", "DeterministicRuntime", "Reported"]
 
 T = TypeVar("T")
 

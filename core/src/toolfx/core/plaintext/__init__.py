@@ -1,7 +1,7 @@
 """Text helpers the pipeline and leaves share: cutting to a budget, line diffs."""
 
-from toolfx.core.text._cut import count_bytes, count_lines, cut_with_note, head
-from toolfx.core.text._diff import (
+from toolfx.core.plaintext._cut import count_bytes, count_lines, cut_with_note, head
+from toolfx.core.plaintext._diff import (
     CONTEXT_LINES,
     MAX_DIFF_LINES,
     MAX_EDIT_LINES,
