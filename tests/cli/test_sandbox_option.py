@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from toolfx.interpreters.cli._args import DemoCommand, McpServeCommand, RunCommand, parse_args
-from toolfx.leaves._provider import builtin_tools
+from toolfx.leaves._tools import builtin_tools
 
 
 @pytest.mark.parametrize("mode", ["auto", "landlock", "bwrap", "off"])

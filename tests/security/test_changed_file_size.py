@@ -16,7 +16,7 @@ from toolfx.core.runtime import CancelSignal
 from toolfx.core.tools import ToolExecutionFailure
 from toolfx.interpreters._os.files import LocalFileSystem
 from toolfx.interpreters.sync import SyncRuntime, run_sync
-from toolfx.leaves._file_changes import MAX_CHANGED_FILE_BYTES
+from toolfx.leaves._files import MAX_CHANGED_FILE_BYTES
 from toolfx.leaves._rules import Rule
 from toolfx.leaves.permissions import Permissions
 from toolfx.leaves.workspace import Workspace

@@ -2,14 +2,13 @@
 
 Each leaf is a typed tool that works only through the runtime's capabilities (files, processes,
 approvals), so the same leaf runs under every interpreter. `workspace_tools(workspace)` gives
-them all; the `toolfx.tools` entry point (`builtin_tools(root, rules)`, see `_provider.py`) gives
+them all; the `toolfx.tools` entry point (`builtin_tools(root, rules)`, see `_tools.py`) gives
 them to hosts such as the CLI from plain values.
 """
 
 from toolfx.core.public import publish
 from toolfx.core.runtime import SandboxMode
 from toolfx.leaves._globs import GlobMatcher, glob_regex
-from toolfx.leaves._provider import builtin_tools
 from toolfx.leaves._regexes import PatternError
 from toolfx.leaves._rules import (
     PERMISSIONS,
@@ -24,7 +23,7 @@ from toolfx.leaves._rules import (
 from toolfx.leaves._search import SearchLimits
 from toolfx.leaves._shell.rules import BASH, CommandReview, review_line
 from toolfx.leaves._shell.syntax import CommandTooComplex, ShellLine, SimpleCommand, parse_line
-from toolfx.leaves._tools import workspace_tools
+from toolfx.leaves._tools import builtin_tools, workspace_tools
 from toolfx.leaves.bash import BashArgs, BashOutput, StreamOutput, bash_tool
 from toolfx.leaves.glob import GlobArgs, GlobOutput, glob_tool
 from toolfx.leaves.grep import GrepArgs, GrepMatch, GrepOutput, grep_tool

@@ -24,7 +24,7 @@ from toolfx.core.tools import (
     ToolFailure,
     ToolRunContext,
 )
-from toolfx.leaves._cards import define_leaf
+from toolfx.leaves._leaf import define_leaf
 from toolfx.leaves._shell.rules import BASH, redirect_paths, review_line
 from toolfx.leaves._shell.syntax import CommandTooComplex, parse_line
 from toolfx.leaves._text_files import file_failure

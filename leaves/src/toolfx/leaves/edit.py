@@ -20,9 +20,9 @@ from toolfx.core.tools import (
     ToolFailure,
     ToolRunContext,
 )
-from toolfx.leaves._cards import define_leaf
 from toolfx.leaves._diffs import ChangedLines, changed_lines, diff_result_card, pending_diff_card
-from toolfx.leaves._file_changes import bounded_change, commit, current_text, file_target
+from toolfx.leaves._files import bounded_change, commit, current_text, file_target
+from toolfx.leaves._leaf import define_leaf
 from toolfx.leaves.workspace import Workspace, WorkspaceLimits
 
 __all__ = ["EditArgs", "EditOutput", "edit_tool"]

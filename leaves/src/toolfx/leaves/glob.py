@@ -18,8 +18,8 @@ from toolfx.core.tools import (
     ToolFailure,
     ToolRunContext,
 )
-from toolfx.leaves._cards import define_leaf
 from toolfx.leaves._globs import glob_regex
+from toolfx.leaves._leaf import define_leaf
 from toolfx.leaves._regexes import PatternError
 from toolfx.leaves._search import SearchLimits, files_matching, files_to_search, search_title
 from toolfx.leaves.workspace import Workspace

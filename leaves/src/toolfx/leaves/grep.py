@@ -24,8 +24,8 @@ from toolfx.core.tools import (
     ToolFailure,
     ToolRunContext,
 )
-from toolfx.leaves._cards import define_leaf
 from toolfx.leaves._globs import glob_regex
+from toolfx.leaves._leaf import define_leaf
 from toolfx.leaves._line_search import line_slices, scan_slice, split_lines
 from toolfx.leaves._regexes import LinearRegex, PatternError, compile_linear
 from toolfx.leaves._search import (

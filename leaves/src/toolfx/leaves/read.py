@@ -22,7 +22,7 @@ from toolfx.core.tools import (
     ToolFailure,
     ToolRunContext,
 )
-from toolfx.leaves._cards import define_leaf
+from toolfx.leaves._leaf import define_leaf
 from toolfx.leaves._read_window import read_window
 from toolfx.leaves._text_files import file_failure
 from toolfx.leaves.workspace import Workspace

@@ -1,5 +1,5 @@
-"""How leaves present themselves: a completed card travels as the result's meta (durable), so a
-replay renders it again from the log without running anything."""
+"""What makes a tool a leaf: `define_leaf`, and how leaves present themselves (a completed card
+travels as the result's meta, durable, so a replay renders it from the log without running)."""
 
 from __future__ import annotations
 
