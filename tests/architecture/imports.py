@@ -6,13 +6,24 @@ tree with one forbidden import added) can assert on it.
 
 The rules (docs/architecture.md explains them):
 - core's subpackages form layers; a module imports only from its own layer or the ones below.
-- core performs no IO: it imports no module that reaches files, processes, threads, clocks or an
-  event loop.
+- core performs no IO: it imports no module that reaches files, processes, threads, clocks,
+  randomness or an event loop (`CORE_FORBIDDEN`; `logging` stays allowed because the default
+  defect reporter logs), and never calls the builtin `open`.
+- core's every module sits in a layer (`CORE_LAYERS`), except the root face and `public`.
 - leaves and interpreters never import each other.
 - a private module (a name with a leading underscore) is imported only from inside the package
   that holds it; everyone else goes through a public face.
+- a private name (a leading underscore) is imported only from inside the importer's package.
+- every public module lists its names in one literal `__all__`, never extended.
+- a face (a public package's `__init__`, besides the distribution roots and `toolfx.testing`)
+  holds no code: imports, a docstring, `__all__` and `publish(...)` only.
 - every public name has one home: at most one public module besides the distribution root
   exports it.
+
+Every import counts, wherever it is written (a function, loop, `try`, `match`, or an
+`if TYPE_CHECKING:` body, which only marks it type-only): relative imports are resolved against
+the module's package, `importlib.import_module("m")` and `__import__("m")` with a constant name are
+imports of `m`, and `from P import X` is an import of module `P.X` when there is one.
 - at most a third of a distribution's modules are public.
 - the longest chain of imports that run when a module is imported (type-only imports excluded;
   a face's re-export counts as an import of the module that defines the name) is at most
@@ -28,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-__all__ = ["MAX_CHAIN", "Tree", "chain", "load_tree", "violations"]
+__all__ = ["MAX_CHAIN", "Tree", "chain", "load_tree", "public_modules", "violations"]
 
 DISTRIBUTIONS: Final = {
     "toolfx.core": "core/src",
@@ -72,9 +83,24 @@ CORE_FORBIDDEN: Final = frozenset(
         "glob",
         "fcntl",
         "ctypes",
+        "datetime",
+        "random",
+        "uuid",
+        "_thread",
+        "queue",
+        "http",
+        "sqlite3",
+        "posix",
+        "mmap",
+        "urllib.request",
+        "socketserver",
+        "asyncore",
     }
 )
-"""Modules core never imports: files, processes, threads, clocks, event loops."""
+"""Modules (and their submodules) core never imports: files, processes, threads, clocks, loops.
+
+`logging` stays allowed: the default defect reporter logs a defect through it.
+"""
 
 MAX_CHAIN: Final = 8
 PUBLIC_SHARE: Final = 1 / 3
@@ -106,49 +132,136 @@ def load_tree(root: Path) -> Tree:
     return Tree(sources)
 
 
-_BLOCKS: Final = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.With)
-"""Statements whose bodies may hold a (local) import."""
-
-
 @dataclass(frozen=True, slots=True)
 class _Import:
-    """One imported name: the module written, the name (None for `import m`), type-only or not."""
+    """One imported name: the module, the name (None for `import m`), its local name, when."""
 
     module: str
     name: str | None
     type_only: bool
     line: int
+    local: str | None = None
 
 
-def _imports(tree: ast.Module) -> Iterator[_Import]:
-    """Every absolute import in a module, marking those under `if TYPE_CHECKING:`."""
+def _imports_dynamically(call: ast.Call) -> str | None:
+    """The module an `importlib.import_module`/`__import__` call names as a constant, if any."""
+    match call:
+        case ast.Call(
+            func=ast.Name(id="import_module" | "__import__")
+            | ast.Attribute(value=ast.Name(id="importlib"), attr="import_module"),
+            args=[ast.Constant(value=str(module)), *_],
+        ):
+            return module
+    return None
 
-    def visit(nodes: list[ast.stmt], type_only: bool) -> Iterator[_Import]:
-        for node in nodes:
-            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                for alias in node.names:
-                    yield _Import(node.module, alias.name, type_only, node.lineno)
-            elif isinstance(node, ast.Import):
-                for alias in node.names:
-                    yield _Import(alias.name, None, type_only, node.lineno)
-            elif isinstance(node, ast.If):
-                guarded = type_only or "TYPE_CHECKING" in ast.unparse(node.test)
-                yield from visit(node.body, guarded)
-                yield from visit(node.orelse, type_only)
-            elif isinstance(node, ast.Try):
-                for block in (node.body, node.orelse, node.finalbody):
-                    yield from visit(block, type_only)
-                for handler in node.handlers:
-                    yield from visit(handler.body, type_only)
-            elif isinstance(node, _BLOCKS):
-                yield from visit(node.body, type_only)
 
-    yield from visit(tree.body, False)
+def _is_type_checking(test: ast.expr) -> bool:
+    match test:
+        case (
+            ast.Name(id="TYPE_CHECKING")
+            | ast.Attribute(value=ast.Name(id="typing"), attr="TYPE_CHECKING")
+        ):
+            return True
+    return False
+
+
+def _imports(tree: ast.Module, package: str) -> Iterator[_Import]:
+    """Every import anywhere in a module (relative ones resolved against `package`, constant
+    `importlib.import_module`/`__import__` calls included), marking those in the body of an
+    `if TYPE_CHECKING:` as type-only."""
+    guarded = {
+        id(inner)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If) and _is_type_checking(node.test)
+        for statement in node.body
+        for inner in ast.walk(statement)
+    }
+    for node in ast.walk(tree):
+        type_only = id(node) in guarded
+        if isinstance(node, ast.ImportFrom):
+            module = _absolute(node.module, node.level, package)
+            for alias in node.names:
+                local = alias.asname or alias.name
+                yield _Import(module, alias.name, type_only, node.lineno, local)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                yield _Import(alias.name, None, type_only, node.lineno)
+        elif isinstance(node, ast.Call) and (dynamic := _imports_dynamically(node)) is not None:
+            yield _Import(dynamic, None, type_only, node.lineno)
+
+
+def _absolute(module: str | None, level: int, package: str) -> str:
+    """The module a `from` import names, a relative one resolved against `package`."""
+    if level == 0:
+        return module or ""
+    base = package.split(".")[: len(package.split(".")) - (level - 1)]
+    return ".".join([*base, module] if module else base)
+
+
+def _opens(tree: ast.Module) -> Iterator[int]:
+    """The lines that call the builtin `open`."""
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "open"
+        ):
+            yield node.lineno
+
+
+_FACE_CALLS: Final = frozenset({"publish"})
+"""The only calls a face makes."""
+
+
+def _face_code(tree: ast.Module) -> Iterator[int]:
+    """The lines of a package `__init__` that do more than import, list `__all__` and publish."""
+    for node in tree.body:
+        match node:
+            case ast.Import() | ast.ImportFrom():
+                continue
+            case ast.Expr(value=ast.Constant(value=str())):
+                continue
+            case ast.Expr(value=ast.Call(func=ast.Name(id=called))) if called in _FACE_CALLS:
+                continue
+            case (
+                ast.Assign(targets=[ast.Name(id="__all__")])
+                | ast.AnnAssign(target=ast.Name(id="__all__"))
+            ):
+                continue
+            case ast.If(test=test, body=body, orelse=[]) if _is_type_checking(test) and all(
+                isinstance(inner, ast.Import | ast.ImportFrom) for inner in body
+            ):
+                continue
+        yield node.lineno
+
+
+def _listed_names(tree: ast.Module) -> tuple[tuple[str, ...], str | None]:
+    """The names of a module's `__all__`, and what is wrong with it (None when one literal)."""
+    exports: tuple[str, ...] | None = None
+    for node in tree.body:
+        if isinstance(node, ast.Assign | ast.AnnAssign) and any(
+            isinstance(target, ast.Name) and target.id == "__all__"
+            for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+        ):
+            if exports is not None:
+                return exports, f"line {node.lineno} sets __all__ a second time"
+            try:
+                exports = tuple(ast.literal_eval(node.value)) if node.value else ()
+            except ValueError:
+                return (), f"line {node.lineno} computes __all__"
+    for changed in ast.walk(tree):
+        match changed:
+            case (
+                ast.AugAssign(target=ast.Name(id="__all__"))
+                | ast.Attribute(value=ast.Name(id="__all__"), ctx=ast.Load())
+            ):
+                return exports or (), f"line {changed.lineno} changes __all__"
+    return (exports or ()), (None if exports is not None else "it has no __all__")
 
 
 @dataclass(frozen=True, slots=True)
 class _Module:
-    """A parsed module: what it defines, re-imports and imports."""
+    """A parsed module: what it defines, re-imports and imports, and what the rules look at."""
 
     name: str
     package: bool
@@ -156,29 +269,42 @@ class _Module:
     reimports: Mapping[str, tuple[str, str]]
     imports: tuple[_Import, ...]
     exports: tuple[str, ...]
+    exports_problem: str | None
+    opens: tuple[int, ...]
+    face_code: tuple[int, ...]
 
 
 @functools.cache
 def _parse(name: str, source: str, package: bool) -> _Module:
     tree = ast.parse(source)
     defines: set[str] = set()
-    exports: tuple[str, ...] = ()
     for node in tree.body:
         if isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
             defines.add(node.name)
         elif isinstance(node, ast.Assign):
-            for target in node.targets:
-                if isinstance(target, ast.Name) and target.id == "__all__":
-                    exports = tuple(ast.literal_eval(node.value))
-                elif isinstance(target, ast.Name):
-                    defines.add(target.id)
+            defines.update(t.id for t in node.targets if isinstance(t, ast.Name))
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
             defines.add(node.target.id)
-    imports = tuple(_imports(tree))
+    defines.discard("__all__")
+    imports = tuple(_imports(tree, name if package else name.rpartition(".")[0]))
     reimports = {
-        i.name: (i.module, i.name) for i in imports if i.name and i.module.startswith("toolfx")
+        i.local: (i.module, i.name)
+        for i in imports
+        if i.name and i.local and i.module.startswith("toolfx")
     }
-    return _Module(name, package, frozenset(defines), reimports, imports, exports)
+    exports, problem = _listed_names(tree)
+    face = tuple(_face_code(tree)) if package else ()
+    return _Module(
+        name,
+        package,
+        frozenset(defines),
+        reimports,
+        imports,
+        exports,
+        problem,
+        tuple(_opens(tree)),
+        face,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,18 +321,30 @@ class _Graph:
 
     def defining(self, module: str, name: str | None) -> str | None:
         """The module that defines `name` as imported from `module` (a submodule if it is one)."""
+        found = self.origin(module, name)
+        return None if found is None else found[0]
+
+    def origin(self, module: str, name: str | None) -> tuple[str, str | None] | None:
+        """Where `name` imported from `module` is defined, and the name it has there (through
+        re-imports and their aliases); a submodule is its own origin."""
         seen: set[tuple[str, str | None]] = set()
         while module in self.modules and (module, name) not in seen:
             seen.add((module, name))
             if name is None:
-                return module
+                return module, None
             if f"{module}.{name}" in self.modules:
-                return f"{module}.{name}"
+                return f"{module}.{name}", None
             info = self.modules[module]
             if name in info.defines or name not in info.reimports:
-                return module
+                return module, name
             module, name = info.reimports[name]
-        return module if module in self.modules else None
+        return (module, name) if module in self.modules else None
+
+    def submodule(self, imported: _Import) -> str:
+        """The module an import reaches: `from P import X` reaches module `P.X` if there is one."""
+        if imported.name is not None and f"{imported.module}.{imported.name}" in self.modules:
+            return f"{imported.module}.{imported.name}"
+        return imported.module
 
     def is_face(self, module: str) -> bool:
         info = self.modules[module]
@@ -242,6 +380,11 @@ def _layer(module: str) -> int | None:
         if parts[2] in layer:
             return index
     return None
+
+
+def public_modules(tree: Tree) -> list[str]:
+    """The public modules of `tree`: no part of their dotted name starts with an underscore."""
+    return sorted(m for m in tree.sources if _owner(m) is None)
 
 
 def _graph(tree: Tree) -> _Graph:
@@ -281,6 +424,7 @@ def violations(tree: Tree) -> list[str]:
     graph = _graph(tree)
     found: list[str] = []
     for name, info in graph.modules.items():
+        found.extend(_module_violations(graph, name, info))
         found.extend(_import_violations(graph, name, info))
     found.extend(_home_violations(graph))
     for distribution in DISTRIBUTIONS:
@@ -288,34 +432,73 @@ def violations(tree: Tree) -> list[str]:
     return found
 
 
+_ROOT_MODULES: Final = frozenset({"toolfx.core", "toolfx.core.public"})
+"""core's modules outside the layers: the root face and the `publish` helper it calls."""
+
+_CODE_FACES: Final = frozenset({*DISTRIBUTIONS, *OTHER_PACKAGES})
+"""Package `__init__`s that may hold code besides imports (the roots and the kit)."""
+
+
+def _module_violations(graph: _Graph, name: str, info: _Module) -> Iterator[str]:
+    """The rules about a module itself: its layer, its `__all__`, its face, its IO."""
+    public = _owner(name) is None
+    if graph.distribution(name) == "toolfx.core":
+        if _layer(name) is None and name not in _ROOT_MODULES:
+            yield f"{name}: every core module is in a layer; it is not in a layer ({_LAYERS})"
+        for line in info.opens:
+            yield f"{name} (line {line}) calls open: core performs no IO"
+    if public and info.exports_problem is not None:
+        yield f"{name}: a public module lists its names in __all__ ({info.exports_problem})"
+    if public and name not in _CODE_FACES:
+        for line in info.face_code:
+            yield f"{name} (line {line}): a face holds no code, only imports, __all__, publish"
+
+
+def _forbidden_in_core(imported: _Import) -> bool:
+    written = [imported.module]
+    if imported.name is not None:
+        written.append(f"{imported.module}.{imported.name}")
+    return any(
+        ".".join(parts[:end]) in CORE_FORBIDDEN
+        for parts in (w.split(".") for w in written)
+        for end in range(1, len(parts) + 1)
+    )
+
+
+def _is_private_name(name: str | None) -> bool:
+    return name is not None and name.startswith("_") and not name.endswith("__")
+
+
 def _import_violations(graph: _Graph, name: str, info: _Module) -> Iterator[str]:
     here = graph.distribution(name)
     layer = _layer(name)
+    package = name if info.package else name.rpartition(".")[0]
     for imported in info.imports:
         where = f"{name} (line {imported.line}) imports {imported.module}"
-        top = imported.module.split(".")[0]
-        if here == "toolfx.core" and top in CORE_FORBIDDEN:
+        if here == "toolfx.core" and _forbidden_in_core(imported):
             yield f"{where}: core performs no IO (no files, processes, threads, clocks, loops)"
-        if not imported.module.startswith("toolfx"):
+        target = graph.submodule(imported)
+        if target != "toolfx" and not target.startswith("toolfx."):
             continue
-        there = graph.distribution(imported.module)
+        where = f"{name} (line {imported.line}) imports {target}"
+        there = graph.distribution(target)
         if {here, there} == {"toolfx.leaves", "toolfx.interpreters"}:
             yield f"{where}: leaves and interpreters never import each other"
-        if here == "toolfx.core" and there not in (None, "toolfx.core"):
+        if here == "toolfx.core" and there != "toolfx.core":
             yield f"{where}: core imports no other distribution"
-        target = imported.module
-        if imported.name is not None and f"{target}.{imported.name}" in graph.modules:
-            target = f"{target}.{imported.name}"
         owner = _owner(target)
         if owner is not None and not _inside(name, owner):
             yield f"{where}: a private module is imported only from inside {owner}"
+        private_name = target == imported.module and _is_private_name(imported.name)
+        if private_name and not _inside(target, package):
+            yield f"{where}: a private name ({imported.name}) stays inside its package"
         their_layer = _layer(target)
         if layer is not None and their_layer is not None:
             if their_layer > layer:
                 yield f"{where}: core's layers import only downwards ({_layer_names(layer)})"
             elif their_layer == layer and target.split(".")[2] != name.split(".")[2]:
                 yield f"{where}: packages of one layer are independent ({_layer_names(layer)})"
-        elif layer is not None and target in ("toolfx.core", "toolfx.core.public"):
+        elif layer is not None and target in _ROOT_MODULES:
             yield f"{where}: a layer never imports the package root"
 
 
@@ -323,20 +506,24 @@ def _layer_names(layer: int) -> str:
     return " < ".join("/".join(names) for names in CORE_LAYERS[: layer + 1])
 
 
+_LAYERS: Final = _layer_names(len(CORE_LAYERS) - 1)
+
+
 def _home_violations(graph: _Graph) -> Iterator[str]:
-    homes: dict[tuple[str, str], list[str]] = {}
+    homes: dict[tuple[str, str | None], list[str]] = {}
     for name, info in graph.modules.items():
         if _owner(name) is not None or name in DISTRIBUTIONS:
             continue
         for exported in info.exports:
-            defining = graph.defining(name, exported)
-            if defining is None:
+            origin = graph.origin(name, exported)
+            if origin is None:
                 yield f"{name} exports {exported}, which it does not have"
                 continue
-            homes.setdefault((defining, exported), []).append(name)
-    for (defining, exported), faces in sorted(homes.items()):
+            homes.setdefault(origin, []).append(f"{name}.{exported}")
+    for (defining, defined), faces in sorted(homes.items(), key=str):
         if len(faces) > 1:
-            yield f"{exported} (from {defining}) has more than one home: {', '.join(faces)}"
+            homes_list = ", ".join(faces)
+            yield f"{defined or defining} (from {defining}) has more than one home: {homes_list}"
 
 
 def _shape_violations(graph: _Graph, distribution: str) -> Iterator[str]:

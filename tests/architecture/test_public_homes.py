@@ -5,34 +5,14 @@ from __future__ import annotations
 import importlib
 import types
 import typing
+from pathlib import Path
 
 import pytest
 
-FACES = [
-    "toolfx.core",
-    *(
-        f"toolfx.core.{face}"
-        for face in [
-            "json",
-            "plaintext",
-            "jsonschema",
-            "schema",
-            "runtime",
-            "tools",
-            "records",
-            "registry",
-            "pipeline",
-            "providers",
-        ]
-    ),
-    "toolfx.leaves",
-    "toolfx.leaves.mcp",
-    "toolfx.interpreters",
-    "toolfx.interpreters.anyio",
-    "toolfx.interpreters.sync",
-    "toolfx.interpreters.testing",
-    "toolfx.testing",
-]
+from tests.architecture.imports import load_tree, public_modules
+
+FACES = public_modules(load_tree(Path(__file__).resolve().parents[2]))
+"""Every public module: roots, faces, public leaves and the kit."""
 
 
 def _ours(module_name: str) -> list[tuple[str, object]]:

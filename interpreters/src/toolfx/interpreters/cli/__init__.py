@@ -6,61 +6,9 @@ is rich panels (or `--json` lines); every session can be logged as JSONL and rep
 
 from __future__ import annotations
 
-import os
-import sys
-from collections.abc import Sequence
-
-from toolfx.interpreters.cli._args import (
-    DemoCommand,
-    McpServeCommand,
-    ReplayCommand,
-    RunCommand,
-    ToolsCommand,
-    parse_args,
-)
-from toolfx.interpreters.cli._commands import CliError, replay, run, tools
-from toolfx.interpreters.cli._demo import demo
-from toolfx.interpreters.cli._log import LogError
-from toolfx.interpreters.cli._log_file import LogWriteError
-from toolfx.interpreters.cli._providers import ProviderError
-from toolfx.interpreters.cli._session import SessionError
-from toolfx.interpreters.cli._visible import visible
+from toolfx.core.public import publish
+from toolfx.interpreters.cli._main import main
 
 __all__ = ["main"]
 
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command in `argv` (default: the process's arguments); the exit code.
-
-    0 when the command ran (its tool calls may have failed), 2 for a bad command line or an
-    input that cannot be used (a session, log, rules file or workspace), 1 when the session log
-    could not be written (the session stops there; the log keeps whole lines only).
-    """
-    try:
-        command = parse_args(sys.argv[1:] if argv is None else argv)
-    except SystemExit as exit_:  # argparse: --help (0) or a usage error (2)
-        return exit_.code if isinstance(exit_.code, int) else 2
-    try:
-        match command:
-            case RunCommand():
-                return run(command)
-            case DemoCommand():
-                return demo(command)
-            case ReplayCommand():
-                return replay(command)
-            case ToolsCommand():
-                return tools(command)
-            case McpServeCommand():
-                # The MCP SDK takes a while to import: only this command loads it.
-                from toolfx.interpreters.cli._mcp_serve import mcp_serve  # noqa: PLC0415
-
-                return mcp_serve(command)
-    except (CliError, SessionError, LogError, ProviderError) as error:
-        print(f"toolfx: {visible(str(error))}", file=sys.stderr)
-        return 2
-    except LogWriteError as error:
-        print(f"toolfx: {visible(str(error))}", file=sys.stderr)
-        return 1
-    except BrokenPipeError:  # the reader left (`toolfx demo | head`): no traceback at exit
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 1
+publish(__name__, __all__, globals())
