@@ -53,3 +53,11 @@ def test_type_only_names_resolve_to_the_objects_they_name() -> None:
     assert hints["catalog"] is Catalog
     assert hints["call"] is ToolCall
     assert typing.get_args(hints["return"])[0] == ToolExecutionResult
+
+
+@pytest.mark.parametrize("module_name", FACES)
+def test_each_public_module_says_what_it_is_in_one_line(module_name: str) -> None:
+    doc = importlib.import_module(module_name).__doc__ or ""
+    summary = doc.split("\n\n")[0]
+    assert "\n" not in summary.strip(), summary
+    assert summary.strip().endswith("."), summary

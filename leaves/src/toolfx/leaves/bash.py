@@ -1,6 +1,9 @@
-"""The `bash` leaf: one command line run by `/bin/bash -c` in the workspace (or an approved
-folder), asked for by its commands' leading words, stopped at its timeout, its output bounded
-and every byte not kept reported."""
+"""The `bash` leaf: one command line run by `/bin/bash -c` in the workspace, its output bounded.
+
+One command line run by `/bin/bash -c` in the workspace (or an approved folder), asked for by its
+commands' leading words, stopped at its timeout, its output bounded and every byte not kept
+reported.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
-"""The `edit` leaf: replace an exact text in a file read before, once `edit` is granted; the
-model sees a unified diff of the change. An edit that cannot apply fails before anyone is asked."""
+"""The `edit` leaf: replace an exact text in a file read before, once `edit` is granted.
+
+Replace an exact text in a file read before, once `edit` is granted; the model sees a unified diff
+of the change. An edit that cannot apply fails before anyone is asked.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
-"""The `glob` leaf: the files whose path below a folder matches a glob pattern, newest first,
-at most 100 of them, with the total counted."""
+"""The `glob` leaf: the files below a folder whose path matches a glob pattern, newest first.
+
+The files whose path below a folder matches a glob pattern, newest first, at most 100 of them, with
+the total counted.
+"""
 
 from __future__ import annotations
 

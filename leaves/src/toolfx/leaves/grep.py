@@ -1,5 +1,8 @@
-"""The `grep` leaf: the lines of text files matching a regular expression, grouped by file
-(newest first), at most 100 shown, every match counted."""
+"""The `grep` leaf: the lines of text files that match a regular expression, grouped by file.
+
+The lines of text files matching a regular expression, grouped by file (newest first), at most 100
+shown, every match counted.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
-"""The `read` leaf: a window of numbered lines from a text file in (or, approved, outside) the
-workspace; long lines are cut, binary files refused, and the read is remembered for `edit`."""
+"""The `read` leaf: a window of numbered lines from a text file, remembered for `edit`.
+
+A window of numbered lines from a text file in (or, approved, outside) the workspace; long lines are
+cut, binary files refused, and the read is remembered for `edit`.
+"""
 
 from __future__ import annotations
 

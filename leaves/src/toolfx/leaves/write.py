@@ -1,5 +1,8 @@
-"""The `write` leaf: create a text file or replace its whole content, in (or, approved, outside)
-the workspace, once `edit` is granted for its path; the written file counts as read for `edit`."""
+"""The `write` leaf: create a text file or replace its whole content, once `edit` is granted.
+
+Create a text file or replace its whole content, in (or, approved, outside) the workspace, once
+`edit` is granted for its path; the written file counts as read for `edit`.
+"""
 
 from __future__ import annotations
 

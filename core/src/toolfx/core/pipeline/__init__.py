@@ -1,5 +1,6 @@
-"""One tool call through every stage, batches and their scheduling, and the returns-shaped
-composition.
+"""One tool call through every stage, batches, and the returns-shaped composition.
+
+One tool call through every stage, batches and their scheduling, and the returns-shaped composition.
 """
 
 from toolfx.core.pipeline._batch import BatchResult, execute_batch

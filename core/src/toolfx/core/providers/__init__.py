@@ -1,4 +1,6 @@
-"""Catalogs exported for model providers (OpenAI, Anthropic, Gemini) and results rendered back for
+"""Catalogs exported for OpenAI, Anthropic and Gemini, and results rendered back for them.
+
+Catalogs exported for model providers (OpenAI, Anthropic, Gemini) and results rendered back for
 them.
 """
 

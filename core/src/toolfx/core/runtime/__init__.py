@@ -1,4 +1,6 @@
-"""The capabilities a description runs over (the only suspension points): Runtime, Description,
+"""The capabilities descriptions run over: the only suspension points, and Description itself.
+
+The capabilities a description runs over (the only suspension points): Runtime, Description,
 cancellation, files, processes, approvals, spills.
 """
 

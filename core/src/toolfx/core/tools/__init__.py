@@ -1,5 +1,7 @@
-"""Tool definitions and what a call is made of: run context, executions, decisions, results,
-failures, content, cards.
+"""Tool definitions and what a call is made of: executions, decisions, results, content, cards.
+
+Tool definitions and what a call is made of: run context, executions, decisions, results, failures,
+content, cards.
 """
 
 from toolfx.core.tools._cards import (

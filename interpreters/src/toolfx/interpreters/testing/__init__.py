@@ -1,5 +1,6 @@
-"""The deterministic interpreter and its in-memory doubles: virtual time, seeded interleavings,
-faults.
+"""The deterministic interpreter and its in-memory doubles: virtual time, seeded interleavings.
+
+The deterministic interpreter and its in-memory doubles: virtual time, seeded interleavings, faults.
 """
 
 from toolfx.interpreters.testing._errors import Deadlock, DeterministicForeignAwaitError
