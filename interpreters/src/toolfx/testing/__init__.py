@@ -15,7 +15,7 @@ toolfx-interpreters.
 
 from toolfx.core.public import publish
 from toolfx.testing._delegating import DelegatingRuntime
-from toolfx.testing._faults import (
+from toolfx.testing._faulty_runtime import (
     Capability,
     CapabilityFault,
     FaultPlan,
