@@ -31,6 +31,7 @@ PUBLIC_MODULES = [
     "toolfx.interpreters.testing",
     "toolfx.interpreters.cli",
     "toolfx.testing",
+    "toolfx.testing.conformance",
     "toolfx.testing.laws",
     "toolfx.testing.strategies",
 ]

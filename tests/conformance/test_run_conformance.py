@@ -7,7 +7,8 @@ from pathlib import Path
 from tests.conformance.builtin import builtin_factory
 from toolfx.core.runtime import Interpreter
 from toolfx.interpreters.sync import SyncInterpreter, SyncRuntime
-from toolfx.testing import Host, run_conformance
+from toolfx.testing import Host
+from toolfx.testing.conformance import run_conformance
 
 
 def test_a_conforming_interpreter_passes_every_scenario(tmp_path: Path) -> None:
