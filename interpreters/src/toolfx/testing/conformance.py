@@ -2,7 +2,7 @@
 
 `ConformanceSuite` is the scenarios as a pytest class to subclass with an `interpreter_factory`
 fixture; `run_conformance` runs them in this process without a test file of one's own and returns
-a `ConformanceReport`: the scenarios that passed and failed. This module
+a `ConformanceReport`: the scenarios that passed and failed, and pytest's exit code. This module
 needs pytest (the `testing` extra of toolfx-interpreters); the rest of `toolfx.testing` does not.
 """
 
@@ -53,15 +53,21 @@ class ConformanceSuite(
 @final
 @dataclass(frozen=True, slots=True)
 class ConformanceReport:
-    """The scenarios that passed and those that failed, each named with its parameters."""
+    """What a conformance run gave: the scenarios that passed and failed, and pytest's exit code.
+
+    Scenarios are named with their parameters. The exit code tells a run that could not test
+    anything (a collection or usage error, an interrupted run, a selection that ran nothing)
+    from one that passed.
+    """
 
     passed: tuple[str, ...]
     failed: tuple[str, ...]
+    exit_code: int | pytest.ExitCode
 
     @property
     def ok(self) -> bool:
-        """Whether some scenario ran and none failed."""
-        return bool(self.passed) and not self.failed
+        """Whether pytest's run was OK: some scenario ran and none failed."""
+        return self.exit_code == pytest.ExitCode.OK and bool(self.passed) and not self.failed
 
 
 @final
@@ -91,10 +97,14 @@ def run_conformance(factory: InterpreterFactory, *arguments: str) -> Conformance
     """Run every conformance scenario against the interpreters `factory` builds, in this process.
 
     `arguments` go to pytest (`"-x"`, `"-k", "timeout"`); the report says which scenarios passed
-    and failed.
+    and failed and carries pytest's exit code.
     """
     plugin = _Plugin(factory)
     isolated = ["-c", os.devnull, "--rootdir", str(COLLECTED.parent), "--noconftest"]
+    # toolfx is a namespace package: without this option pytest imports the suite as a second,
+    # top-level `testing` package (shadowing any `testing` of the user's)
+    by_its_name = ["-o", "consider_namespace_packages=true"]
     quiet = ["-p", "no:cacheprovider", "-W", "ignore::pytest.PytestAssertRewriteWarning"]
-    pytest.main([str(COLLECTED), *isolated, *quiet, *arguments], [plugin])
-    return ConformanceReport(tuple(plugin.passed), tuple(plugin.failed))
+    options = [*isolated, *by_its_name, *quiet, *arguments]
+    exit_code = pytest.main([str(COLLECTED), *options], [plugin])
+    return ConformanceReport(tuple(plugin.passed), tuple(plugin.failed), exit_code)
