@@ -6,7 +6,8 @@ from pathlib import Path
 import pytest
 
 from tests.conformance.builtin import BUILTIN, builtin_factory
-from toolfx.testing import ConformanceSuite, InterpreterFactory
+from toolfx.testing import InterpreterFactory
+from toolfx.testing.conformance import ConformanceSuite
 
 
 @pytest.fixture(params=BUILTIN)

@@ -14,7 +14,8 @@ import pytest
 
 from toolfx.core.runtime import Description, Runtime
 from toolfx.interpreters.sync import SyncInterpreter
-from toolfx.testing import ConformanceSuite, Host, InterpreterFactory
+from toolfx.testing import Host, InterpreterFactory
+from toolfx.testing.conformance import ConformanceSuite
 
 PAGE = Path(__file__).parents[2] / "docs" / "runtime.md"
 

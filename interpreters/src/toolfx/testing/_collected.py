@@ -1,6 +1,6 @@
 """The suite as `run_conformance` has pytest collect it; the factory comes from its plugin."""
 
-from toolfx.testing._suite import ConformanceSuite
+from toolfx.testing.conformance import ConformanceSuite
 
 __all__ = ["TestConformance"]
 

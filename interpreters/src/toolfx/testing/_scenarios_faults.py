@@ -31,7 +31,7 @@ from toolfx.core.tools import (
     ToolRunContext,
     define_tool,
 )
-from toolfx.testing._faults import Capability, CapabilityFault, FaultPlan, SinkLog, faulty
+from toolfx.testing._faulty_runtime import Capability, CapabilityFault, FaultPlan, SinkLog, faulty
 from toolfx.testing._host import Host, Interpret, InterpreterFactory, ignore_progress
 
 __all__ = ["FaultScenarios", "FaultWorld"]

@@ -14,13 +14,18 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Final, TypeVar, final
 
-from hypothesis import strategies as st
 from returns.interfaces.container import Container1
 from returns.primitives.container import BaseContainer
 from returns.primitives.hkt import Kind1, KindN, SupportsKind1, dekind
 
 from toolfx.core.runtime import Description, Runtime
 from toolfx.interpreters.testing import DeterministicInterpreter, TraceEvent
+from toolfx.testing._extra import missing_extra
+
+try:
+    from hypothesis import strategies as st
+except ImportError as _missing:
+    raise missing_extra(__name__, _missing) from _missing
 
 __all__ = ["LawfulDescription", "lawful_descriptions"]
 

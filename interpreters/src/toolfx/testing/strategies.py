@@ -26,7 +26,6 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal, NotRequired, Protocol, TypedDict, TypeVar, final
 
-from hypothesis import strategies as st
 from returns.result import Failure, Result, Success
 
 from toolfx.core.pipeline import ToolCall
@@ -52,6 +51,12 @@ from toolfx.core.tools import (
     text,
 )
 from toolfx.interpreters.testing import CancelAt
+from toolfx.testing._extra import missing_extra
+
+try:
+    from hypothesis import strategies as st
+except ImportError as _missing:
+    raise missing_extra(__name__, _missing) from _missing
 
 __all__ = [
     "OUTPUT_SHAPES",
