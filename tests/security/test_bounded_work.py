@@ -2,9 +2,8 @@
 finishes in bounded work, under every interpreter (sync, anyio on asyncio and trio, and the
 deterministic one), on real temporary folders or an in-memory one.
 
-Assertions are on work (slices, entries, bytes); CPU time and peak memory are recorded per
-input class in the suite's figures (`make security` prints them) with only a
-generous CPU ceiling asserted as a safety net.
+Assertions are on work (slices, entries, bytes) and peak memory; CPU time is recorded per input
+class in the suite's figures (`make security` prints them), never asserted.
 """
 
 from __future__ import annotations

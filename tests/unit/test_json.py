@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+import cProfile
 import enum
 import json
 import math
 import sys
-import time
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping
 from decimal import Decimal
@@ -61,21 +61,22 @@ def nested_objects(levels: int, key: str = "a") -> Any:
     return value
 
 
-class Timer:
-    """Fails a test whose body uses more CPU than the hostile-input budget (CPU time, not the
-    wall clock, so a loaded machine does not fail it)."""
+class Work:
+    """Fails a test whose body makes more function calls (Python and C, counted by cProfile)
+    than its budget: a bound on the work hostile input costs, not on any clock."""
 
-    def __init__(self, seconds: float = 5.0) -> None:
-        self.seconds = seconds
-        self.start = 0.0
+    def __init__(self, calls: int) -> None:
+        self.calls = calls
+        self.profile = cProfile.Profile()
 
-    def __enter__(self) -> Timer:
-        self.start = time.process_time()
+    def __enter__(self) -> Work:
+        self.profile.enable()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        elapsed = time.process_time() - self.start
-        assert elapsed < self.seconds, f"took {elapsed:.2f} s of CPU"
+        self.profile.disable()
+        made = sum(entry.callcount for entry in self.profile.getstats())
+        assert made <= self.calls, f"made {made} calls, over the budget of {self.calls}"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -395,7 +396,7 @@ def test_depth_boundary_custom(limit: int) -> None:
 
 def test_deep_text_100_000_levels() -> None:
     reason = "nesting is deeper than the limit of 128 levels"
-    with Timer():
+    with Work(calls=20_000):  # refused at level 128: far fewer calls than 100,000 levels
         arrays = err(parse_json("[" * 100_000 + "]" * 100_000))
         objects = err(parse_json('{"a/b":' * 100_000 + "1" + "}" * 100_000))
         mixed = err(parse_json('{"k": [0, ' + "[" * 100_000))  # unterminated as well
@@ -414,7 +415,7 @@ def test_deep_text_behind_a_bad_key() -> None:
 def test_deep_value_100_000_levels() -> None:
     reason = "nesting is deeper than the limit of 128 levels"
     arrays, objects = nested_lists(100_000), nested_objects(100_000)
-    with Timer():
+    with Work(calls=20_000):  # refused at level 128: far fewer calls than 100,000 levels
         assert err(snapshot_json(arrays)) == JsonError(K.TOO_DEEP, "/0" * 128, reason)
         assert err(snapshot_json(objects)) == JsonError(K.TOO_DEEP, "/a" * 128, reason)
 
@@ -422,7 +423,7 @@ def test_deep_value_100_000_levels() -> None:
 def test_depth_limit_above_the_recursion_limit() -> None:
     limits = JsonLimits(max_depth=1_000_000)
     arrays = nested_lists(20_000)
-    with Timer():
+    with Work(calls=100 * 20_000):  # linear in the depth (a quadratic walk: ~4e8 calls)
         frozen = ok(snapshot_json(arrays, limits))
         innermost: Any = frozen
         for _ in range(20_000):
@@ -500,7 +501,7 @@ def test_huge_integer_values_are_too_large_with_their_path() -> None:
 def test_ten_megabyte_string() -> None:
     big = "x" * 10_000_000
     text = json.dumps({"s": big})
-    with Timer():
+    with Work(calls=1_000):  # no work per character
         assert ok(parse_json(text)) == {"s": big}
         assert ok(parse_json(text.encode())) == {"s": big}
         assert ok(snapshot_json([big])) == [big]
@@ -513,7 +514,7 @@ def test_ten_megabyte_string() -> None:
 
 def test_ten_megabyte_non_ascii_string() -> None:
     big = "é" * 5_000_000 + "\ud800"
-    with Timer():
+    with Work(calls=1_000):  # no work per character
         assert err(snapshot_json({"s": big})).path == "/s"
         assert err(parse_json(json.dumps({"s": big}))).path == "/s"
 
@@ -521,7 +522,7 @@ def test_ten_megabyte_non_ascii_string() -> None:
 def test_million_element_array() -> None:
     numbers = list(range(1_000_000))
     text = json.dumps(numbers)
-    with Timer():
+    with Work(calls=4 * 1_000_000):  # a few calls per element, for six walks
         assert ok(parse_json(text)) == numbers
         frozen = ok(snapshot_json(numbers))
         assert frozen == numbers
@@ -534,7 +535,7 @@ def test_million_element_array() -> None:
 
 def test_million_element_array_with_a_bad_item_at_the_end() -> None:
     numbers: list[object] = [*range(1_000_000), math.nan]
-    with Timer():
+    with Work(calls=12 * 1_000_000):  # linear: at most six calls per element a walk
         assert err(snapshot_json(numbers)).path == "/1000000"
         assert err(parse_json("[" + "1," * 1_000_000 + "NaN]")).path == "/1000000"
 
@@ -543,7 +544,7 @@ def test_shared_references_cannot_blow_up_the_budget() -> None:
     value: Any = ["x" * 1000]
     for _ in range(60):  # 2**60 strings if walked naively
         value = [value, value]
-    with Timer():
+    with Work(calls=20_000):  # stops at the budget, not after 2**60 strings
         assert err(snapshot_json(value, JsonLimits(max_size=100_000))).kind is K.TOO_LARGE
 
 
@@ -556,3 +557,15 @@ def test_is_frozen_json_refuses_integers_beyond_the_digit_limit() -> None:
 def test_is_frozen_json_refuses_text_that_is_not_utf8() -> None:
     assert is_frozen_json("é")
     assert not is_frozen_json("\ud800")
+
+
+def test_the_work_budget_fails_a_body_over_it() -> None:
+    def hundred_calls() -> None:
+        for _ in range(100):
+            len("counted")
+
+    budget = Work(calls=10)
+    budget.__enter__()
+    hundred_calls()
+    with pytest.raises(AssertionError, match=r"calls, over the budget of 10\n"):
+        budget.__exit__()
