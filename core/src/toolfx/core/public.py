@@ -49,10 +49,8 @@ def _move(value: object, home: str, prefix: str, package: Mapping[str, object]) 
         return
     if not module.startswith(prefix):
         return
-    if isinstance(value, type):
-        _resolve_class(value, package)
-    elif isinstance(value, types.FunctionType):
-        _resolve_function(value, package)
+    if isinstance(value, type | types.FunctionType):
+        _resolve(value, package)
     value.__module__ = home  # type: ignore[misc]  # a TypeAliasType allows it at runtime
 
 
@@ -85,29 +83,19 @@ def _package_names(
     return names
 
 
-def _resolve_class(cls: type, package: Mapping[str, object]) -> None:
-    own = inspect.get_annotations(cls)
+def _resolve(value: type | types.FunctionType, package: Mapping[str, object]) -> None:
+    """Replace `value`'s own string annotations by what they name, where it can be found."""
+    own = inspect.get_annotations(value)
     if not any(isinstance(v, str) for v in own.values()):
         return
-    defining = inspect.getmodule(cls)
+    defining = inspect.getmodule(value)
     scope = {**package, **(vars(defining) if defining is not None else {})}
     try:
-        hints = typing.get_type_hints(cls, globalns=scope, include_extras=True)
+        hints = typing.get_type_hints(value, globalns=scope, include_extras=True)
     except Exception:  # one unresolvable name: resolve the others one by one
-        hints = {key: _resolve_one(key, value, scope, as_class=True) for key, value in own.items()}
-    cls.__annotations__ = {key: hints.get(key, value) for key, value in own.items()}
-
-
-def _resolve_function(function: types.FunctionType, package: Mapping[str, object]) -> None:
-    own = inspect.get_annotations(function)
-    if not any(isinstance(v, str) for v in own.values()):
-        return
-    scope = {**package, **function.__globals__}
-    try:
-        hints = typing.get_type_hints(function, globalns=scope, include_extras=True)
-    except Exception:  # one unresolvable name: resolve the others one by one
-        hints = {key: _resolve_one(key, value, scope, as_class=False) for key, value in own.items()}
-    function.__annotations__ = {key: hints.get(key, value) for key, value in own.items()}
+        as_class = isinstance(value, type)
+        hints = {key: _resolve_one(key, v, scope, as_class=as_class) for key, v in own.items()}
+    value.__annotations__ = {key: hints.get(key, v) for key, v in own.items()}
 
 
 def _resolve_one(key: str, value: object, scope: dict[str, Any], *, as_class: bool) -> object:
