@@ -190,6 +190,22 @@ def test_a_docstring_describing_a_parameter_the_function_lacks_is_refused() -> N
         tool(search)
 
 
+def test_attribute_entries_of_a_docstring_are_not_parameters() -> None:
+    @tool
+    def search(pattern: str) -> int:
+        """Search.
+
+        Args:
+            pattern: The pattern.
+
+        Attributes:
+            cache: Not a parameter.
+        """
+        return 0
+
+    assert list(schema(search)["properties"]) == ["pattern"]
+
+
 def test_description_option_replaces_the_docstring_and_allows_none() -> None:
     @tool(description="Given here")
     def bare(x: int) -> int:

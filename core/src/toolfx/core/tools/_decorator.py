@@ -26,7 +26,7 @@ from toolfx.core.schema import SchemaDerivationError, schema_of
 from toolfx.core.tools._context import ToolRunContext
 from toolfx.core.tools._definition import Output, ToolDefinition, ToolOptions
 from toolfx.core.tools._deps import DepsCheck, deps_check
-from toolfx.core.tools._docstrings import DocstringError, read_docstring
+from toolfx.core.tools._docstrings import read_docstring
 from toolfx.core.tools._failure import ErrorCode, ToolFailure
 from toolfx.core.tools._naming import ToolDefinitionError, check_name
 from toolfx.core.tools._output_limits import OutputLimits
@@ -192,10 +192,7 @@ def _defined(fn: Callable[..., Any], settings: _Settings) -> ToolDefinition[Tool
     check_name(name, name, "name")
     hints = _hints(fn, name, label)
     signature = inspect.signature(fn)
-    try:
-        docs = read_docstring(inspect.getdoc(fn))
-    except DocstringError as error:
-        raise ToolDefinitionError(name, f"the docstring of {label}", str(error)) from None
+    docs = read_docstring(inspect.getdoc(fn))
     description = settings.description if settings.description is not None else docs.description
     if not description.strip():
         raise ToolDefinitionError(

@@ -1,6 +1,7 @@
 """A function's docstring read for a tool: its description and each parameter's description.
 
-Google, NumPy and reST (Sphinx) styles are recognised by `docstring-parser`, whichever is used.
+Google, NumPy and reST (Sphinx) styles are recognised by `docstring-parser`, whichever is used
+(its automatic choice never fails: the NumPy reader accepts any text).
 """
 
 from __future__ import annotations
@@ -11,11 +12,7 @@ from typing import final
 
 import docstring_parser
 
-__all__ = ["DocstringError", "ToolDocs", "read_docstring"]
-
-
-class DocstringError(ValueError):
-    """A docstring whose sections cannot be read."""
+__all__ = ["ToolDocs", "read_docstring"]
 
 
 @final
@@ -31,10 +28,7 @@ def read_docstring(doc: str | None) -> ToolDocs:
     """The description (summary and body, parameter sections left out) and the parameters'."""
     if doc is None or not doc.strip():
         return ToolDocs()
-    try:
-        parsed = docstring_parser.parse(doc)
-    except docstring_parser.ParseError as error:
-        raise DocstringError(str(error)) from None
+    parsed = docstring_parser.parse(doc)
     paragraphs = (parsed.short_description, parsed.long_description)
     description = "\n\n".join(p.strip() for p in paragraphs if p and p.strip())
     parameters = {
