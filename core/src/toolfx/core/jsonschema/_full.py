@@ -1,8 +1,9 @@
 """The full profile: every Draft 2020-12 keyword that jsonschema-rs really enforces, and no other.
 
-`FULL_KEYWORDS` is the table of accepted keywords. `full_problems` walks every subschema position
-(so an unknown keyword deep inside is reported with its path), checks each keyword's value, and
-checks that every `$ref`/`$dynamicRef` resolves inside the schema itself: there is no network.
+`FULL_KEYWORDS` (kept in `_keywords`) is the table of accepted keywords. `full_problems` walks
+every subschema position (so an unknown keyword deep inside is reported with its path), checks
+each keyword's value, and checks that every `$ref`/`$dynamicRef` resolves inside the schema
+itself: there is no network.
 Formats are limited to `FORMATS`, the names jsonschema-rs checks when format checking is on.
 """
 
@@ -16,6 +17,19 @@ from typing import Final, TypeGuard, final
 import jsonschema_rs
 
 from toolfx.core.json import FrozenJson, describe_value
+from toolfx.core.jsonschema._keywords import (
+    _ANY,
+    _BOOLEAN,
+    _COUNT,
+    _LIST,
+    _NUMBER,
+    _SCHEMA,
+    _SCHEMA_LIST,
+    _SCHEMA_MAP,
+    _STRING,
+    FULL_KEYWORDS,
+    JSON_TYPES,
+)
 from toolfx.core.jsonschema._problems import Problems, SchemaProblem
 from toolfx.core.jsonschema._refs import References
 
@@ -27,9 +41,6 @@ __all__ = [
     "full_problems",
     "regex_problem",
 ]
-
-JSON_TYPES: Final = ("object", "array", "string", "number", "integer", "boolean", "null")
-"""The names `type` may take."""
 
 FORMATS: Final = frozenset(
     {
@@ -47,37 +58,6 @@ DIALECTS: Final = frozenset(
     }
 )
 """The accepted values of `$schema`."""
-
-_SCHEMA: Final = frozenset(
-    {
-        "additionalProperties", "contains", "else", "if", "items", "not", "propertyNames",
-        "then", "unevaluatedItems", "unevaluatedProperties",
-    }
-)  # fmt: skip
-_SCHEMA_MAP: Final = frozenset({"$defs", "dependentSchemas", "patternProperties", "properties"})
-_SCHEMA_LIST: Final = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
-_NUMBER: Final = frozenset({"maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum"})
-_COUNT: Final = frozenset(
-    {
-        "maxLength", "minLength", "maxItems", "minItems", "maxContains", "minContains",
-        "maxProperties", "minProperties",
-    }
-)  # fmt: skip
-_STRING: Final = frozenset({"$comment", "title", "description"})
-_BOOLEAN: Final = frozenset({"uniqueItems", "deprecated", "readOnly", "writeOnly"})
-_ANY: Final = frozenset({"const", "default"})
-_LIST: Final = frozenset({"enum", "examples"})
-_SPECIAL: Final = frozenset(
-    {
-        "type", "multipleOf", "pattern", "required", "dependentRequired", "$ref",
-        "$dynamicRef", "$id", "$anchor", "$dynamicAnchor", "$schema", "format",
-    }
-)  # fmt: skip
-
-FULL_KEYWORDS: Final = (
-    _SCHEMA | _SCHEMA_MAP | _SCHEMA_LIST | _NUMBER | _COUNT | _STRING | _BOOLEAN | _ANY | _LIST
-) | _SPECIAL
-"""Every keyword the full profile accepts."""
 
 _NOT_ENFORCED = (
     "is only an annotation: the validator does not check it, so it would not be enforced"

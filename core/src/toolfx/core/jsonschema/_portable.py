@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Final
 
 from toolfx.core.json import FrozenJson, describe_value, render_literal
-from toolfx.core.jsonschema._full import FULL_KEYWORDS, JSON_TYPES
+from toolfx.core.jsonschema._keywords import FULL_KEYWORDS, JSON_TYPES
 from toolfx.core.jsonschema._problems import Problems, SchemaProblem
 
 __all__ = ["PORTABLE_KEYWORDS", "portable_problems", "validation_view"]

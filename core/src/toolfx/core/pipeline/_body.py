@@ -45,10 +45,11 @@ __all__ = ["CallState", "RunContext", "dispatch", "success_of"]
 class CallState:
     """What the pipeline learns while one call runs: whether the body started, its extras."""
 
-    __slots__ = ("args", "body_started", "concludes_turn", "deferred", "stage")
+    __slots__ = ("args", "body_started", "concludes_turn", "deferred", "deps", "stage")
 
-    def __init__(self) -> None:  # slots: one object per call, not an object and its dict
+    def __init__(self, deps: object = None) -> None:  # slots: not an object and its dict
         self.body_started: bool = False
+        self.deps = deps  # the call's dependencies, else its Location's
         self.args: object = None  # the decoded arguments, once the body is about to run
         self.stage: str = "the pre-execute policy"
         self.deferred: tuple[ContextMessage, ...] = ()
@@ -86,6 +87,11 @@ class RunContext:
     def runtime(self) -> Runtime:
         """The capabilities of the interpreter running the call."""
         return self._runtime
+
+    @property
+    def deps(self) -> object:
+        """The dependencies provided for this call (its own, else its Location's; None if none)."""
+        return self._state.deps
 
     @property
     def call_id(self) -> str:

@@ -98,6 +98,8 @@ class ToolCall:
     root_call_id: str | None = None
     parent: ExecutionToken | None = None
     parent_call_id: str | None = None
+    deps: object = field(default=None, repr=False, compare=False)
+    """The dependencies its tool's body reads from `ctx.deps` (None: the Location's)."""
     arguments_error: JsonError | None = field(default=None, init=False, repr=False)
     """Why the given arguments are not lossless JSON (the call gives INVALID_ARGS), or None."""
 
@@ -112,6 +114,7 @@ class ToolCall:
         root_call_id: str | None = None,
         parent: ExecutionToken | None = None,
         parent_call_id: str | None = None,
+        deps: object = None,
     ) -> None:
         snapshot = snapshot_or_error(arguments)  # later changes to the caller's dict: unseen
         failed_snapshot = type(snapshot) is JsonError
@@ -125,6 +128,7 @@ class ToolCall:
         _parent_call_id(
             self, parent_call_id if parent_call_id is None else printable(parent_call_id)
         )
+        _deps(self, deps)
         _arguments_error(self, snapshot if failed_snapshot else None)
 
 
@@ -147,6 +151,9 @@ _parent = ToolCall.__dict__["parent"].__set__
 
 
 _parent_call_id = ToolCall.__dict__["parent_call_id"].__set__
+
+
+_deps = ToolCall.__dict__["deps"].__set__
 
 
 _arguments_error = ToolCall.__dict__["arguments_error"].__set__
@@ -195,7 +202,7 @@ async def run_call(
     view = catalog.view
     registration = (view.direct if direct else view.tools).get(call.name)
     plan = view.plan
-    state = CallState()
+    state = CallState(call.deps if call.deps is not None else catalog.deps)
     if unrecorded is not None:
         result: ToolExecutionResult = defect(
             unrecorded, f"writing the `tool/call` record of `{call.name}` (the call was not run)"

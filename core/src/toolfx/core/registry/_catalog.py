@@ -213,6 +213,11 @@ class Catalog:
         return self.view.output_limits
 
     @property
+    def deps(self) -> object:
+        """The dependencies given to calls that bring none of their own (the Registry's)."""
+        return self._registry.deps
+
+    @property
     def plan(self) -> HookPlan:
         """Every hook for this scope's calls, typed by kind."""
         return self.view.plan

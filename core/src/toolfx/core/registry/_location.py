@@ -84,11 +84,16 @@ class Location:
         *,
         on_defect: DefectReporter = log_defect,
         output_limits: OutputLimits | None = None,
+        deps: object = None,
     ) -> None:
-        """`output_limits` (None: the registry's) bound the text of tools that declare none."""
+        """`output_limits` (None: the registry's) bound the text of tools that declare none;
+        `deps` (None: the registry's) are what bodies read from `ctx.deps` when a call brings
+        none of its own."""
         start = registry if registry is not None else Registry()
         if output_limits is not None:
             start = start.with_output_limits(output_limits)
+        if deps is not None:
+            start = start.with_deps(deps)
         self._cell = AtomicCell(start)
         self._listeners: AtomicCell[PMap[int, ChangeListener]] = AtomicCell(pmap())
         self._keys = itertools.count()

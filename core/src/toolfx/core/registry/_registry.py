@@ -61,6 +61,7 @@ class Registry:
 
     __slots__ = (
         "_default_mode",
+        "_deps",
         "_hooks",
         "_layers",
         "_memo",
@@ -83,6 +84,7 @@ class Registry:
     _next: Handle
     _default_mode: PresentationMode
     _output_limits: OutputLimits
+    _deps: object
     _memo: dict[ScopeKey | None, CatalogData]
 
     def __init__(
@@ -100,6 +102,7 @@ class Registry:
         self._next = 1
         self._default_mode = default_mode
         self._output_limits = _checked_limits(output_limits)
+        self._deps = None
         self._memo = {}
 
     def _evolve(self, **changes: Any) -> Registry:
@@ -122,6 +125,15 @@ class Registry:
     def with_output_limits(self, limits: OutputLimits) -> Registry:
         """This registry with `limits` for every tool that declares none of its own."""
         return self._evolve(_output_limits=_checked_limits(limits))
+
+    @property
+    def deps(self) -> object:
+        """The dependencies its tools' bodies read from `ctx.deps` (None: none provided)."""
+        return self._deps
+
+    def with_deps(self, deps: object) -> Registry:
+        """This registry providing `deps` to every call that brings none of its own."""
+        return self._evolve(_deps=deps)
 
     # Scopes ---------------------------------------------------------------------------------
 

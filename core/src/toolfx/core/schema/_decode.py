@@ -10,6 +10,7 @@ from typing import Any, Final, final
 
 from toolfx.core.json import FrozenDict, FrozenList, frozen_dict_of, frozen_list_of, json_pointer
 from toolfx.core.jsonschema import ValidationIssue
+from toolfx.core.schema._pydantic import is_model, model_plain
 
 __all__ = [
     "KINDS_ANY",
@@ -199,4 +200,6 @@ def to_plain(value: object) -> object:
         return {k: to_plain(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [to_plain(v) for v in value]
+    if is_model(value):
+        return model_plain(value)
     return value

@@ -14,7 +14,7 @@ from returns.result import Success
 from typing_extensions import is_typeddict
 
 from toolfx.core.json import JsonValue
-from toolfx.core.jsonschema import compile_json_schema
+from toolfx.core.jsonschema import Profile, compile_json_schema
 from toolfx.core.schema._choices import (
     check_disjoint,
     enum_node,
@@ -38,6 +38,8 @@ from toolfx.core.schema._decode import (
     typed_dict_decoder,
     union_decoder,
 )
+from toolfx.core.schema._pydantic import is_model_class
+from toolfx.core.schema._pydantic_schema import model_node
 from toolfx.core.schema._types import (
     add_doc,
     allows_extra_keys,
@@ -56,6 +58,7 @@ class _Deriver:
 
     def __init__(self) -> None:
         self.active: list[object] = []
+        self.profile: Profile = "portable"  # full once a pydantic model's schema is inside
 
     def node(self, tp: object, where: str) -> Node:
         if tp is JsonValue:
@@ -89,6 +92,9 @@ class _Deriver:
             return self.guarded(tp, where, self.typed_dict)
         if dataclasses.is_dataclass(tp) and isinstance(tp, type):
             return self.guarded(tp, where, self.dataclass)
+        if is_model_class(tp):
+            self.profile = "full"
+            return model_node(tp, where)
         return unsupported(tp, where)
 
     def guarded(self, tp: type, where: str, derive_class: Callable[[type, str], Node]) -> Node:
@@ -239,6 +245,9 @@ def _decoded_default(fld: dataclasses.Field[Any], node: Node) -> Callable[[], An
     return None if decoded is fld.default else lambda: decoded
 
 
-def derive(tp: object) -> Node:
-    """Derive the schema node and decoder for a type, or raise SchemaDerivationError."""
-    return _Deriver().node(tp, type_name(tp))
+def derive(tp: object) -> tuple[Node, Profile]:
+    """Derive the schema node and decoder for a type, and the profile its schema needs (full
+    once it holds a pydantic model's schema), or raise SchemaDerivationError."""
+    deriver = _Deriver()
+    node = deriver.node(tp, type_name(tp))
+    return node, deriver.profile

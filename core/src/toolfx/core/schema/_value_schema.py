@@ -4,8 +4,10 @@
 and returns a `ValueSchema[T]` whose `validate` checks JSON and hands back a value of type T.
 Supported: str, int, float, bool, None, Literal, Enum, NewType, list[T], tuple[T, ...],
 Sequence[T], TypedDict (Required/NotRequired; closed), frozen dataclasses, unions (oneOf, which
-must be unambiguous), `Annotated[T, "description"]`, `JsonValue` and `dict[str, JsonValue]`.
-Anything else fails when the schema is derived, with a `SchemaDerivationError` naming the field.
+must be unambiguous), `Annotated[T, "description"]`, `JsonValue` and `dict[str, JsonValue]`; and
+pydantic models when pydantic is installed (their own JSON Schema, checked under the full
+profile; validated by the model; instances dumped as JSON). Anything else fails when the schema
+is derived, with a `SchemaDerivationError` naming the field.
 
 `raw_schema(schema)` is the other door, for schemas that arrive as JSON (MCP, plugins): it checks
 the schema against a profile, reporting every problem at once, and gives a `ValueSchema` of
@@ -132,12 +134,12 @@ def schema_of(type_form: TypeForm[T]) -> ValueSchema[T]:
 
 
 def _build(type_form: object) -> ValueSchema[Any]:
-    node = derive(type_form)
-    compiled = compile_json_schema(node.schema, "portable")
+    node, profile = derive(type_form)
+    compiled = compile_json_schema(node.schema, profile)
     if not isinstance(compiled, Success):
         raise SchemaDerivationError(
             _type_name(type_form),
-            f"the derived schema is outside the portable subset: {compiled.failure()}",
+            f"the derived schema is outside the {profile} profile: {compiled.failure()}",
         )
     return ValueSchema(type_form, node, compiled.unwrap())
 

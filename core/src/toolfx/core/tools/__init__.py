@@ -37,6 +37,7 @@ from toolfx.core.tools._content import (
 )
 from toolfx.core.tools._content_text import block_text, content_text, render_json
 from toolfx.core.tools._context import ToolCallIdentity, ToolRunContext
+from toolfx.core.tools._decorator import ToolArguments, ToolDecorator, tool
 from toolfx.core.tools._definition import (
     Body,
     Output,
@@ -128,9 +129,11 @@ __all__ = [
     "TerminalCallCard",
     "TerminalResultCard",
     "TextBlock",
+    "ToolArguments",
     "ToolCallIdentity",
     "ToolCallKind",
     "ToolCallView",
+    "ToolDecorator",
     "ToolDefinition",
     "ToolDefinitionError",
     "ToolErrorInfo",
@@ -160,4 +163,5 @@ __all__ = [
     "raised",
     "render_json",
     "text",
+    "tool",
 ]

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
+from typing_extensions import TypeVar
+
 if TYPE_CHECKING:
     from toolfx.core.json import FrozenJson
     from toolfx.core.runtime import CancelSignal, Runtime
     from toolfx.core.tools._content import ContextMessage
 
 __all__ = ["ToolCallIdentity", "ToolRunContext"]
+
+Deps_co = TypeVar("Deps_co", covariant=True, default=object)
+"""The type of the dependencies a body reads from `ctx.deps` (object: none declared)."""
 
 
 class ToolCallIdentity(Protocol):
@@ -41,8 +46,18 @@ class ToolCallIdentity(Protocol):
         ...
 
 
-class ToolRunContext(ToolCallIdentity, Protocol):
-    """Handed to a tool body: its call, its cancellation signal, the runtime, the extensions."""
+class ToolRunContext(ToolCallIdentity, Protocol[Deps_co]):
+    """Handed to a tool body: its call, its cancellation signal, the runtime, the extensions.
+
+    `ToolRunContext[Db]` declares the dependencies a body needs: `ctx.deps` is the `Db` its
+    call (`ToolCall(deps=...)`) or Location (`Location(deps=...)`) provides; `@tool` checks its
+    type before the body runs.
+    """
+
+    @property
+    def deps(self) -> Deps_co:
+        """The dependencies provided for this call (its own, else its Location's; None if none)."""
+        ...
 
     @property
     def signal(self) -> CancelSignal:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Generic, TypeAlias, final
+from typing import TYPE_CHECKING, Any, Generic, TypeAlias, final
 
 from returns.result import Result
 from typing_extensions import TypeForm, TypeVar
@@ -40,8 +40,11 @@ _BodyValue: TypeAlias = (
 )
 """What a body gives: its value (or `WithContent` of it), or a `Result` of either."""
 
-Body: TypeAlias = Callable[[ArgsT, ToolRunContext], _BodyValue[OutT] | Awaitable[_BodyValue[OutT]]]
-"""A tool body: typed arguments and the run context to its value, from a plain or async def."""
+Body: TypeAlias = Callable[
+    [ArgsT, ToolRunContext[Any]], _BodyValue[OutT] | Awaitable[_BodyValue[OutT]]
+]
+"""A tool body: typed arguments and the run context (with any declared dependencies) to its
+value, from a plain or async def."""
 
 
 @final
@@ -84,7 +87,7 @@ class ToolDefinition(Generic[ArgsT, OutT]):
     description: str
     parameters: ValueSchema[ArgsT]
     output: Output[ArgsT, OutT]
-    execute: Callable[[ArgsT, ToolRunContext], object]
+    execute: Callable[[ArgsT, ToolRunContext[Any]], object]
     finalize_content: (
         Callable[[ToolCallIdentity, ToolExecutionResult], Sequence[ContentBlock] | None] | None
     ) = None

@@ -31,6 +31,8 @@ class ErrorCode(enum.StrEnum):
     """The tool's own timeout ran out."""
     TOOL_ERROR = "TOOL_ERROR"
     """The body reported an expected, typed failure."""
+    MISSING_DEPENDENCY = "MISSING_DEPENDENCY"
+    """The tool declares dependencies its call and Location provide none of the type of."""
     BLOCKED = "BLOCKED"
     """A post-execute policy blocked the result; its feedback is the content."""
     OUTPUT_NOT_KEPT = "OUTPUT_NOT_KEPT"
