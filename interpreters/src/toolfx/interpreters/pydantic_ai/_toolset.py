@@ -1,0 +1,125 @@
+"""A toolfx Location or Catalog as a pydantic-ai toolset, each call run through the pipeline.
+
+The tools offered are the catalog's (taken fresh from a Location for every listing and every
+call) with toolfx's own parameter schemas. pydantic-ai's argument validation is bypassed
+(`RawArguments`): the pipeline validates what the model sent, so its INVALID_ARGS messages
+reach the model. Each call is `execute` on the anyio interpreter, on a fresh runtime whose asks
+go to pydantic-ai's deferred tool calls (`_deferred.py`), with the model's call id as the
+ToolCall's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Final, final
+from uuid import uuid4
+
+from pydantic_ai import AbstractToolset, RunContext, ToolDefinition, ToolsetTool
+
+from toolfx.core import (
+    CancelSignal,
+    Catalog,
+    ErrorCode,
+    FrozenJson,
+    Location,
+    RecordSink,
+    Runtime,
+    ToolCall,
+    execute,
+    thaw_json,
+)
+from toolfx.interpreters._framework_asks import AskLedger, FrameworkRuntime
+from toolfx.interpreters.anyio import AnyioRuntime, run_anyio_async
+from toolfx.interpreters.pydantic_ai._arguments import NotJson, RawArguments, model_arguments
+from toolfx.interpreters.pydantic_ai._deferred import deferred_asks
+from toolfx.interpreters.pydantic_ai._results import ModelContent, failed_call, tool_return
+
+if TYPE_CHECKING:
+    from pydantic_ai import ToolReturn
+
+__all__ = ["ToolfxToolset", "toolset"]
+
+_RAW: Final = RawArguments()
+
+
+@final
+class ToolfxToolset(AbstractToolset[Any]):
+    """A toolfx catalog's tools for a pydantic-ai agent; every call runs toolfx's pipeline."""
+
+    def __init__(
+        self,
+        source: Location | Catalog,
+        *,
+        scope: str | None = None,
+        runtime: Callable[[], Runtime] | None = None,
+        sink: RecordSink | None = None,
+        id: str | None = None,
+    ) -> None:
+        self._source = source
+        self._scope = scope
+        self._runtime = runtime or AnyioRuntime
+        self._sink = sink
+        self._id = id
+        self._ledger = AskLedger()
+
+    @property
+    def id(self) -> str | None:
+        """The id given, if any (pydantic-ai uses it to tell toolsets apart)."""
+        return self._id
+
+    async def get_tools(self, ctx: RunContext[Any]) -> dict[str, ToolsetTool[Any]]:
+        """The catalog's tools, with their toolfx parameter schemas."""
+        return {
+            schema.name: ToolsetTool(
+                toolset=self,
+                tool_def=ToolDefinition(
+                    name=schema.name,
+                    description=schema.description,
+                    parameters_json_schema=_object_schema(schema.parameters),
+                ),
+                max_retries=0,
+                args_validator=_RAW,
+            )
+            for schema in self._catalog().schemas()
+        }
+
+    async def call_tool(
+        self, name: str, tool_args: dict[str, Any], ctx: RunContext[Any], tool: ToolsetTool[Any]
+    ) -> ModelContent | ToolReturn[ModelContent]:
+        """Run the call through the pipeline; an ask the human has not answered defers it."""
+        arguments = model_arguments(tool_args)
+        if isinstance(arguments, NotJson):
+            message = f"The arguments for `{name}` are not JSON: {arguments.problem}"
+            failed_call(ErrorCode.INVALID_ARGS.value, message)
+        call_id = ctx.tool_call_id or f"pydantic-ai-{uuid4().hex}"
+        decide = deferred_asks(self._ledger, call_id, ctx.tool_call_approved)
+        runtime = FrameworkRuntime(self._runtime(), decide)
+        call = ToolCall(call_id, name, arguments, CancelSignal())
+        result = await run_anyio_async(execute(self._catalog(), call, self._sink), runtime)
+        runtime.raise_interruption()
+        self._ledger.forget(call_id)
+        return tool_return(result)
+
+    def _catalog(self) -> Catalog:
+        source = self._source
+        return source.catalog(self._scope) if isinstance(source, Location) else source
+
+
+def toolset(
+    source: Location | Catalog,
+    *,
+    scope: str | None = None,
+    runtime: Callable[[], Runtime] | None = None,
+    sink: RecordSink | None = None,
+    id: str | None = None,
+) -> ToolfxToolset:
+    """`source`'s tools as a pydantic-ai toolset: `Agent(model, toolsets=[toolset(location)])`."""
+    return ToolfxToolset(source, scope=scope, runtime=runtime, sink=sink, id=id)
+
+
+def _object_schema(parameters: FrozenJson) -> dict[str, Any]:
+    """The parameter schema as pydantic-ai's object schema (a boolean schema as its object form)."""
+    schema = thaw_json(parameters)
+    if isinstance(schema, dict):
+        return schema
+    return {} if schema is True else {"not": {}}
