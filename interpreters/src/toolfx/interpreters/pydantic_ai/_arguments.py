@@ -40,6 +40,7 @@ class RawArguments:
 class NotJson:
     """Argument text that is not JSON, and why."""
 
+    text: str
     problem: str
 
 
@@ -52,5 +53,5 @@ def model_arguments(tool_args: dict[str, Any]) -> object:
         return {} if raw is None else raw
     parsed = parse_json(raw or "{}")
     if isinstance(parsed, Failure):
-        return NotJson(str(parsed.failure()))
+        return NotJson(raw, str(parsed.failure()))
     return parsed.unwrap()

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import binascii
 from base64 import b64decode
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING
 
 from pydantic_ai import BinaryContent, ToolFailed, ToolReturn
 
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
     from toolfx.core import ContentBlock, ToolExecutionResult
 
-__all__ = ["ModelContent", "failed_call", "tool_return"]
+__all__ = ["ModelContent", "tool_return"]
 
 ModelContent = str | list[str | BinaryContent]
 """A tool result's content as pydantic-ai takes it: text, or text and media parts."""
@@ -31,17 +31,12 @@ ModelContent = str | list[str | BinaryContent]
 def tool_return(result: ToolExecutionResult) -> ModelContent | ToolReturn[ModelContent]:
     """The result's content for the model; a failure raises `ToolFailed`."""
     if isinstance(result, ToolExecutionFailure):
-        failed_call(result.error.code.value, result.error.message)
+        raise ToolFailed(f"{result.error.code.value}: {result.error.message}")
     content = _model_content(result.content)
     if not result.additional_contexts:
         return content
     after = [part for context in result.additional_contexts for part in _parts(context.content)]
     return ToolReturn(content, content=after)
-
-
-def failed_call(code: str, message: str) -> NoReturn:
-    """Tell pydantic-ai the call failed: the model sees the code and the message."""
-    raise ToolFailed(f"{code}: {message}")
 
 
 def _model_content(content: Sequence[ContentBlock]) -> ModelContent:

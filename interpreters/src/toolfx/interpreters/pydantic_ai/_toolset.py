@@ -25,14 +25,18 @@ from toolfx.core import (
     RecordSink,
     Runtime,
     ToolCall,
+    ToolExecutionFailure,
+    ToolFailure,
     execute,
+    text,
     thaw_json,
 )
+from toolfx.core.records import ToolCallRecord, ToolResultRecord, write_record
 from toolfx.interpreters._framework_asks import AskLedger, FrameworkRuntime
 from toolfx.interpreters.anyio import AnyioRuntime, run_anyio_async
 from toolfx.interpreters.pydantic_ai._arguments import NotJson, RawArguments, model_arguments
 from toolfx.interpreters.pydantic_ai._deferred import deferred_asks
-from toolfx.interpreters.pydantic_ai._results import ModelContent, failed_call, tool_return
+from toolfx.interpreters.pydantic_ai._results import ModelContent, tool_return
 
 if TYPE_CHECKING:
     from pydantic_ai import ToolReturn
@@ -87,11 +91,10 @@ class ToolfxToolset(AbstractToolset[Any]):
         self, name: str, tool_args: dict[str, Any], ctx: RunContext[Any], tool: ToolsetTool[Any]
     ) -> ModelContent | ToolReturn[ModelContent]:
         """Run the call through the pipeline; an ask the human has not answered defers it."""
+        call_id = ctx.tool_call_id or f"pydantic-ai-{uuid4().hex}"
         arguments = model_arguments(tool_args)
         if isinstance(arguments, NotJson):
-            message = f"The arguments for `{name}` are not JSON: {arguments.problem}"
-            failed_call(ErrorCode.INVALID_ARGS.value, message)
-        call_id = ctx.tool_call_id or f"pydantic-ai-{uuid4().hex}"
+            return tool_return(self._refused(call_id, name, arguments))
         decide = deferred_asks(self._ledger, call_id, ctx.tool_call_approved)
         runtime = FrameworkRuntime(self._runtime(), decide)
         call = ToolCall(call_id, name, arguments, CancelSignal())
@@ -99,6 +102,19 @@ class ToolfxToolset(AbstractToolset[Any]):
         runtime.raise_interruption()
         self._ledger.forget(call_id)
         return tool_return(result)
+
+    def _refused(self, call_id: str, name: str, arguments: NotJson) -> ToolExecutionFailure:
+        """The INVALID_ARGS failure of argument text that is not JSON, recorded, unrun."""
+        message = f"The arguments for `{name}` are not JSON: {arguments.problem}"
+        failure = ToolExecutionFailure(
+            ToolFailure.of(ErrorCode.INVALID_ARGS, message), text(message)
+        )
+        if self._sink is not None:
+            runtime = self._runtime()
+            record = ToolCallRecord(call_id, call_id, name, arguments.text)
+            write_record(runtime, self._sink, record)
+            write_record(runtime, self._sink, ToolResultRecord.of(call_id, failure))
+        return failure
 
     def _catalog(self) -> Catalog:
         source = self._source
