@@ -222,6 +222,25 @@ def test_each_ask_of_a_call_is_shown_once_and_its_answer_replayed(tmp_path: Path
     assert [outcome for _, outcome in seen.results] == ["ABORTED", "ABORTED", "ok"]
 
 
+def test_answers_given_in_one_conversation_are_not_replayed_in_another(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    location = workspace_location(root)
+    agent = agent_for(
+        location, scripted([call("write", {"path": "../out.txt", "content": "o"}, "w")])
+    )
+    first = run(agent, "go")
+    half = run(  # its first ask (external_directory) answered, its second (edit) pending
+        agent,
+        message_history=first.all_messages(),
+        deferred_tool_results=DeferredToolResults(approvals={"w": True}),
+    )
+    assert half.output.metadata["w"]["permission"] == "edit"
+    other = run(agent, "go")  # a new conversation whose model reuses the call id
+    assert other.output.metadata["w"]["permission"] == "external_directory"
+    assert not (tmp_path / "out.txt").exists()
+
+
 def test_an_approval_the_toolset_never_asked_for_shows_the_ask_again(tmp_path: Path) -> None:
     location = workspace_location(tmp_path)
     model = scripted([call("write", {"path": "b.txt", "content": "x"}, "w")])

@@ -95,12 +95,14 @@ class ToolfxToolset(AbstractToolset[Any]):
         arguments = model_arguments(tool_args)
         if isinstance(arguments, NotJson):
             return tool_return(self._refused(call_id, name, arguments))
-        decide = deferred_asks(self._ledger, call_id, ctx.tool_call_approved)
+        # answers are kept per conversation: another one may reuse the model's call ids
+        asked = call_id if ctx.conversation_id is None else f"{ctx.conversation_id}/{call_id}"
+        decide = deferred_asks(self._ledger, asked, ctx.tool_call_approved)
         runtime = FrameworkRuntime(self._runtime(), decide)
         call = ToolCall(call_id, name, arguments, CancelSignal())
         result = await run_anyio_async(execute(self._catalog(), call, self._sink), runtime)
         runtime.raise_interruption()
-        self._ledger.forget(call_id)
+        self._ledger.forget(asked)
         return tool_return(result)
 
     def _refused(self, call_id: str, name: str, arguments: NotJson) -> ToolExecutionFailure:
