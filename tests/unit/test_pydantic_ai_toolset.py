@@ -293,6 +293,12 @@ def test_a_location_is_read_fresh_a_catalog_is_fixed_and_a_scope_restricts() -> 
     assert toolset(location, id="files").id == "files"
 
 
+def test_a_tool_not_declared_parallel_safe_runs_alone(tmp_path: Path) -> None:
+    tools = asyncio.run(toolset(workspace_location(tmp_path)).get_tools(run_context("c1")))
+    alone = {name for name, tool in tools.items() if tool.tool_def.sequential}
+    assert alone == {"bash", "edit", "write"}
+
+
 def test_each_call_runs_on_a_fresh_runtime_from_the_factory() -> None:
     location = Location()
     location.register(echo_tool())

@@ -72,7 +72,12 @@ class ToolfxToolset(AbstractToolset[Any]):
         return self._id
 
     async def get_tools(self, ctx: RunContext[Any]) -> dict[str, ToolsetTool[Any]]:
-        """The catalog's tools, with their toolfx parameter schemas."""
+        """The catalog's tools, with their toolfx parameter schemas.
+
+        A tool that never declared itself parallel-safe runs alone (pydantic-ai's `sequential`),
+        as toolfx's own batches run it.
+        """
+        catalog = self._catalog()
         return {
             schema.name: ToolsetTool(
                 toolset=self,
@@ -80,11 +85,12 @@ class ToolfxToolset(AbstractToolset[Any]):
                     name=schema.name,
                     description=schema.description,
                     parameters_json_schema=_object_schema(schema.parameters),
+                    sequential=_runs_alone(catalog, schema.name),
                 ),
                 max_retries=0,
                 args_validator=_RAW,
             )
-            for schema in self._catalog().schemas()
+            for schema in catalog.schemas()
         }
 
     async def call_tool(
@@ -133,6 +139,11 @@ def toolset(
 ) -> ToolfxToolset:
     """`source`'s tools as a pydantic-ai toolset: `Agent(model, toolsets=[toolset(location)])`."""
     return ToolfxToolset(source, scope=scope, runtime=runtime, sink=sink, id=id)
+
+
+def _runs_alone(catalog: Catalog, name: str) -> bool:
+    definition = catalog.get(name)
+    return definition is None or definition.is_concurrency_safe is None
 
 
 def _object_schema(parameters: FrozenJson) -> dict[str, Any]:
