@@ -51,7 +51,14 @@ from toolfx.leaves import Permissions, Rule, Workspace, workspace_tools
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from toolfx.core import Runtime, SessionRecord, ToolExecution, ToolExecutionResult
+    from toolfx.core import (
+        ApprovalReply,
+        ApprovalRequest,
+        Runtime,
+        SessionRecord,
+        ToolExecution,
+        ToolExecutionResult,
+    )
 
 Turn = list[ToolCallPart]
 
@@ -239,6 +246,28 @@ def test_answers_given_in_one_conversation_are_not_replayed_in_another(tmp_path:
     other = run(agent, "go")  # a new conversation whose model reuses the call id
     assert other.output.metadata["w"]["permission"] == "external_directory"
     assert not (tmp_path / "out.txt").exists()
+
+
+@pytest.mark.parametrize(("reply", "written"), [("allowed-once", True), ("rejected", False)])
+def test_asks_may_go_to_the_runtime_s_own_approvals(
+    tmp_path: Path, reply: ApprovalReply, written: bool
+) -> None:
+    location = workspace_location(tmp_path)
+    asked: list[str] = []
+
+    def approvals(request: ApprovalRequest) -> ApprovalReply:
+        asked.append(request.permission)
+        return reply
+
+    model = scripted([call("write", {"path": "b.txt", "content": "x"}, "w")])
+    agent = agent_for(
+        location, model, asks="runtime", runtime=lambda: AnyioRuntime(approvals=approvals)
+    )
+    result = run(agent, "go")
+    assert result.output == "done"
+    assert asked == ["edit"]
+    assert (tmp_path / "b.txt").exists() is written
+    assert returns(result.all_messages())["w"].outcome == ("success" if written else "failed")
 
 
 def test_an_approval_the_toolset_never_asked_for_shows_the_ask_again(tmp_path: Path) -> None:

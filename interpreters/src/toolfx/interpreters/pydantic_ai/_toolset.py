@@ -11,7 +11,7 @@ ToolCall's.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Final, final
+from typing import TYPE_CHECKING, Any, Final, Literal, final
 from uuid import uuid4
 
 from pydantic_ai import AbstractToolset, RunContext, ToolDefinition, ToolsetTool
@@ -41,7 +41,13 @@ from toolfx.interpreters.pydantic_ai._results import ModelContent, tool_return
 if TYPE_CHECKING:
     from pydantic_ai import ToolReturn
 
-__all__ = ["ToolfxToolset", "toolset"]
+    from toolfx.core import ApprovalRequest
+
+__all__ = ["AskRoute", "ToolfxToolset", "toolset"]
+
+AskRoute = Literal["deferred", "runtime"]
+"""Who answers an ask no rule answered: pydantic-ai's deferred tool calls (the run ends with
+`DeferredToolRequests`), or the runtime's own approvals (the run goes on)."""
 
 _RAW: Final = RawArguments()
 
@@ -57,9 +63,11 @@ class ToolfxToolset(AbstractToolset[Any]):
         scope: str | None = None,
         runtime: Callable[[], Runtime] | None = None,
         sink: RecordSink | None = None,
+        asks: AskRoute = "deferred",
         id: str | None = None,
     ) -> None:
         self._source = source
+        self._asks = asks
         self._scope = scope
         self._runtime = runtime or AnyioRuntime
         self._sink = sink
@@ -103,7 +111,11 @@ class ToolfxToolset(AbstractToolset[Any]):
             return tool_return(self._refused(call_id, name, arguments))
         # answers are kept per conversation: another one may reuse the model's call ids
         asked = call_id if ctx.conversation_id is None else f"{ctx.conversation_id}/{call_id}"
-        decide = deferred_asks(self._ledger, asked, ctx.tool_call_approved)
+        decide = (
+            deferred_asks(self._ledger, asked, ctx.tool_call_approved)
+            if self._asks == "deferred"
+            else _runtime_approvals
+        )
         runtime = FrameworkRuntime(self._runtime(), decide)
         call = ToolCall(call_id, name, arguments, CancelSignal())
         result = await run_anyio_async(execute(self._catalog(), call, self._sink), runtime)
@@ -135,10 +147,15 @@ def toolset(
     scope: str | None = None,
     runtime: Callable[[], Runtime] | None = None,
     sink: RecordSink | None = None,
+    asks: AskRoute = "deferred",
     id: str | None = None,
 ) -> ToolfxToolset:
     """`source`'s tools as a pydantic-ai toolset: `Agent(model, toolsets=[toolset(location)])`."""
-    return ToolfxToolset(source, scope=scope, runtime=runtime, sink=sink, id=id)
+    return ToolfxToolset(source, scope=scope, runtime=runtime, sink=sink, asks=asks, id=id)
+
+
+def _runtime_approvals(request: ApprovalRequest) -> None:
+    """Every ask to the runtime's own approvals."""
 
 
 def _runs_alone(catalog: Catalog, name: str) -> bool:
