@@ -220,6 +220,11 @@ async def _prepare(ctx: RunContext[None], tool: ToolDefinition) -> ToolDefinitio
             ),
             "toolfx cannot enforce its JSON schema",
         ),
+        (Tool(repeat, name="two words"), "tool 'two words': name: 'two words' must match"),
+        (
+            Tool.from_schema(repeat, name="text", description="", json_schema={"type": "string"}),
+            "tool 'text': parameters: must describe a JSON object",
+        ),
     ],
 )
 def test_a_tool_toolfx_cannot_run_is_refused_by_name(tool: Tool[Any], reason: str) -> None:

@@ -28,6 +28,7 @@ from toolfx.core import (
     Location,
     Output,
     ToolDefinition,
+    ToolDefinitionError,
     ToolFailure,
     ToolOptions,
     ToolRunContext,
@@ -79,16 +80,19 @@ def _definition(tool: Tool[Any], namespace: str | None) -> ToolDefinition[Frozen
     if isinstance(parameters, Failure):
         reason = f"toolfx cannot enforce its JSON schema: {parameters.failure()}"
         raise PydanticAIToolError(tool.name, reason)
-    return ToolDefinition(
-        name=tool.name,
-        description=tool.description or "",
-        parameters=parameters.unwrap(),
-        output=_OUTPUT,
-        execute=_body(tool),
-        timeout=tool.timeout,
-        options=ToolOptions(namespace=namespace),
-        blocking=not schema.is_async,
-    )
+    try:
+        return ToolDefinition(
+            name=tool.name,
+            description=tool.description or "",
+            parameters=parameters.unwrap(),
+            output=_OUTPUT,
+            execute=_body(tool),
+            timeout=tool.timeout,
+            options=ToolOptions(namespace=namespace),
+            blocking=not schema.is_async,
+        )
+    except ToolDefinitionError as error:  # a name, namespace or schema toolfx refuses
+        raise PydanticAIToolError(tool.name, str(error)) from error
 
 
 def _unsupported(tool: Tool[Any]) -> str | None:
