@@ -164,8 +164,7 @@ def _runs_alone(catalog: Catalog, name: str) -> bool:
 
 
 def _object_schema(parameters: FrozenJson) -> dict[str, Any]:
-    """The parameter schema as pydantic-ai's object schema (a boolean schema as its object form)."""
+    """The parameter schema as pydantic-ai's object schema."""
     schema = thaw_json(parameters)
-    if isinstance(schema, dict):
-        return schema
-    return {} if schema is True else {"not": {}}
+    assert isinstance(schema, dict)  # a ToolDefinition's parameters always describe an object
+    return schema
