@@ -21,7 +21,7 @@ from toolfx.core import (
     ToolExecutionSuccess,
     execute,
 )
-from toolfx.interpreters import run_anyio
+from toolfx.interpreters import run_anyio, run_sync
 from toolfx.leaves.langchain import definitions, register
 
 Backend = Literal["asyncio", "trio"]
@@ -201,3 +201,17 @@ def test_an_answer_that_is_not_a_message_is_a_tool_error() -> None:
     code, message = _failure(_run(_location(Messages()), "command"))
     assert code is ErrorCode.TOOL_ERROR
     assert "not a ToolMessage" in message
+
+
+def test_off_asyncio_the_call_fails_saying_where_to_run_it() -> None:
+    location = _location(add)
+    call = ToolCall("t1", "add", {"a": 1}, CancelSignal())
+    ran.clear()
+    for result in (
+        run_anyio(execute(location.catalog(), call), "trio"),
+        run_sync(execute(location.catalog(), call)),
+    ):
+        code, message = _failure(result)
+        assert code is ErrorCode.TOOL_ERROR
+        assert "runs only on asyncio" in message
+    assert ran == []

@@ -8,12 +8,13 @@ apply, and the body calls `tool.ainvoke` with a tool call carrying toolfx's call
 takes `InjectedToolCallId` gets it). A tool that needs what only a LangGraph run injects (state,
 store, `ToolRuntime`) is refused at import. The tool's message is the content (text, images,
 audio) and its text the value; a message with `status="error"` or an exception is a TOOL_ERROR
-failure with its text, and LangChain's own validation error an INVALID_ARGS one. Bodies are
-async: run the calls with the anyio interpreter.
+failure with its text, and LangChain's own validation error an INVALID_ARGS one. LangChain runs
+on asyncio only: the calls run with the anyio interpreter on asyncio, and elsewhere fail saying so.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Final, get_args
 
@@ -122,6 +123,12 @@ def _is_call_id(annotation: object) -> bool:
 
 
 async def _call(tool: BaseTool, args: FrozenJson, call_id: str) -> _Outcome:
+    if not _on_asyncio():
+        return _failed(
+            ErrorCode.TOOL_ERROR,
+            f"the LangChain tool `{tool.name}` runs only on asyncio: run its calls with the "
+            "anyio interpreter on asyncio (not trio, not the sync interpreter)",
+        )
     arguments = thaw_json(args)
     assert isinstance(arguments, dict), "toolfx validated the arguments as an object"
     call = LangChainCall(type="tool_call", id=call_id, name=tool.name, args=arguments)
@@ -140,6 +147,14 @@ async def _call(tool: BaseTool, args: FrozenJson, call_id: str) -> _Outcome:
     if reply.status == "error":
         return _failed(ErrorCode.TOOL_ERROR, reply.text)
     return Success(WithContent(reply.text, content_blocks(reply)))
+
+
+def _on_asyncio() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
 
 
 def _failed(code: ErrorCode, message: str) -> _Outcome:
