@@ -8,9 +8,9 @@ so that asks go to LangGraph's human in the loop (see `_asks.py`). The answer is
 (`status="error"` for a failure, the value or failure as its artifact) when the tool is invoked
 with a tool call, as LangGraph's ToolNode does, and the message content alone otherwise.
 
-`ainvoke` runs on the caller's event loop (asyncio: LangChain's own). `invoke` runs the call on a new
-asyncio event loop in the calling thread, which is what LangGraph's sync runs give it; called
-inside a running event loop it refuses, naming `ainvoke`.
+`ainvoke` runs on the caller's event loop (asyncio, as LangChain needs). `invoke` runs the call
+on a new asyncio event loop in the calling thread, which is what LangGraph's sync runs give it;
+called inside a running event loop it refuses, naming `ainvoke`.
 """
 
 from __future__ import annotations
