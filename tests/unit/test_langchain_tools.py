@@ -126,7 +126,13 @@ def test_an_agent_run_calls_toolfx_tools_through_the_whole_pipeline(tmp_path: Pa
     state = graph.invoke({"messages": [HumanMessage("go")]}, thread)
     [asked] = state["__interrupt__"]
     assert asked.value == AskInterrupt(
-        call_id="c5", tool="write", permission="edit", patterns=["a.txt"], reason="write a.txt"
+        call_id="c5",
+        tool="write",
+        arguments={"path": "a.txt", "content": "approved"},
+        permission="edit",
+        patterns=["a.txt"],
+        reason="write a.txt",
+        always=["a.txt"],
     )
     assert not (tmp_path / "a.txt").exists()
     answers = _answers(state["messages"])
@@ -157,6 +163,22 @@ def test_an_agent_run_calls_toolfx_tools_through_the_whole_pipeline(tmp_path: Pa
     assert "__interrupt__" not in state
     logged = {(record.call_id, record.event) for record in seen.records}
     assert {("c1", "tool/call"), ("c1", "tool/result"), ("c5", "tool/result")} <= logged
+
+
+def test_calls_of_one_turn_run_side_by_side(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("a\n")
+    (tmp_path / "b.txt").write_text("b\n")
+    both = AIMessage(
+        "",
+        tool_calls=[
+            {"id": "r1", "name": "read", "args": {"path": "a.txt"}},
+            {"id": "r2", "name": "read", "args": {"path": "b.txt"}},
+        ],
+    )
+    graph = _graph(tools(_location(tmp_path, Seen())), iter([both, AIMessage("done")]))
+    state = graph.invoke({"messages": [HumanMessage("go")]}, _thread("t4"))
+    answers = _answers(state["messages"])
+    assert (answers["r1"].content, answers["r2"].content) == ("     1\ta", "     1\tb")
 
 
 @pytest.fixture

@@ -1,9 +1,10 @@
 """Asks answered by LangGraph's human in the loop: `interrupt()` inside a run with a checkpointer.
 
 The first time a call asks, `interrupt` stops the graph with the ask (`AskInterrupt`: the call,
-tool, permission, patterns and reason) as the interrupt's value; the host shows it to its human
-and resumes with `Command(resume=answer)`, where an answer is `"allowed-once"`,
-`"allowed-always"`, `"rejected"` or `{"feedback": "..."}` (a rejection the model reads). The tool
+its tool and arguments, the permission, patterns and reason) as the interrupt's value; the host
+shows it to its human and resumes with `Command(resume=answer)`, where an answer is
+`"allowed-once"`, `"allowed-always"`, `"rejected"` or `{"feedback": "..."}` (a rejection the
+model reads). The tool
 then runs again from the start, and LangGraph hands each `interrupt` of that run, in order, the
 answer it was given, so the asks already answered are not shown twice and only a new one stops
 the graph again. A resume value of another shape is refused by LangGraph (`response_schema`)
@@ -23,7 +24,7 @@ from langgraph.types import interrupt
 from pydantic import RootModel
 from typing_extensions import TypedDict
 
-from toolfx.core import RejectedWithFeedback
+from toolfx.core import JsonValue, RejectedWithFeedback, thaw_json
 
 if TYPE_CHECKING:
     from toolfx.core import ApprovalReply, ApprovalRequest
@@ -42,13 +43,16 @@ ApprovalAnswer: TypeAlias = Literal["allowed-once", "allowed-always", "rejected"
 
 
 class AskInterrupt(TypedDict):
-    """The value of the interrupt an ask raises: which call asks what, and why."""
+    """The value of the interrupt an ask raises: which call asks what, why, and what
+    `"allowed-always"` would allow from then on (`always`, empty when it is not offered)."""
 
     call_id: str
     tool: str
+    arguments: JsonValue
     permission: str
     patterns: list[str]
     reason: str | None
+    always: list[str]
 
 
 class _Answer(RootModel[ApprovalAnswer]):
@@ -64,9 +68,11 @@ def decide_in_graph(request: ApprovalRequest) -> ApprovalReply | None:
     asked = AskInterrupt(
         call_id=request.call_id,
         tool=request.tool,
+        arguments=thaw_json(request.arguments),
         permission=request.permission,
         patterns=list(request.patterns),
         reason=request.reason,
+        always=list(request.always),
     )
     answer = interrupt(asked, response_schema=_Answer).root
     return answer if isinstance(answer, str) else RejectedWithFeedback(answer["feedback"])
