@@ -314,6 +314,20 @@ def _answering(name: str, answer: str) -> Any:
     )
 
 
+def test_a_scope_s_tools_are_the_ones_offered_and_called() -> None:
+    location = _plot_location()
+    location.register(_answering("shell", "ran"))
+    location.add_scope("reviewer")
+    location.restrict("reviewer", deny=["shell"])
+    [plot] = tools(location, scope="reviewer")
+    assert plot.name == "plot"
+    [_, shell] = tools(location)
+    location.restrict("reviewer", deny=["shell", "plot"])
+    message = plot.invoke({"type": "tool_call", "id": "s1", "name": "plot", "args": {}})
+    assert message.artifact["code"] == "UNKNOWN_TOOL"
+    assert shell.invoke({}) == "ran"
+
+
 def test_a_catalog_has_no_scope_to_pick() -> None:
     with pytest.raises(ValueError, match="scope"):
         tools(_plot_location().catalog(), scope="reviewer")
