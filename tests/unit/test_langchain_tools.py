@@ -11,9 +11,9 @@ from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.errors import is_invalid_resume
-from langgraph.graph import START, MessagesState, StateGraph
+from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
-from langgraph.types import Command
+from langgraph.types import Command, Send
 from pydantic import ValidationError
 
 from toolfx.core import (
@@ -179,6 +179,44 @@ def test_calls_of_one_turn_run_side_by_side(tmp_path: Path) -> None:
     state = graph.invoke({"messages": [HumanMessage("go")]}, _thread("t4"))
     answers = _answers(state["messages"])
     assert (answers["r1"].content, answers["r2"].content) == ("     1\ta", "     1\tb")
+
+
+def _each_call_its_own_task(state: MessagesState) -> list[Send] | str:
+    last = state["messages"][-1]
+    if not isinstance(last, AIMessage) or not last.tool_calls:
+        return END
+    return [
+        Send("tools", {"__type": "tool_call_with_context", "tool_call": call, "state": state})
+        for call in last.tool_calls
+    ]
+
+
+def test_asks_of_one_turn_each_get_their_own_answer_with_a_task_per_call(tmp_path: Path) -> None:
+    both = AIMessage(
+        "",
+        tool_calls=[
+            {"id": "p1", "name": "write", "args": {"path": "a.txt", "content": "A"}},
+            {"id": "p2", "name": "write", "args": {"path": "b.txt", "content": "B"}},
+        ],
+    )
+    model = ScriptedModel(messages=iter([both, AIMessage("done")]))
+    builder = StateGraph(MessagesState)
+    builder.add_node("agent", lambda state: {"messages": [model.invoke(state["messages"])]})
+    builder.add_node("tools", ToolNode(tools(_location(tmp_path, Seen()))))
+    builder.add_edge(START, "agent")
+    builder.add_conditional_edges("agent", _each_call_its_own_task, ["tools", END])
+    builder.add_edge("tools", "agent")
+    graph, thread = builder.compile(checkpointer=InMemorySaver()), _thread("t5")
+
+    state = graph.invoke({"messages": [HumanMessage("go")]}, thread)
+    shown = {asked.value["call_id"]: asked.id for asked in state["__interrupt__"]}
+    assert sorted(shown) == ["p1", "p2"]
+    answers = {shown["p1"]: "rejected", shown["p2"]: "allowed-once"}
+    state = graph.invoke(Command(resume=answers), thread)
+    assert not (tmp_path / "a.txt").exists()
+    assert (tmp_path / "b.txt").read_text() == "B"
+    replies = _answers(state["messages"])
+    assert (replies["p1"].status, replies["p2"].status) == ("error", "success")
 
 
 @pytest.fixture

@@ -7,8 +7,9 @@ Every call goes through validation, rules, approvals, guards, wrappers, observer
 durable records. A failure reaches the model as a `ToolMessage` with `status="error"`. Inside a
 LangGraph run with a checkpointer an ask interrupts the graph (`AskInterrupt` is the interrupt's
 value) and the host resumes it with `Command(resume=answer)` (an `ApprovalAnswer`); elsewhere the
-runtime's approvals answer. Each tool call must run as a task of its own for its answers to be
-matched to it (LangGraph's `ToolNode` fed one call per `Send`, as `create_react_agent` does).
+runtime's approvals answer. Give each tool call a task of its own (route one `Send` per call to
+the `ToolNode`, as `create_react_agent` does): LangGraph matches the resume values of one task to
+its interrupts by order (langgraph#6533), so asking calls that share a task could swap answers.
 Needs the `langchain` extra of toolfx-interpreters.
 """
 
