@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 import pytest
@@ -188,7 +189,23 @@ class Loose(BaseTool):
         return ""
 
 
+@tool
+def calls_back(callback: Callable[[int], int]) -> int:
+    """Takes a function, which no JSON can carry."""
+    return callback(1)
+
+
+@tool("bad name")
+def badly_named(query: str) -> str:
+    """A name no provider takes."""
+    return query
+
+
 def test_tools_toolfx_cannot_run_faithfully_are_refused_by_name() -> None:
+    with pytest.raises(ToolDefinitionError, match=r"'calls_back'.*no JSON Schema"):
+        definitions([calls_back])
+    with pytest.raises(ToolDefinitionError, match=r"'bad name'"):
+        definitions([badly_named])
     with pytest.raises(ToolDefinitionError, match=r"'stateful'.*state would be injected"):
         definitions([stateful])
     with pytest.raises(ToolDefinitionError, match=r"'with_runtime'.*runtime"):

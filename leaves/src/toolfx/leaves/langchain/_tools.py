@@ -24,7 +24,7 @@ from langchain_core.tools import BaseTool, InjectedToolCallId
 from langchain_core.tools.base import get_all_basemodel_annotations
 from langchain_core.utils.function_calling import convert_to_openai_function
 from langchain_core.utils.pydantic import get_fields
-from pydantic import ValidationError
+from pydantic import PydanticUserError, ValidationError
 from returns.result import Failure, Result, Success
 
 from toolfx.core import (
@@ -92,7 +92,12 @@ def _definition(tool: BaseTool, namespace: str | None) -> ToolDefinition[FrozenJ
 
 
 def _parameters(tool: BaseTool) -> ValueSchema[FrozenJson]:
-    schema = convert_to_openai_function(tool)["parameters"]
+    try:
+        schema = convert_to_openai_function(tool)["parameters"]
+    except PydanticUserError as error:  # an argument type with no JSON Schema
+        raise ToolDefinitionError(
+            tool.name, "args_schema", f"LangChain gives it no JSON Schema: {error}"
+        ) from error
     portable = raw_schema(schema, "portable")
     checked = portable if isinstance(portable, Success) else raw_schema(schema, "full")
     if isinstance(checked, Failure):
