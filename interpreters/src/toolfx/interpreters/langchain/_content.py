@@ -32,9 +32,12 @@ if TYPE_CHECKING:
 
     from toolfx.core import ContentBlock, ToolExecutionResult
 
-__all__ = ["artifact", "message_content", "tool_message"]
+__all__ = ["MessageContent", "artifact", "message_content", "tool_message"]
 
 _Block = TextContentBlock | ImageContentBlock | AudioContentBlock
+
+MessageContent = str | list[_Block]
+"""A message's content: one string, or standard content blocks."""
 
 
 def tool_message(result: ToolExecutionResult, call_id: str, name: str) -> ToolMessage:
@@ -49,7 +52,7 @@ def tool_message(result: ToolExecutionResult, call_id: str, name: str) -> ToolMe
     return ToolMessage(content_blocks=list(content), artifact=artifact(result), **fields)
 
 
-def message_content(content: Sequence[ContentBlock]) -> str | list[_Block]:
+def message_content(content: Sequence[ContentBlock]) -> MessageContent:
     """The blocks as message content: one string when all are text, standard blocks otherwise."""
     blocks = [_block(block) for block in content]
     texts = [block["text"] for block in blocks if block["type"] == "text"]

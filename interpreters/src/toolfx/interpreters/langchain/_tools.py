@@ -40,7 +40,11 @@ from toolfx.core import (
 from toolfx.interpreters._framework_asks import FrameworkRuntime
 from toolfx.interpreters.anyio import AnyioRuntime, run_anyio_async
 from toolfx.interpreters.langchain._asks import decide_in_graph
-from toolfx.interpreters.langchain._content import message_content, tool_message
+from toolfx.interpreters.langchain._content import (
+    MessageContent,
+    message_content,
+    tool_message,
+)
 
 __all__ = ["tools"]
 
@@ -82,7 +86,9 @@ class _Pipeline:
         source = self.source
         return source if isinstance(source, Catalog) else source.catalog(self.scope)
 
-    async def run(self, name: str, raw: object, call_id: str | None) -> ToolMessage | Any:
+    async def run(
+        self, name: str, raw: object, call_id: str | None
+    ) -> ToolMessage | MessageContent:
         """Call tool `name` with the model's `raw` arguments through the whole pipeline."""
         call = ToolCall(call_id or _fresh_id(), name, raw, CancelSignal())
         inner = AnyioRuntime() if self.runtime is None else self.runtime()
@@ -114,7 +120,7 @@ class _PipelineTool(BaseTool):
         """The input as given (toolfx validates it) with the call id, for `_run` and `_arun`."""
         return {_INPUT: (tool_input, tool_call_id)}
 
-    def _run(self, **given: tuple[object, str | None]) -> ToolMessage | Any:
+    def _run(self, **given: tuple[object, str | None]) -> ToolMessage | MessageContent:
         """Run the call on a new event loop in this thread (refused inside a running loop)."""
         raw, call_id = given[_INPUT]
         if _loop_running():
@@ -124,7 +130,7 @@ class _PipelineTool(BaseTool):
             )
         return anyio.run(self._pipeline.run, self.name, raw, call_id)
 
-    async def _arun(self, **given: tuple[object, str | None]) -> ToolMessage | Any:
+    async def _arun(self, **given: tuple[object, str | None]) -> ToolMessage | MessageContent:
         """Run the call on the caller's event loop."""
         raw, call_id = given[_INPUT]
         return await self._pipeline.run(self.name, raw, call_id)
