@@ -18,11 +18,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal, TypeAlias
 
-from langchain_core.runnables.config import var_child_runnable_config
-from langgraph.constants import CONFIG_KEY_CHECKPOINTER
-from langgraph.types import interrupt
-from pydantic import RootModel
 from typing_extensions import TypedDict
+
+try:  # the face imports this module first: without the extra, say which one to install
+    from langchain_core.runnables.config import var_child_runnable_config
+    from langgraph.constants import CONFIG_KEY_CHECKPOINTER
+    from langgraph.types import interrupt
+    from pydantic import RootModel
+except ImportError as _missing:
+    raise ImportError(
+        f"toolfx.interpreters.langchain needs {_missing.name}: "
+        "install toolfx-interpreters[langchain]",
+        name=_missing.name,
+    ) from _missing
 
 from toolfx.core import JsonValue, RejectedWithFeedback, thaw_json
 

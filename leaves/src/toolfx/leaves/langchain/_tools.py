@@ -18,14 +18,21 @@ import asyncio
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Final, get_args
 
-from langchain_core.messages import ToolMessage
-from langchain_core.messages.tool import ToolCall as LangChainCall
-from langchain_core.tools import BaseTool, InjectedToolCallId
-from langchain_core.tools.base import get_all_basemodel_annotations
-from langchain_core.utils.function_calling import convert_to_openai_function
-from langchain_core.utils.pydantic import get_fields
-from pydantic import PydanticUserError, ValidationError
 from returns.result import Failure, Result, Success
+
+try:  # the face imports this module: without the extra, say which one to install
+    from langchain_core.messages import ToolMessage
+    from langchain_core.messages.tool import ToolCall as LangChainCall
+    from langchain_core.tools import BaseTool, InjectedToolCallId
+    from langchain_core.tools.base import get_all_basemodel_annotations
+    from langchain_core.utils.function_calling import convert_to_openai_function
+    from langchain_core.utils.pydantic import get_fields
+    from pydantic import PydanticUserError, ValidationError
+except ImportError as _missing:
+    raise ImportError(
+        f"toolfx.leaves.langchain needs {_missing.name}: install toolfx-leaves[langchain]",
+        name=_missing.name,
+    ) from _missing
 
 from toolfx.core import (
     Disposer,
