@@ -22,6 +22,8 @@ from toolfx.core import (
     JsonValue,
     Location,
     Output,
+    RejectedWithFeedback,
+    ToolApprovalRecord,
     ToolExecution,
     ToolExecutionFailure,
     ToolExecutionResult,
@@ -161,8 +163,22 @@ def test_an_agent_run_calls_toolfx_tools_through_the_whole_pipeline(tmp_path: Pa
     assert not (tmp_path / "c.txt").exists()
     assert state["messages"][-1].content == "done"
     assert "__interrupt__" not in state
-    logged = {(record.call_id, record.event) for record in seen.records}
-    assert {("c1", "tool/call"), ("c1", "tool/result"), ("c5", "tool/result")} <= logged
+    logged = [(record.call_id, record.event) for record in seen.records]
+    assert logged[:2] == [("c1", "tool/call"), ("c1", "tool/result")]
+    answered = [
+        (record.call_id, record.reply)
+        for record in seen.records
+        if isinstance(record, ToolApprovalRecord)
+    ]
+    feedback = RejectedWithFeedback("write d.txt instead")
+    assert answered == [
+        ("c5", "cancelled"),  # the graph stopped to ask its human
+        ("c5", "allowed-once"),
+        ("c6", "cancelled"),
+        ("c6", "rejected"),
+        ("c7", "cancelled"),
+        ("c7", feedback),
+    ]
 
 
 def test_calls_of_one_turn_run_side_by_side(tmp_path: Path) -> None:

@@ -39,6 +39,7 @@ from toolfx.core import (
 )
 from toolfx.interpreters._framework_asks import FrameworkRuntime
 from toolfx.interpreters.anyio import AnyioRuntime, run_anyio_async
+from toolfx.interpreters.langchain._approval_records import RecordedApprovals
 from toolfx.interpreters.langchain._asks import decide_in_graph
 from toolfx.interpreters.langchain._content import (
     MessageContent,
@@ -63,7 +64,7 @@ def tools(
 
     `scope` picks a Location's scope; `runtime` makes each call's runtime (`AnyioRuntime()`
     unless given: its approvals answer the asks outside LangGraph); `sink` gets the durable
-    records.
+    records, each ask's answer (`tool/approval`) among them.
     """
     if isinstance(source, Catalog) and scope is not None:
         raise ValueError("`scope` picks a Location's scope: a Catalog is already one scope's view")
@@ -92,9 +93,10 @@ class _Pipeline:
         """Call tool `name` with the model's `raw` arguments through the whole pipeline."""
         call = ToolCall(call_id or _fresh_id(), name, raw, CancelSignal())
         inner = AnyioRuntime() if self.runtime is None else self.runtime()
-        runtime = FrameworkRuntime(inner, decide_in_graph)
+        asks = FrameworkRuntime(inner, decide_in_graph)
+        runtime = asks if self.sink is None else RecordedApprovals(asks, self.sink)
         result = await run_anyio_async(execute(self.catalog(), call, self.sink), runtime)
-        runtime.raise_interruption()
+        asks.raise_interruption()
         if call_id is None:
             return message_content(result.content)
         return tool_message(result, call_id, name)
