@@ -28,7 +28,16 @@ from toolfx.core.providers import (
 )
 from toolfx.core.registry import Location
 from toolfx.core.runtime import CancelSignal
-from toolfx.core.tools import ErrorCode, ImageBlock, Output, ToolExecutionFailure, define_tool
+from toolfx.core.tools import (
+    ContextMessage,
+    ErrorCode,
+    ImageBlock,
+    Output,
+    TextBlock,
+    ToolExecutionFailure,
+    ToolExecutionSuccess,
+    define_tool,
+)
 from toolfx.interpreters import run_sync
 
 
@@ -368,3 +377,39 @@ def test_results_need_one_result_per_call() -> None:
     call = ToolCall("a", "forecast", {}, CancelSignal())
     with pytest.raises(ValueError, match="1 calls were given 0 results"):
         openai_chat.results([call], [])
+
+
+def test_additional_contexts_follow_the_answers_where_each_provider_takes_them() -> None:
+    call = ToolCall("a", "forecast", {}, CancelSignal())
+    remember = ContextMessage(
+        (TextBlock("Remember: Oslo is wet."), ImageBlock("AAAA", "image/png")), "t"
+    )
+    done = [ToolExecutionSuccess("x", (TextBlock("sunny"),), None, (remember,))]
+    chat = openai_chat.results([call], done)
+    assert chat[1] == {
+        "role": "user",
+        "content": [
+            {"type": "text", "text": "Remember: Oslo is wet."},
+            {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}},
+        ],
+    }
+    items = openai_responses.results([call], done)
+    assert items[1] == {
+        "type": "message",
+        "role": "user",
+        "content": [
+            {"type": "input_text", "text": "Remember: Oslo is wet."},
+            {"type": "input_image", "image_url": "data:image/png;base64,AAAA", "detail": "auto"},
+        ],
+    }
+    blocks = list(anthropic_messages.results([call], done)["content"])
+    assert [b["type"] for b in blocks] == ["tool_result", "text", "image"]
+    parts = gemini.results([call], done)["parts"] or []
+    assert parts[1] == {"text": "Remember: Oslo is wet."}
+    assert parts[2] == {"inline_data": {"mime_type": "image/png", "data": b"\x00\x00\x00"}}
+    for wire, answer in zip(
+        WIRES,
+        (chat, items, anthropic_messages.results([call], done), gemini.results([call], done)),
+        strict=True,
+    ):
+        passes_the_sdk(wire, answer)
