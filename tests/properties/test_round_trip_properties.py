@@ -14,7 +14,13 @@ from hypothesis import strategies as st
 
 from toolfx.core.json import thaw_json
 from toolfx.core.pipeline import ToolCall
-from toolfx.core.providers import anthropic_messages, gemini, openai_chat, openai_responses
+from toolfx.core.providers import (
+    ReplyError,
+    anthropic_messages,
+    gemini,
+    openai_chat,
+    openai_responses,
+)
 from toolfx.core.registry import Registry
 from toolfx.core.runtime import CancelSignal
 from toolfx.core.tools import ErrorCode, ToolExecutionSuccess, failed, text
@@ -105,3 +111,27 @@ def test_results_answer_each_call_once_in_order(calls: list[Call], failures: lis
     parts = gemini.results(made, done)["parts"] or []
     answered = [p.get("function_response") or {} for p in parts]
     assert [(r.get("id"), r.get("name")) for r in answered] == [(i, n) for i, n, _ in calls]
+
+
+def _mangled(reply: Any, value: Any, path: list[int]) -> Any:
+    """The reply with the node `path` leads to (by child index) replaced with `value`."""
+    if not path or not isinstance(reply, dict | list) or not reply:
+        return value
+    keys = list(reply) if isinstance(reply, dict) else list(range(len(reply)))
+    key = keys[path[0] % len(keys)]
+    copy = dict(reply) if isinstance(reply, dict) else list(reply)
+    copy[key] = _mangled(reply[key], value, path[1:])
+    return copy
+
+
+@given(requested, values, st.lists(st.integers(min_value=0, max_value=7), max_size=6))
+def test_a_reply_of_any_shape_gives_calls_or_a_reply_error(
+    calls: list[Call], value: Any, path: list[int]
+) -> None:
+    for module, reply in WIRES:
+        hostile = _mangled(reply(calls), value, path)
+        try:
+            found = module.calls(hostile, CATALOG)
+        except ReplyError:
+            continue
+        assert all(isinstance(call, ToolCall) for call in found)
