@@ -18,6 +18,7 @@ from openai.types.chat import ChatCompletion, ChatCompletionMessageParam
 from openai.types.chat import ChatCompletionFunctionToolParam as ChatToolParam
 from openai.types.responses import FunctionToolParam, Response, ResponseInputItemParam
 
+from toolfx.core.json import JsonValue
 from toolfx.core.pipeline import ToolCall, execute_batch
 from toolfx.core.providers import (
     ReplyError,
@@ -413,3 +414,28 @@ def test_additional_contexts_follow_the_answers_where_each_provider_takes_them()
         strict=True,
     ):
         passes_the_sdk(wire, answer)
+
+
+class LabelArgs(TypedDict):
+    labels: dict[str, JsonValue]
+
+
+def test_a_tool_strict_mode_cannot_take_is_sent_loose_with_a_note() -> None:
+    location = Location()
+    location.register(
+        define_tool(
+            name="label",
+            description="Label things.",
+            parameters=LabelArgs,
+            output=Output(str),
+            execute=lambda args, ctx: "",
+        )
+    )
+    catalog = location.catalog()
+    assert openai_chat.tools(catalog)[0]["function"]["strict"] is False
+    assert openai_responses.tools(catalog)[0]["strict"] is False
+    for module in (openai_chat, openai_responses):
+        (note,) = module.notes(catalog)
+        assert note.tool == "label"
+        assert "open object" in note.reason
+    assert anthropic_messages.notes(catalog) == ()

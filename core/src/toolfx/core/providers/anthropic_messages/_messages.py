@@ -126,7 +126,7 @@ def results(calls: Sequence[ToolCall], results: Results) -> AnthropicUserMessage
     """One user message: a `tool_result` per call, in order (`is_error` on failures), then the
     additional contexts' blocks."""
     answers, contexts = paired(calls, results)
-    blocks: list[dict[str, object]] = [
+    answered: list[AnthropicToolResult] = [
         {
             "type": "tool_result",
             "tool_use_id": a.call_id,
@@ -135,8 +135,8 @@ def results(calls: Sequence[ToolCall], results: Results) -> AnthropicUserMessage
         }
         for a in answers
     ]
-    blocks.extend(_block(block) for context in contexts for block in context.content)
-    return {"role": "user", "content": blocks}
+    after = [_block(block) for context in contexts for block in context.content]
+    return {"role": "user", "content": [*answered, *after]}
 
 
 def _export(catalog: Catalog) -> _Exported:
