@@ -374,6 +374,11 @@ def test_huge_or_non_object_arguments_fail_the_call_not_the_reply() -> None:
     ] * 3
 
 
+def test_empty_argument_text_is_an_empty_object() -> None:
+    (call,) = openai_chat.calls(chat_reply((("e", "snapshot", " "),)), CATALOG)
+    assert (call.arguments, call.arguments_error) == ({}, None)
+
+
 def test_results_need_one_result_per_call() -> None:
     call = ToolCall("a", "forecast", {}, CancelSignal())
     with pytest.raises(ValueError, match="1 calls were given 0 results"):

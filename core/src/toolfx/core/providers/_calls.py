@@ -42,8 +42,7 @@ def tool_calls(
     """Each requested call as a ToolCall on one signal (`signal`, or a new one)."""
     shared = CancelSignal() if signal is None else signal
     return tuple(
-        _call(call_type, (call_id, name, arguments), catalog, shared, strict_nulls=strict_nulls)
-        for call_id, name, arguments in requested
+        _call(call_type, call, catalog, shared, strict_nulls=strict_nulls) for call in requested
     )
 
 
