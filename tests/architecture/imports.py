@@ -56,7 +56,8 @@ CORE_LAYERS: Final = (
     ("runtime",),
     ("tools",),
     ("records", "registry"),
-    ("pipeline", "providers"),
+    ("pipeline",),
+    ("providers",),
 )
 """core's subpackages bottom up; a layer's packages are independent of one another."""
 

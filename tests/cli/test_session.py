@@ -7,10 +7,20 @@ from pathlib import Path
 
 import pytest
 
-from toolfx.interpreters.cli._session import SessionCall, SessionError, parse_session
+from toolfx.core.json import JsonValue
+from toolfx.core.pipeline import ToolCall
+from toolfx.core.registry import Registry
+from toolfx.interpreters.cli._runner import _calls
+from toolfx.interpreters.cli._session import (
+    ProviderTurn,
+    SessionCall,
+    SessionError,
+    Turn,
+    parse_session,
+)
 
 TOOLFX_TURN = {"calls": [{"id": "c1", "name": "read", "arguments": {"path": "a.txt"}}]}
-OPENAI_TURN = {
+OPENAI_TURN: dict[str, JsonValue] = {
     "role": "assistant",
     "content": None,
     "tool_calls": [
@@ -21,7 +31,7 @@ OPENAI_TURN = {
         }
     ],
 }
-ANTHROPIC_TURN = {
+ANTHROPIC_TURN: dict[str, JsonValue] = {
     "role": "assistant",
     "content": [
         {"type": "text", "text": "Searching now."},
@@ -35,13 +45,29 @@ def lines(*turns: object) -> str:
     return "".join(json.dumps(turn) + "\n" for turn in turns)
 
 
+def calls_of(turn: Turn) -> tuple[ToolCall, ...]:
+    """A turn's calls as the runner reads them (with no tools: nothing to undo)."""
+    return _calls(turn, Registry().catalog())
+
+
+def seen(turn: Turn) -> list[tuple[str, str, object]]:
+    return [(call.call_id, call.name, call.arguments) for call in calls_of(turn)]
+
+
 def test_each_line_is_a_turn_in_any_of_the_three_forms() -> None:
     text = lines(TOOLFX_TURN, OPENAI_TURN) + "\n   \n" + lines(ANTHROPIC_TURN)
-    assert parse_session(text) == (
+    turns = parse_session(text)
+    assert turns == (
         (SessionCall("c1", "read", {"path": "a.txt"}),),
-        (SessionCall("c2", "write", {"path": "b.txt", "content": "B"}, strict_nulls=True),),
-        (SessionCall("c3", "grep", {"regex": "x"}), SessionCall("c4", "glob", {"pattern": "*.py"})),
+        ProviderTurn("openai_chat", OPENAI_TURN),
+        ProviderTurn("anthropic_messages", ANTHROPIC_TURN),
     )
+    assert [seen(turn) for turn in turns] == [
+        [("c1", "read", {"path": "a.txt"})],
+        [("c2", "write", {"path": "b.txt", "content": "B"})],
+        [("c3", "grep", {"regex": "x"}), ("c4", "glob", {"pattern": "*.py"})],
+    ]
+    assert len({call.signal for call in calls_of(turns[2])}) == 1  # the turn's one signal
 
 
 def test_toolfx_arguments_default_to_an_empty_object() -> None:
@@ -52,24 +78,23 @@ def test_toolfx_arguments_default_to_an_empty_object() -> None:
 
 def test_a_turn_may_make_no_calls() -> None:
     text_only = {"role": "assistant", "content": [{"type": "text", "text": "Done."}]}
-    assert parse_session(lines(text_only, {"calls": []})) == ((), ())
+    assert [calls_of(turn) for turn in parse_session(lines(text_only, {"calls": []}))] == [(), ()]
 
 
 def test_argument_text_that_is_not_json_is_kept_with_its_error() -> None:
     turn = json.loads(json.dumps(OPENAI_TURN))
     turn["tool_calls"][0]["function"]["arguments"] = '{"path": "b.txt",'
-    ((call,),) = parse_session(lines(turn))
+    ((call,),) = [calls_of(turn) for turn in parse_session(lines(turn))]
     assert (call.call_id, call.name, call.arguments) == ("c2", "write", '{"path": "b.txt",')
-    assert call.problem is not None
-    assert call.problem.startswith("invalid JSON: Expecting")
+    assert str(call.arguments_error).startswith("invalid JSON: Expecting")
 
 
 def test_duplicate_keys_in_argument_text_are_refused_not_lost() -> None:
     turn = json.loads(json.dumps(OPENAI_TURN))
     turn["tool_calls"][0]["function"]["arguments"] = '{"path": "a", "path": "b"}'
-    ((call,),) = parse_session(lines(turn))
+    ((call,),) = [calls_of(turn) for turn in parse_session(lines(turn))]
     assert (
-        call.problem
+        str(call.arguments_error)
         == "the object repeats the key 'path', so one of its values would be lost at the root"
     )
 
@@ -102,6 +127,6 @@ def test_a_bad_line_is_an_error_naming_its_number(line: str, reason: str) -> Non
 def test_the_readme_example_session_reads() -> None:
     readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
     example = readme.split("```jsonl\n", 1)[1].split("```", 1)[0]
-    turns = parse_session(example)
+    turns = [calls_of(turn) for turn in parse_session(example)]
     assert [call.name for turn in turns for call in turn] == ["read", "grep", "bash"]
     assert turns[1][0].arguments == {"regex": "TODO"}

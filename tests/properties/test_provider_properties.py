@@ -27,7 +27,10 @@ from tests.properties.test_schema_properties import (
 )
 from toolfx.core.json import thaw_json
 from toolfx.core.jsonschema import compile_json_schema
-from toolfx.core.providers import to_gemini, to_openai, undo_strict_nulls
+from toolfx.core.providers import undo_strict_nulls
+from toolfx.core.providers._tools import export_each
+from toolfx.core.providers.gemini._generate import _declaration as gemini_declaration
+from toolfx.core.providers.openai_chat._chat import _tool as openai_tool
 from toolfx.core.registry import ToolSchema
 from toolfx.core.schema import schema_of
 
@@ -84,13 +87,13 @@ def test_strict_schemas_accept_every_value_with_nulls_for_what_it_leaves_out(
     tp = data.draw(argument_types)
     value = data.draw(values_for(tp))
     schema = schema_of(tp)
-    exported = to_openai([ToolSchema("t", "", schema.json_schema)])
-    function = cast("dict[str, Any]", exported.tools[0]["function"])
+    tools, notes = export_each([ToolSchema("t", "", schema.json_schema)], openai_tool)
+    function = cast("dict[str, Any]", tools[0]["function"])
     if not function["strict"]:
-        assert exported.notes
-        assert {note.reason for note in exported.notes} <= NOT_STRICT_WHEN_DERIVED
+        assert notes
+        assert {note.reason for note in notes} <= NOT_STRICT_WHEN_DERIVED
         return
-    assert exported.notes == ()
+    assert notes == ()
     strict = function["parameters"]
     assert_closed(strict)
     original = thaw_json(schema.encode(value).unwrap())
@@ -103,6 +106,8 @@ def test_strict_schemas_accept_every_value_with_nulls_for_what_it_leaves_out(
 
 @given(argument_types)
 def test_gemini_declarations_pass_the_sdk_types(tp: Any) -> None:
-    (tool,) = to_gemini([ToolSchema("t", "a tool", schema_of(tp).json_schema)]).tools
+    (tool,), _ = export_each(
+        [ToolSchema("t", "a tool", schema_of(tp).json_schema)], gemini_declaration
+    )
     declaration = FunctionDeclaration.model_validate(tool)
     assert declaration.model_dump(mode="json", by_alias=True, exclude_unset=True) == tool

@@ -1,4 +1,4 @@
-"""Provider tool lists: golden files for OpenAI (strict and not), Anthropic and Gemini, each
+"""Provider tool lists: golden files for OpenAI (strict), Anthropic and Gemini, each
 tool checked by the provider's own SDK types offline, and the rules behind each export.
 
 Regenerate the goldens with TOOLFX_UPDATE_GOLDENS=1 (then read the diff).
@@ -26,14 +26,19 @@ from returns.result import Success
 from toolfx.core.json import JsonValue, snapshot_json, thaw_json
 from toolfx.core.jsonschema import check_json_schema, compile_json_schema
 from toolfx.core.providers import (
-    OpenAILimits,
-    ProviderTools,
     ToolNote,
-    to_anthropic,
-    to_gemini,
-    to_openai,
+    anthropic_messages,
+    gemini,
+    openai_chat,
+    openai_responses,
     undo_strict_nulls,
 )
+from toolfx.core.providers._openai import OpenAILimits
+from toolfx.core.providers._openai_tools import openai_parameters
+from toolfx.core.providers._tools import export_each
+from toolfx.core.providers.anthropic_messages._messages import _tool as anthropic_tool
+from toolfx.core.providers.gemini._generate import _declaration as gemini_declaration
+from toolfx.core.providers.openai_chat._chat import _tool as openai_tool
 from toolfx.core.registry import Registry, ToolSchema
 from toolfx.core.schema import schema_of
 from toolfx.core.tools import Output, ToolOptions, define_tool
@@ -190,15 +195,37 @@ def all_schemas() -> tuple[ToolSchema, ...]:
 
 # --- goldens --------------------------------------------------------------------------------------
 
-EXPORTS: Final[dict[str, Callable[[tuple[ToolSchema, ...]], ProviderTools]]] = {
-    "openai_strict": to_openai,
-    "openai_loose": lambda schemas: to_openai(schemas, strict=False),
-    "anthropic": to_anthropic,
-    "gemini": to_gemini,
+
+@dataclass(frozen=True)
+class Exported:
+    """One provider's tool list over raw schemas (a catalog holds only checked ones)."""
+
+    tools: tuple[Any, ...]
+    notes: tuple[ToolNote, ...]
+
+
+def exporting(export: Callable[..., Any]) -> Callable[[tuple[ToolSchema, ...]], Exported]:
+    """A provider's per-tool export run over schemas, as `tools(catalog)` runs it."""
+
+    def run(schemas: tuple[ToolSchema, ...]) -> Exported:
+        tools, notes = export_each(schemas, export)
+        return Exported(tuple(tools), notes)
+
+    return run
+
+
+export_openai: Final = exporting(openai_tool)
+export_anthropic: Final = exporting(anthropic_tool)
+export_gemini: Final = exporting(gemini_declaration)
+
+EXPORTS: Final[dict[str, Callable[[tuple[ToolSchema, ...]], Exported]]] = {
+    "openai_strict": export_openai,
+    "anthropic": export_anthropic,
+    "gemini": export_gemini,
 }
 
 
-def as_golden(exported: ProviderTools) -> str:
+def as_golden(exported: Exported) -> str:
     """The text a golden file holds: the tools, then the notes."""
     notes = [{"tool": n.tool, "path": n.path, "reason": n.reason} for n in exported.notes]
     document = {"tools": list(exported.tools), "notes": notes}
@@ -220,7 +247,7 @@ def test_export_matches_its_golden(name: str) -> None:
     assert text == golden.read_text(encoding="utf-8")
 
 
-def functions(exported: ProviderTools) -> list[dict[str, Any]]:
+def functions(exported: Exported) -> list[dict[str, Any]]:
     """The `function` member of each OpenAI tool."""
     return [cast("dict[str, Any]", tool["function"]) for tool in exported.tools]
 
@@ -231,16 +258,15 @@ OPENAI_TOOL: Final = pydantic.TypeAdapter(ChatCompletionFunctionToolParam)
 ANTHROPIC_TOOL: Final = pydantic.TypeAdapter(ToolParam)
 
 
-@pytest.mark.parametrize("strict", [True, False])
-def test_openai_tools_pass_the_openai_types(strict: bool) -> None:
-    for tool in to_openai(all_schemas(), strict=strict).tools:
+def test_openai_tools_pass_the_openai_types() -> None:
+    for tool in export_openai(all_schemas()).tools:
         OPENAI_TOOL.validate_python(tool, strict=True)
 
 
 def test_strict_schemas_are_what_the_openai_sdk_would_send() -> None:
     """The SDK's strict rewrite (the step of `to_strict_json_schema` after pydantic has made the
     schema; the public function takes only pydantic types) leaves each strict schema as it is."""
-    strict = [f for f in functions(to_openai(all_schemas())) if f["strict"]]
+    strict = [f for f in functions(export_openai(all_schemas())) if f["strict"]]
     assert [f["name"] for f in strict] == ["file_op", "forecast", "ping", "tree", "lookup"]
     for function in strict:
         parameters = copy.deepcopy(function["parameters"])
@@ -249,13 +275,13 @@ def test_strict_schemas_are_what_the_openai_sdk_would_send() -> None:
 
 
 def test_anthropic_tools_pass_the_anthropic_types() -> None:
-    for tool in to_anthropic(all_schemas()).tools:
+    for tool in export_anthropic(all_schemas()).tools:
         ANTHROPIC_TOOL.validate_python(tool, strict=True)
 
 
 def test_gemini_declarations_round_trip_through_the_sdk() -> None:
     """google-genai's FunctionDeclaration forbids unknown keys, and gives back every one kept."""
-    for tool in to_gemini(all_schemas()).tools:
+    for tool in export_gemini(all_schemas()).tools:
         declaration = FunctionDeclaration.model_validate(tool)
         assert declaration.model_dump(mode="json", by_alias=True, exclude_unset=True) == tool
 
@@ -264,11 +290,10 @@ def test_gemini_declarations_round_trip_through_the_sdk() -> None:
 
 
 def strict_function(schema: dict[str, Any], **limits: int) -> tuple[dict[str, Any], list[str]]:
-    """The OpenAI function for one raw schema, and its notes as "path: reason"."""
-    exported = to_openai(
-        [ToolSchema("t", "", snapshot_json(schema).unwrap())], limits=OpenAILimits(**limits)
-    )
-    return functions(exported)[0], [f"{n.path}: {n.reason}" for n in exported.notes]
+    """The OpenAI function fields for one raw schema, and its notes as "path: reason"."""
+    frozen = snapshot_json(schema).unwrap()
+    parameters, strict, problems = openai_parameters(frozen, OpenAILimits(**limits))
+    return {"parameters": parameters, "strict": strict}, [f"{p.path}: {p.reason}" for p in problems]
 
 
 def test_optional_properties_become_required_and_nullable() -> None:
@@ -302,7 +327,7 @@ def test_optional_properties_become_required_and_nullable() -> None:
 
 
 def test_strict_schemas_accept_the_original_values_with_nulls_for_what_is_left_out() -> None:
-    exported = to_openai(catalog_of(DERIVED[0]))
+    exported = export_openai(catalog_of(DERIVED[0]).native_schemas())
     strict = functions(exported)[0]["parameters"]
     validator = compile_json_schema(strict, "full").unwrap()
     full = {"place": {"city": "Oslo", "country": None}, "days": 2, "unit": "celsius"}
@@ -367,20 +392,12 @@ def test_schemas_past_the_limits_are_not_strict() -> None:
     assert notes == [": 3 enum values (strict mode allows 2)"]
 
 
-def test_strict_false_sends_every_schema_as_it_is() -> None:
-    schemas = all_schemas()
-    exported = to_openai(schemas, strict=False)
-    assert exported.notes == ()
-    for schema, tool in zip(schemas, exported.tools, strict=True):
-        assert tool == {
-            "type": "function",
-            "function": {
-                "name": schema.name,
-                "description": schema.description,
-                "parameters": thaw_json(schema.parameters),
-                "strict": False,
-            },
-        }
+PUBLIC_EXPORTS: Final[tuple[Callable[[Any], Any], ...]] = (
+    openai_chat.tools,
+    openai_responses.tools,
+    anthropic_messages.tools,
+    lambda catalog: gemini.tools(catalog)["function_declarations"],
+)
 
 
 def test_a_catalog_exports_its_native_tools_only() -> None:
@@ -389,33 +406,44 @@ def test_a_catalog_exports_its_native_tools_only() -> None:
     registry, _ = registry.present_as("agent", "code")
     registry, _ = registry.register(_tool("direct", "Outside Code Mode.", NoArgs, codemode=False))
     registry, _ = registry.register(_tool("coded", "Inside Code Mode.", NoArgs))
-    for export in (to_openai, to_anthropic, to_gemini):
+    for export in PUBLIC_EXPORTS:
         exported = export(registry.catalog("agent"))
-        assert len(exported.tools) == 1
-        assert "direct" in json.dumps(exported.tools)
-        assert export(registry.catalog()).tools != exported.tools  # native: both tools
+        assert len(exported) == 1
+        assert "direct" in json.dumps(exported)
+        assert export(registry.catalog()) != exported  # native: both tools
 
 
-def test_exported_tools_are_plain_dicts_detached_from_the_catalog() -> None:
+def test_a_catalog_snapshot_exports_once_and_shares_the_list() -> None:
+    registry, _ = Registry().register(DERIVED[0])
+    for export in PUBLIC_EXPORTS:
+        first = export(registry.catalog())
+        json.dumps(first)
+        assert export(registry.catalog()) is first  # kept with the snapshot, not made again
+        changed, _ = registry.register(DERIVED[1])
+        assert export(changed.catalog()) is not first  # a new snapshot: a new list
+
+
+def test_exports_are_made_from_the_catalogs_schemas_without_changing_them() -> None:
     catalog = catalog_of(*DERIVED)
-    for export in (to_openai, to_anthropic, to_gemini):
-        exported = export(catalog)
-        json.dumps(exported.tools)
-        assert all(type(tool) is dict for tool in exported.tools)
-        exported.tools[0].clear()
-        assert export(catalog).tools[0]  # the catalog's schemas are untouched
+    before = [thaw_json(s.parameters) for s in catalog.native_schemas()]
+    for export in PUBLIC_EXPORTS:
+        export(catalog)
+    assert [thaw_json(s.parameters) for s in catalog.native_schemas()] == before
 
 
 def test_plain_dict_schemas_are_accepted_and_non_json_refused() -> None:
     plain = ToolSchema("plain", "", {"type": "object", "properties": {}})
-    assert to_anthropic([plain]).tools[0]["input_schema"] == {"type": "object", "properties": {}}
+    assert export_anthropic((plain,)).tools[0]["input_schema"] == {
+        "type": "object",
+        "properties": {},
+    }
     broken = ToolSchema("broken", "", {"type": "object", "default": float("nan")})
     with pytest.raises(ValueError, match="tool 'broken': parameters are not JSON"):
-        to_openai([broken])
+        export_openai((broken,))
 
 
 def test_gemini_omits_the_parameters_of_a_tool_without_any() -> None:
-    (declaration,) = to_gemini(catalog_of(DERIVED[3])).tools
+    (declaration,) = export_gemini(catalog_of(DERIVED[3]).native_schemas()).tools
     assert declaration == {"name": "ping", "description": "Check the service is up."}
 
 
@@ -436,7 +464,7 @@ def test_gemini_rewrites_nulls_unions_and_pinned_values() -> None:
             "e": {"oneOf": [{"type": "boolean"}, {"type": "null"}], "description": "flag"},
         },
     }
-    exported = to_gemini([ToolSchema("t", "", snapshot_json(schema).unwrap())])
+    exported = export_gemini((ToolSchema("t", "", snapshot_json(schema).unwrap()),))
     assert exported.tools[0]["parameters"] == {
         "type": "OBJECT",
         "properties": {

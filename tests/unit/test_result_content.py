@@ -3,11 +3,12 @@ kind, text that says what it is otherwise, no block dropped."""
 
 from __future__ import annotations
 
-from toolfx.core.providers import (
-    anthropic_result_content,
-    gemini_function_response,
-    openai_result_content,
-)
+import base64
+from typing import Any
+
+from toolfx.core.pipeline import ToolCall
+from toolfx.core.providers import anthropic_messages, gemini, openai_chat, openai_responses
+from toolfx.core.runtime import CancelSignal
 from toolfx.core.tools import (
     AudioBlock,
     ContentBlock,
@@ -16,6 +17,7 @@ from toolfx.core.tools import (
     ResourceLinkBlock,
     ResourceTextBlock,
     TextBlock,
+    ToolExecutionSuccess,
     block_text,
     content_text,
 )
@@ -48,12 +50,38 @@ def test_each_block_as_text_says_what_it_is() -> None:
     assert block_text(titled) == "[resource link: The N <u>]"
 
 
+CALL = ToolCall("c1", "look", {}, CancelSignal())
+
+
+def answered(results: Any, content: tuple[ContentBlock, ...] = CONTENT) -> Any:
+    """What a wire format's `results` gives for one call whose result has this content."""
+    return results([CALL], [ToolExecutionSuccess(None, content)])
+
+
 def test_openai_tool_messages_carry_text_parts_only() -> None:
-    assert openai_result_content(CONTENT) == [{"type": "text", "text": t} for t in TEXTS]
+    (message,) = answered(openai_chat.results)
+    assert message == {
+        "role": "tool",
+        "tool_call_id": "c1",
+        "content": [{"type": "text", "text": t} for t in TEXTS],
+    }
+
+
+def test_responses_outputs_carry_images_natively_and_the_rest_as_text() -> None:
+    (item,) = answered(openai_responses.results)
+    image = {"type": "input_image", "image_url": "data:image/png;base64,AAAA", "detail": "auto"}
+    texts = [{"type": "input_text", "text": t} for t in TEXTS]
+    assert item == {
+        "type": "function_call_output",
+        "call_id": "c1",
+        "output": [texts[0], image, *texts[2:]],
+    }
 
 
 def test_anthropic_takes_images_and_documents_natively() -> None:
-    assert anthropic_result_content(CONTENT) == [
+    (block,) = answered(anthropic_messages.results)["content"]
+    assert block["is_error"] is False
+    assert block["content"] == [
         {"type": "text", "text": "hello"},
         {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AAAA"}},
         {"type": "text", "text": TEXTS[2]},
@@ -70,22 +98,29 @@ def test_anthropic_takes_images_and_documents_natively() -> None:
         {"type": "text", "text": TEXTS[5]},
         {"type": "text", "text": TEXTS[6]},
     ]
-    svg = anthropic_result_content([ImageBlock("PHN2Zz4=", "image/svg+xml")])
-    assert svg == [{"type": "text", "text": "[image (image/svg+xml), 6 bytes, not shown as text]"}]
+    svg = answered(anthropic_messages.results, (ImageBlock("PHN2Zz4=", "image/svg+xml"),))
+    assert svg["content"][0]["content"] == [
+        {"type": "text", "text": "[image (image/svg+xml), 6 bytes, not shown as text]"}
+    ]
 
 
 def test_gemini_gets_the_text_and_the_media_as_inline_data() -> None:
-    assert gemini_function_response("look", CONTENT) == {
-        "name": "look",
-        "response": {"output": "\n".join(TEXTS)},
-        "parts": [
-            {"inlineData": {"mimeType": "image/png", "data": "AAAA"}},
-            {"inlineData": {"mimeType": "audio/wav", "data": "AAAAAAAA"}},
-            {"inlineData": {"mimeType": "application/pdf", "data": "JVBE"}},
-            {"inlineData": {"mimeType": "application/octet-stream", "data": "AAAA"}},
-        ],
+    def blob(media_type: str, data: str) -> dict[str, Any]:
+        return {"inline_data": {"mime_type": media_type, "data": base64.b64decode(data)}}
+
+    (part,) = answered(gemini.results)["parts"]
+    assert part == {
+        "function_response": {
+            "id": "c1",
+            "name": "look",
+            "response": {"output": "\n".join(TEXTS)},
+            "parts": [
+                blob("image/png", "AAAA"),
+                blob("audio/wav", "AAAAAAAA"),
+                blob("application/pdf", "JVBE"),
+                blob("application/octet-stream", "AAAA"),
+            ],
+        }
     }
-    assert gemini_function_response("t", [TextBlock("x")]) == {
-        "name": "t",
-        "response": {"output": "x"},
-    }
+    (part,) = answered(gemini.results, (TextBlock("x"),))["parts"]
+    assert part == {"function_response": {"id": "c1", "name": "look", "response": {"output": "x"}}}

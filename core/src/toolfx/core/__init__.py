@@ -10,8 +10,9 @@ it, docs/architecture.md explains it). Bottom up:
 - `runtime`: the capabilities descriptions run over (the only suspension points).
 - `tools`: definitions, run context, executions, decisions, results, failures, content, cards.
 - `records` | `registry`: durable records and their wire form | Registry, Catalog, Location.
-- `pipeline` | `providers`: one call through every stage, batches, the returns-shaped
-  composition | catalogs and results in the shapes model providers take.
+- `pipeline`: one call through every stage, batches, the returns-shaped composition.
+- `providers`: round trips with model providers, one module per wire format (`openai_chat`,
+  `openai_responses`, `anthropic_messages`, `gemini`): tool lists, calls, results.
 
 Nothing here performs IO: files, processes, time and concurrency are Runtime capabilities that
 an interpreter (`toolfx.interpreters`) provides. Every name a user needs is importable from
@@ -69,16 +70,14 @@ from toolfx.core.plaintext import (
     unified_text_diff,
 )
 from toolfx.core.providers import (
-    OpenAILimits,
-    ProviderTools,
+    ProviderReply,
+    ReplyError,
+    SupportsModelDump,
     ToolNote,
-    ToolSource,
-    anthropic_result_content,
-    gemini_function_response,
-    openai_result_content,
-    to_anthropic,
-    to_gemini,
-    to_openai,
+    anthropic_messages,
+    gemini,
+    openai_chat,
+    openai_responses,
     undo_strict_nulls,
 )
 from toolfx.core.public import publish
@@ -294,7 +293,6 @@ __all__ = [
     "JsonSchemaError",
     "JsonValue",
     "Location",
-    "OpenAILimits",
     "Output",
     "OutputLimits",
     "PermissionDeclined",
@@ -310,7 +308,7 @@ __all__ = [
     "Profile",
     "ProgressEvent",
     "ProgressReporter",
-    "ProviderTools",
+    "ProviderReply",
     "ReadFileLine",
     "ReadResultCard",
     "RecordError",
@@ -323,6 +321,7 @@ __all__ = [
     "RejectedWithFeedback",
     "ReplaceContent",
     "ReplaceValue",
+    "ReplyError",
     "ResourceBlobBlock",
     "ResourceLinkBlock",
     "ResourceTextBlock",
@@ -338,6 +337,7 @@ __all__ = [
     "SpillError",
     "SpillLocation",
     "SpillStore",
+    "SupportsModelDump",
     "TerminalCallCard",
     "TerminalResultCard",
     "TextBlock",
@@ -364,7 +364,6 @@ __all__ = [
     "ToolResultView",
     "ToolRunContext",
     "ToolSchema",
-    "ToolSource",
     "ValidationFailure",
     "ValidationIssue",
     "ValueSchema",
@@ -372,7 +371,7 @@ __all__ = [
     "WebSearchResultCard",
     "WebSource",
     "WithContent",
-    "anthropic_result_content",
+    "anthropic_messages",
     "block_text",
     "bound_text",
     "call",
@@ -401,11 +400,12 @@ __all__ = [
     "failure_from_json",
     "failure_to_json",
     "gather",
-    "gemini_function_response",
+    "gemini",
     "lifted",
     "lifted_result",
     "line_edits",
-    "openai_result_content",
+    "openai_chat",
+    "openai_responses",
     "parse_json",
     "raw_schema",
     "record_from_json",
@@ -416,9 +416,6 @@ __all__ = [
     "snapshot_json",
     "text",
     "thaw_json",
-    "to_anthropic",
-    "to_gemini",
-    "to_openai",
     "tool",
     "traverse",
     "undo_strict_nulls",

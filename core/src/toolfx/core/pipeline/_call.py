@@ -131,6 +131,17 @@ class ToolCall:
         _deps(self, deps)
         _arguments_error(self, snapshot if failed_snapshot else None)
 
+    @classmethod
+    def unparsed(
+        cls, call_id: str, name: str, text: str, problem: JsonError, signal: CancelSignal
+    ) -> ToolCall:
+        """A call whose arguments arrived as text that is not JSON: it fails INVALID_ARGS,
+        naming `problem`; `arguments` keeps the text as it came."""
+        call = cls(call_id, name, None, signal)
+        _arguments(call, text)
+        _arguments_error(call, problem)
+        return call
+
 
 _call_id = ToolCall.__dict__["call_id"].__set__
 

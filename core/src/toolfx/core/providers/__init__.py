@@ -1,36 +1,13 @@
-"""Catalogs exported for OpenAI, Anthropic and Gemini, and results rendered back for them.
+"""Round trips with model providers: one module per wire format, each with the same three functions.
 
-Catalogs exported for model providers (OpenAI, Anthropic, Gemini) and results rendered back for
-them.
+`openai_chat`, `openai_responses`, `anthropic_messages` and `gemini` each give `tools(catalog)`
+(the tool list, kept per catalog snapshot), `calls(reply, catalog)` (the reply's tool calls as
+`ToolCall`s) and `results(calls, results)` (what the provider takes next), plus `notes(catalog)`
+(where the tool list differs from the tools' schemas).
 """
 
 from toolfx.core.providers._nulls import undo_strict_nulls
-from toolfx.core.providers._openai import OPENAI_LIMITS, OpenAILimits
-from toolfx.core.providers._results import (
-    anthropic_result_content,
-    gemini_function_response,
-    openai_result_content,
-)
-from toolfx.core.providers._tools import (
-    ProviderTools,
-    ToolNote,
-    ToolSource,
-    to_anthropic,
-    to_gemini,
-    to_openai,
-)
+from toolfx.core.providers._reply import ProviderReply, ReplyError, SupportsModelDump
+from toolfx.core.providers._tools import ToolNote
 
-__all__ = [
-    "OPENAI_LIMITS",
-    "OpenAILimits",
-    "ProviderTools",
-    "ToolNote",
-    "ToolSource",
-    "anthropic_result_content",
-    "gemini_function_response",
-    "openai_result_content",
-    "to_anthropic",
-    "to_gemini",
-    "to_openai",
-    "undo_strict_nulls",
-]
+__all__ = ["ProviderReply", "ReplyError", "SupportsModelDump", "ToolNote", "undo_strict_nulls"]

@@ -55,6 +55,8 @@ class CatalogData:
     """The limits of a tool that declares none (the Registry's)."""
     schemas: tuple[ToolSchema, ...] = field(compare=False)
     native_schemas: tuple[ToolSchema, ...] = field(compare=False)
+    derived: dict[type, object] = field(default_factory=dict, compare=False, repr=False)
+    """Forms made from this view once and kept with it (a provider's tool list), by their type."""
 
 
 @final

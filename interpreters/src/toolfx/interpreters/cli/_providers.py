@@ -4,12 +4,12 @@ catalog they make for one workspace, and its schemas in the forms models are giv
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from importlib.metadata import entry_points
 from typing import Any, Final, Literal, Protocol
 
 from toolfx.core.json import JsonValue, thaw_json
-from toolfx.core.providers import ProviderTools, ToolNote, to_anthropic, to_gemini, to_openai
+from toolfx.core.providers import ToolNote, anthropic_messages, gemini, openai_chat
 from toolfx.core.registry import Catalog, Location
 from toolfx.core.runtime import SandboxMode
 from toolfx.core.tools import ToolDefinition
@@ -83,20 +83,18 @@ def load_catalog(
     return location.catalog()
 
 
-def export_schemas(catalog: Catalog, form: SchemaFormat) -> tuple[JsonValue, tuple[ToolNote, ...]]:
-    """The catalog's native tool list in the given form, and the notes on what was changed."""
-    if form == "json":
-        plain: list[JsonValue] = [
-            {"name": s.name, "description": s.description, "parameters": thaw_json(s.parameters)}
-            for s in catalog.native_schemas()
-        ]
-        return plain, ()
-    exported = _EXPORTS[form](catalog)
-    return list(exported.tools), exported.notes
-
-
-_EXPORTS: Final[dict[str, Callable[[Catalog], ProviderTools]]] = {
-    "openai": to_openai,
-    "anthropic": to_anthropic,
-    "gemini": to_gemini,
-}
+def export_schemas(catalog: Catalog, form: SchemaFormat) -> tuple[object, tuple[ToolNote, ...]]:
+    """The catalog's native tool list in the given form (JSON-ready), and the notes on what the
+    form could not keep."""
+    if form == "openai":
+        return list(openai_chat.tools(catalog)), openai_chat.notes(catalog)
+    if form == "anthropic":
+        return list(anthropic_messages.tools(catalog)), anthropic_messages.notes(catalog)
+    if form == "gemini":
+        declarations = gemini.tools(catalog).get("function_declarations")
+        return declarations, gemini.notes(catalog)
+    plain: list[JsonValue] = [
+        {"name": s.name, "description": s.description, "parameters": thaw_json(s.parameters)}
+        for s in catalog.native_schemas()
+    ]
+    return plain, ()

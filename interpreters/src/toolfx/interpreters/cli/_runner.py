@@ -7,9 +7,8 @@ from collections.abc import Callable, Sequence
 
 import anyio.to_thread
 
-from toolfx.core.json import FrozenJson
 from toolfx.core.pipeline import ToolCall, execute_batch
-from toolfx.core.providers import undo_strict_nulls
+from toolfx.core.providers import anthropic_messages, openai_chat
 from toolfx.core.records import ToolApprovalRecord, ToolCallRecord, ToolResultRecord
 from toolfx.core.registry import Catalog
 from toolfx.core.runtime import (
@@ -27,7 +26,7 @@ from toolfx.interpreters.anyio import AnyioRuntime, run_anyio
 from toolfx.interpreters.cli._approvals import Answer
 from toolfx.interpreters.cli._log import Interpreter, LogRecord, TurnRecord
 from toolfx.interpreters.cli._log_file import LogWriteError
-from toolfx.interpreters.cli._session import SessionCall, Turn
+from toolfx.interpreters.cli._session import ProviderTurn, Turn
 from toolfx.interpreters.sync import SyncRuntime, run_sync
 
 __all__ = ["run_session"]
@@ -61,14 +60,14 @@ def run_session(
 
     async def program(runtime: Runtime) -> None:
         for number, turn in enumerate(turns, start=1):
-            sink(TurnRecord(number, len(turn)))
+            made = _calls(turn, catalog)
+            sink(TurnRecord(number, len(made)))
             calls: list[ToolCall] = []
-            for call in turn:
-                if call.problem is None:
-                    arguments = _as_the_tool_wants(catalog, call)
-                    calls.append(ToolCall(call.call_id, call.name, arguments, CancelSignal()))
+            for call in made:
+                if call.arguments_error is None:
+                    calls.append(call)
                 else:
-                    _refuse(call, call.problem, sink)
+                    _refuse(call, sink)
             await execute_batch(catalog, calls, sink=sink).program(runtime)
 
     description = Description(program)
@@ -92,16 +91,19 @@ def _report(error: BaseException, where: str) -> None:
         log_defect(error, where)
 
 
-def _as_the_tool_wants(catalog: Catalog, call: SessionCall) -> FrozenJson:
-    """The call's arguments, without the nulls OpenAI strict mode sends for omitted ones."""
-    definition = catalog.get(call.name)
-    if not call.strict_nulls or definition is None:
-        return call.arguments
-    return undo_strict_nulls(definition.parameters.json_schema, call.arguments)
+def _calls(turn: Turn, catalog: Catalog) -> tuple[ToolCall, ...]:
+    """A turn's calls on the turn's signal; a provider's read by its wire format (which undoes
+    OpenAI strict mode's nulls)."""
+    if isinstance(turn, ProviderTurn):
+        read = openai_chat.calls if turn.wire == "openai_chat" else anthropic_messages.calls
+        return read(turn.message, catalog)
+    signal = CancelSignal()
+    return tuple(ToolCall(call.call_id, call.name, call.arguments, signal) for call in turn)
 
 
-def _refuse(call: SessionCall, problem: str, sink: Callable[[LogRecord], None]) -> None:
+def _refuse(call: ToolCall, sink: Callable[[LogRecord], None]) -> None:
     """Record a call whose argument text is not JSON, and its INVALID_ARGS failure, unrun."""
-    sink(ToolCallRecord(call.call_id, call.call_id, call.name, call.arguments))
-    message = f"The arguments for `{call.name}` are not JSON: {problem}"
+    text = call.arguments if isinstance(call.arguments, str) else None
+    sink(ToolCallRecord(call.call_id, call.call_id, call.name, text))
+    message = f"The arguments for `{call.name}` are not JSON: {call.arguments_error}"
     sink(ToolResultRecord.of(call.call_id, failed(ErrorCode.INVALID_ARGS, message)))

@@ -2,22 +2,24 @@
 
 A line is toolfx's own form `{"calls": [{"id", "name", "arguments"}]}`, an OpenAI assistant
 message with `tool_calls` (arguments as JSON text), or an Anthropic assistant message whose
-`tool_use` blocks are the calls (other blocks are ignored). Argument text that is not JSON does
-not stop the session: that call carries the parse error and fails with INVALID_ARGS.
+`tool_use` blocks are the calls (other blocks are ignored). A provider's message is checked here
+(a bad line names its number) and kept as it is: its calls are read when the tools are known, by
+`toolfx.core.providers` (`openai_chat.calls`, `anthropic_messages.calls`). Argument text that is
+not JSON does not stop the session: that call fails with INVALID_ARGS.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Final, final
+from typing import Final, Literal, final
 
 from returns.result import Failure
 
 from toolfx.core.json import FrozenJson, parse_json
 from toolfx.core.records import Invalid, array, as_json, as_str, decoding, field, read_object
 
-__all__ = ["SessionCall", "SessionError", "Turn", "parse_session"]
+__all__ = ["ProviderTurn", "SessionCall", "SessionError", "Turn", "parse_session"]
 
 _FORMS: Final = (
     'expected a toolfx turn {"calls": [...]}, an OpenAI assistant message with "tool_calls", '
@@ -28,17 +30,23 @@ _FORMS: Final = (
 @final
 @dataclass(frozen=True, slots=True)
 class SessionCall:
-    """One call of a turn: its id, the tool's name, its arguments, or why they are not JSON."""
+    """One call of a toolfx turn: its id, the tool's name and its arguments."""
 
     call_id: str
     name: str
     arguments: FrozenJson
-    problem: str | None = None
-    strict_nulls: bool = False
-    """An OpenAI call: omitted optional properties may arrive as null (strict mode)."""
 
 
-Turn = tuple[SessionCall, ...]
+@final
+@dataclass(frozen=True, slots=True)
+class ProviderTurn:
+    """A turn as a provider's assistant message (checked), whose calls are read with the tools."""
+
+    wire: Literal["openai_chat", "anthropic_messages"]
+    message: Mapping[str, FrozenJson]
+
+
+Turn = tuple[SessionCall, ...] | ProviderTurn
 """One model turn: the calls it made, run together as one batch."""
 
 
@@ -76,10 +84,11 @@ def _turn(value: object) -> Turn:
     if value.get("role") != "assistant":
         raise Invalid(_FORMS)
     if "tool_calls" in value:
-        return field(value, "tool_calls", lambda calls: array(calls, _openai_call))
+        field(value, "tool_calls", lambda calls: array(calls, _openai_call))
+        return ProviderTurn("openai_chat", value)
     if isinstance(value.get("content"), list):
-        blocks = field(value, "content", lambda content: array(content, _anthropic_block))
-        return tuple(call for call in blocks if call is not None)
+        field(value, "content", lambda content: array(content, _anthropic_block))
+        return ProviderTurn("anthropic_messages", value)
     raise Invalid(_FORMS)
 
 
@@ -89,25 +98,21 @@ def _toolfx_call(value: object) -> SessionCall:
     return SessionCall(field(obj, "id", as_str), field(obj, "name", as_str), arguments)
 
 
-def _openai_call(value: object) -> SessionCall:
+def _openai_call(value: object) -> None:
     obj = _open_object(value, ("id", "function"))
     function = field(obj, "function", lambda item: _open_object(item, ("name", "arguments")))
-    call_id, name = field(obj, "id", as_str), field(function, "name", as_str)
-    text = field(function, "arguments", as_str)
-    parsed = parse_json(text)
-    if isinstance(parsed, Failure):
-        return SessionCall(call_id, name, text, str(parsed.failure()))
-    return SessionCall(call_id, name, parsed.unwrap(), strict_nulls=True)
+    field(obj, "id", as_str)
+    field(function, "name", as_str)
+    field(function, "arguments", as_str)
 
 
-def _anthropic_block(value: object) -> SessionCall | None:
+def _anthropic_block(value: object) -> None:
     obj = _open_object(value, ("type",))
-    if obj["type"] != "tool_use":
-        return None
-    obj = _open_object(value, ("type", "id", "name", "input"))
-    return SessionCall(
-        field(obj, "id", as_str), field(obj, "name", as_str), field(obj, "input", as_json)
-    )
+    if obj["type"] == "tool_use":
+        obj = _open_object(value, ("type", "id", "name", "input"))
+        field(obj, "id", as_str)
+        field(obj, "name", as_str)
+        field(obj, "input", as_json)
 
 
 def _open_object(value: object, required: tuple[str, ...]) -> Mapping[str, object]:

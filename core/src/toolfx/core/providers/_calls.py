@@ -1,0 +1,67 @@
+"""The tool calls a model asked for, as `ToolCall`s sharing the turn's cancellation signal.
+
+Arguments sent as text are parsed with toolfx's lossless parser under its default limits: text
+that is not JSON (bad syntax, a duplicate key, NaN, too deep or too large) becomes a call that
+fails INVALID_ARGS naming the problem, never an exception; empty text is an empty object. A
+call to a tool exported for strict mode has its strict-mode nulls undone against the tool's own
+schema (`undo_strict_nulls`) before the pipeline validates it.
+
+The wire format hands in the `ToolCall` class: importing the pipeline here would put one module
+more on the longest import chain than the architecture allows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from returns.result import Failure
+
+from toolfx.core.json import parse_json
+from toolfx.core.providers._nulls import undo_strict_nulls
+from toolfx.core.runtime import CancelSignal
+
+if TYPE_CHECKING:
+    from toolfx.core.pipeline import ToolCall
+    from toolfx.core.registry import Catalog
+
+__all__ = ["tool_calls"]
+
+Requested = tuple[str, str, object]
+"""One call as a reply gives it: its id, the tool's name, and the arguments (text or a value)."""
+
+
+def tool_calls(
+    requested: Iterable[Requested],
+    catalog: Catalog,
+    signal: CancelSignal | None,
+    call_type: type[ToolCall],
+    *,
+    strict_nulls: bool,
+) -> tuple[ToolCall, ...]:
+    """Each requested call as a ToolCall on one signal (`signal`, or a new one)."""
+    shared = CancelSignal() if signal is None else signal
+    return tuple(
+        _call(call_type, call, catalog, shared, strict_nulls=strict_nulls) for call in requested
+    )
+
+
+def _call(
+    call_type: type[ToolCall],
+    requested: Requested,
+    catalog: Catalog,
+    signal: CancelSignal,
+    *,
+    strict_nulls: bool,
+) -> ToolCall:
+    call_id, name, arguments = requested
+    if not isinstance(arguments, str):
+        return call_type(call_id, name, arguments, signal)
+    parsed = parse_json(arguments if arguments.strip() else "{}")
+    if isinstance(parsed, Failure):
+        return call_type.unparsed(call_id, name, arguments, parsed.failure(), signal)
+    value = parsed.unwrap()
+    registration = catalog.direct(name) if strict_nulls else None
+    if registration is not None:
+        value = undo_strict_nulls(registration.definition.parameters.json_schema, value)
+    return call_type(call_id, name, value, signal)

@@ -1,0 +1,180 @@
+"""Anthropic Messages: the tool list, a message's `tool_use` blocks, and the user message that
+answers them.
+
+The TypedDicts mirror the anthropic SDK's parameter types key for key, so `tools(...)` and
+`results(...)` go into `client.messages.create(...)` as they are; a key whose SDK type is a
+union of the SDK's own types toolfx never builds is typed `Any`. Result blocks are as native as
+Anthropic allows: text, images (base64), embedded text resources and PDFs as documents; every
+other block as the text it stands for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final, Literal, Required, TypedDict, final
+
+from toolfx.core.json import thaw_json
+from toolfx.core.jsonschema import SchemaProblem
+from toolfx.core.pipeline import ToolCall
+from toolfx.core.providers._calls import tool_calls
+from toolfx.core.providers._reply import Reply
+from toolfx.core.providers._results import paired
+from toolfx.core.providers._tools import export_each, memoized
+from toolfx.core.tools import (
+    ImageBlock,
+    ResourceBlobBlock,
+    ResourceTextBlock,
+    TextBlock,
+    block_text,
+)
+
+if TYPE_CHECKING:
+    from toolfx.core.json import FrozenJson
+    from toolfx.core.providers._reply import ProviderReply
+    from toolfx.core.providers._results import Results
+    from toolfx.core.providers._tools import ToolNote
+    from toolfx.core.registry import Catalog, ToolSchema
+    from toolfx.core.runtime import CancelSignal
+    from toolfx.core.tools import ContentBlock
+
+__all__ = [
+    "AnthropicCacheControl",
+    "AnthropicTool",
+    "AnthropicToolResult",
+    "AnthropicUserMessage",
+    "calls",
+    "notes",
+    "results",
+    "tools",
+]
+
+_IMAGES: Final = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
+"""The image media types Anthropic takes in a base64 source."""
+
+
+class AnthropicCacheControl(TypedDict, total=False):
+    """A cache breakpoint (the SDK's `CacheControlEphemeralParam`; toolfx sets none)."""
+
+    type: Required[Literal["ephemeral"]]
+    ttl: Literal["5m", "1h"]
+
+
+class AnthropicTool(TypedDict, total=False):
+    """A custom tool (the SDK's `ToolParam`); `input_schema` is the tool's JSON Schema."""
+
+    input_schema: Required[Any]
+    name: Required[str]
+    allowed_callers: Any
+    cache_control: AnthropicCacheControl | None
+    defer_loading: bool
+    description: str
+    eager_input_streaming: bool | None
+    input_examples: Iterable[dict[str, object]]
+    strict: bool
+    type: Literal["custom"] | None
+
+
+class AnthropicToolResult(TypedDict, total=False):
+    """The answer to one call (the SDK's `ToolResultBlockParam`)."""
+
+    tool_use_id: Required[str]
+    type: Required[Literal["tool_result"]]
+    cache_control: AnthropicCacheControl | None
+    content: str | Iterable[Any]
+    is_error: bool
+    toolset_name: str | None
+
+
+class AnthropicUserMessage(TypedDict):
+    """The user message that answers a turn's calls (the SDK's `MessageParam`): a `tool_result`
+    block per call, then the additional contexts' blocks."""
+
+    role: Literal["user"]
+    content: str | Iterable[Any]
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class _Exported:
+    tools: tuple[AnthropicTool, ...]
+    notes: tuple[ToolNote, ...]
+
+
+def tools(catalog: Catalog) -> tuple[AnthropicTool, ...]:
+    """The catalog's native tools, each schema as it is less `$schema` (made once per catalog
+    snapshot and shared: do not change them)."""
+    return memoized(catalog, _Exported, _export).tools
+
+
+def notes(catalog: Catalog) -> tuple[ToolNote, ...]:
+    """Where `tools(catalog)` differs from the tools' schemas (a dropped `$schema`)."""
+    return memoized(catalog, _Exported, _export).notes
+
+
+def calls(
+    reply: ProviderReply, catalog: Catalog, signal: CancelSignal | None = None
+) -> tuple[ToolCall, ...]:
+    """The `tool_use` blocks of a `Message`, as dict or SDK object, sharing `signal` (a new one
+    if None)."""
+    root = Reply.of(reply)
+    content = root if isinstance(root.value, Sequence) else root.at("content")
+    return tool_calls(_requested(content), catalog, signal, ToolCall, strict_nulls=False)
+
+
+def results(calls: Sequence[ToolCall], results: Results) -> AnthropicUserMessage:
+    """One user message: a `tool_result` per call, in order (`is_error` on failures), then the
+    additional contexts' blocks."""
+    answers, contexts = paired(calls, results)
+    answered: list[AnthropicToolResult] = [
+        {
+            "type": "tool_result",
+            "tool_use_id": a.call_id,
+            "content": [_block(block) for block in a.content],
+            "is_error": a.is_error,
+        }
+        for a in answers
+    ]
+    after = [_block(block) for context in contexts for block in context.content]
+    return {"role": "user", "content": [*answered, *after]}
+
+
+def _export(catalog: Catalog) -> _Exported:
+    made, found = export_each(catalog.native_schemas(), _tool)
+    return _Exported(tuple(made), found)
+
+
+def _tool(schema: ToolSchema, parameters: FrozenJson) -> tuple[AnthropicTool, list[SchemaProblem]]:
+    input_schema = thaw_json(parameters)
+    problems = []
+    if isinstance(input_schema, dict) and "$schema" in input_schema:
+        del input_schema["$schema"]
+        problems.append(SchemaProblem("/$schema", "Anthropic takes no $schema: dropped"))
+    tool: AnthropicTool = {
+        "name": schema.name,
+        "description": schema.description,
+        "input_schema": input_schema,
+    }
+    return tool, problems
+
+
+def _requested(content: Reply) -> Iterator[tuple[str, str, object]]:
+    for block in content.items():
+        if block.kind() == "tool_use":
+            yield block.text("id"), block.text("name"), block.at("input").value
+
+
+def _block(block: ContentBlock) -> dict[str, object]:
+    """A content block as Anthropic's: native where it has the kind, text otherwise."""
+    if isinstance(block, TextBlock):
+        return {"type": "text", "text": block.text}
+    if isinstance(block, ImageBlock) and block.media_type in _IMAGES:
+        source = {"type": "base64", "media_type": block.media_type, "data": block.data}
+        return {"type": "image", "source": source}
+    if isinstance(block, ResourceTextBlock):
+        source = {"type": "text", "media_type": "text/plain", "data": block.text}
+        return {"type": "document", "source": source, "title": block.uri}
+    if isinstance(block, ResourceBlobBlock) and block.media_type == "application/pdf":
+        source = {"type": "base64", "media_type": "application/pdf", "data": block.blob}
+        return {"type": "document", "source": source, "title": block.uri}
+    return {"type": "text", "text": block_text(block)}

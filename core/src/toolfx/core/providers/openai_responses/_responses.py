@@ -1,0 +1,159 @@
+"""The OpenAI Responses API: the tool list, a response's function calls, and the items that
+answer them.
+
+The TypedDicts mirror the openai SDK's parameter types key for key, so `tools(...)` and
+`results(...)` go into `client.responses.create(...)` as they are; a key whose SDK type is a
+union of the SDK's own types toolfx never builds is typed `Any`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal, Required, TypedDict, final
+
+from toolfx.core.pipeline import ToolCall
+from toolfx.core.providers._calls import tool_calls
+from toolfx.core.providers._content import data_url
+from toolfx.core.providers._openai_tools import openai_parameters
+from toolfx.core.providers._reply import Reply
+from toolfx.core.providers._results import paired
+from toolfx.core.providers._tools import export_each, memoized
+from toolfx.core.tools import ImageBlock, block_text
+
+if TYPE_CHECKING:
+    from toolfx.core.json import FrozenJson
+    from toolfx.core.jsonschema import SchemaProblem
+    from toolfx.core.providers._reply import ProviderReply
+    from toolfx.core.providers._results import Results
+    from toolfx.core.providers._tools import ToolNote
+    from toolfx.core.registry import Catalog, ToolSchema
+    from toolfx.core.runtime import CancelSignal
+    from toolfx.core.tools import ContentBlock
+
+__all__ = [
+    "ResponsesCallOutput",
+    "ResponsesInputItem",
+    "ResponsesMessage",
+    "ResponsesTool",
+    "calls",
+    "notes",
+    "results",
+    "tools",
+]
+
+_Keywords = TypedDict("_Keywords", {"async": bool}, total=False)
+
+
+class ResponsesTool(_Keywords, total=False):
+    """A function tool (the SDK's `FunctionToolParam`)."""
+
+    name: Required[str]
+    parameters: Required[dict[str, object] | None]
+    strict: Required[bool | None]
+    type: Required[Literal["function"]]
+    allowed_callers: list[Literal["direct", "programmatic"]] | None
+    defer_loading: bool
+    description: str | None
+    output_schema: dict[str, object] | None
+
+
+class ResponsesCallOutput(TypedDict, total=False):
+    """The answer to one call (the SDK's `FunctionCallOutput` input item): `input_text` and
+    `input_image` parts."""
+
+    output: Required[str | list[Any]]
+    type: Required[Literal["function_call_output"]]
+    id: str | None
+    call_id: str | None
+    caller: Any
+    name: str | None
+    namespace: str | None
+    status: Literal["in_progress", "completed", "incomplete"] | None
+
+
+class ResponsesMessage(TypedDict, total=False):
+    """A user message (the SDK's `EasyInputMessageParam`): the additional contexts."""
+
+    content: Required[str | list[Any]]
+    role: Required[Literal["user", "assistant", "system", "developer"]]
+    phase: Any
+    type: Literal["message"]
+
+
+ResponsesInputItem = ResponsesCallOutput | ResponsesMessage
+"""An input item `results` gives."""
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class _Exported:
+    tools: tuple[ResponsesTool, ...]
+    notes: tuple[ToolNote, ...]
+
+
+def tools(catalog: Catalog) -> tuple[ResponsesTool, ...]:
+    """The catalog's native tools as function tools, strict where the schema allows (made once
+    per catalog snapshot and shared: do not change them)."""
+    return memoized(catalog, _Exported, _export).tools
+
+
+def notes(catalog: Catalog) -> tuple[ToolNote, ...]:
+    """Where `tools(catalog)` differs from the tools' schemas (each tool not strict, and why)."""
+    return memoized(catalog, _Exported, _export).notes
+
+
+def calls(
+    reply: ProviderReply, catalog: Catalog, signal: CancelSignal | None = None
+) -> tuple[ToolCall, ...]:
+    """The `function_call` items of a `Response` or of its `output` list, as dict or SDK
+    object, sharing `signal` (a new one if None); strict-mode nulls undone."""
+    root = Reply.of(reply)
+    output = root if isinstance(root.value, Sequence) else root.at("output")
+    return tool_calls(_requested(output), catalog, signal, ToolCall, strict_nulls=True)
+
+
+def results(calls: Sequence[ToolCall], results: Results) -> list[ResponsesInputItem]:
+    """A `function_call_output` per call, in order, then the additional contexts as a user
+    message."""
+    answers, contexts = paired(calls, results)
+    items: list[ResponsesInputItem] = [
+        {"type": "function_call_output", "call_id": a.call_id, "output": _parts(a.content)}
+        for a in answers
+    ]
+    if contexts:
+        content = [p for context in contexts for p in _parts(context.content)]
+        items.append({"type": "message", "role": "user", "content": content})
+    return items
+
+
+def _export(catalog: Catalog) -> _Exported:
+    made, found = export_each(catalog.native_schemas(), _tool)
+    return _Exported(tuple(made), found)
+
+
+def _tool(schema: ToolSchema, parameters: FrozenJson) -> tuple[ResponsesTool, list[SchemaProblem]]:
+    sent, strict, problems = openai_parameters(parameters)
+    tool: ResponsesTool = {
+        "type": "function",
+        "name": schema.name,
+        "description": schema.description,
+        "parameters": sent,
+        "strict": strict,
+    }
+    return tool, problems
+
+
+def _requested(output: Reply) -> Iterator[tuple[str, str, object]]:
+    for item in output.items():
+        if item.kind() == "function_call":
+            yield item.text("call_id"), item.text("name"), item.at("arguments").value
+
+
+def _parts(content: Sequence[ContentBlock]) -> list[dict[str, object]]:
+    return [
+        {"type": "input_image", "image_url": data_url(block), "detail": "auto"}
+        if isinstance(block, ImageBlock)
+        else {"type": "input_text", "text": block_text(block)}
+        for block in content
+    ]
