@@ -291,3 +291,19 @@ def test_outside_a_run_the_runtime_s_approvals_answer_and_images_reach_the_sdk(
     plotted = anyio.run(_invoke, tools["plot"], "p", '{"text": "x"}')
     assert plotted[0].text == "a chart"
     assert plotted[1] == ToolOutputImage(image_url="data:image/png;base64,AAAA")
+
+
+def test_a_number_json_cannot_keep_is_invalid_args_without_an_interruption(
+    tmp_path: Path,
+) -> None:
+    model = ScriptedModel(
+        [
+            [function_call("read", '{"path": "a.txt", "limit": 1e400}', call_id="big")],
+            [assistant_message("sorry")],
+        ]
+    )
+    result = _run(_agent(model, function_tools(_location(tmp_path))), "read")
+    assert result.interruptions == []
+    output = _outputs(model)["big"]
+    assert output.startswith("INVALID_ARGS: ")
+    assert "finite" in output
