@@ -32,7 +32,7 @@ from toolfx.leaves import Permissions, Rule, Workspace, workspace_tools
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from agents.result import RunResult
+    from agents.result import RunResult, RunResultStreaming
     from agents.run_state import RunState
 
     from toolfx.core import ToolExecution
@@ -307,3 +307,26 @@ def test_a_number_json_cannot_keep_is_invalid_args_without_an_interruption(
     output = _outputs(model)["big"]
     assert output.startswith("INVALID_ARGS: ")
     assert "finite" in output
+
+
+def test_a_streamed_run_interrupts_and_resumes_the_same_way(tmp_path: Path) -> None:
+    model = ScriptedModel(
+        [
+            [function_call("write", {"path": "s.txt", "content": "S"}, call_id="s")],
+            [assistant_message("streamed")],
+        ]
+    )
+    agent = _agent(model, function_tools(_location(tmp_path)))
+
+    async def streamed(given: str | RunState[None]) -> RunResultStreaming:
+        result = Runner.run_streamed(agent, given, run_config=RunConfig(tracing_disabled=True))
+        async for _ in result.stream_events():
+            pass
+        return result
+
+    first = anyio.run(streamed, "write s.txt")
+    assert not (tmp_path / "s.txt").exists()
+    state = first.to_state()
+    state.approve(first.interruptions[0])
+    assert anyio.run(streamed, state).final_output == "streamed"
+    assert (tmp_path / "s.txt").read_text() == "S"
