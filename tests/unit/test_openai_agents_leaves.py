@@ -8,6 +8,7 @@ import pytest
 from agents import (
     FunctionTool,
     RunContextWrapper,
+    ToolOutputFileContent,
     ToolOutputImage,
     ToolOutputText,
     function_tool,
@@ -179,3 +180,34 @@ def test_register_gives_one_disposer_for_all(location: Location) -> None:
     remove()
     assert location.get("more_add") is None
     assert location.get("add") is not None
+
+
+@function_tool
+def mixed() -> list[Any]:
+    """Outputs in their dict forms and a file."""
+    return [
+        {"type": "text", "text": "as a dict"},
+        ToolOutputFileContent(file_url="https://example.com/a.pdf"),
+        ToolOutputImage(image_url="https://example.com/a.png"),
+    ]
+
+
+@function_tool
+def counts() -> dict[str, int]:
+    """A plain value."""
+    return {"n": 1}
+
+
+def test_other_outputs_are_text_that_says_what_they_are() -> None:
+    location = Location()
+    register(location, [mixed, counts])
+    shown = _call(location, "mixed", {})
+    assert isinstance(shown, ToolExecutionSuccess)
+    assert shown.content == (
+        TextBlock("as a dict"),
+        TextBlock("[file: https://example.com/a.pdf]"),
+        TextBlock("[image: https://example.com/a.png]"),
+    )
+    value = _call(location, "counts", {})
+    assert isinstance(value, ToolExecutionSuccess)
+    assert (value.value, value.content) == ({"n": 1}, (TextBlock('{"n": 1}'),))

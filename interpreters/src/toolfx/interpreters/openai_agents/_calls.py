@@ -14,7 +14,7 @@ only while the human has not answered.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, final
 
@@ -82,7 +82,7 @@ class AgentsCalls:
 
     def needs_approval_of(
         self, name: str
-    ) -> Callable[[RunContextWrapper[Any], dict[str, Any], str], Any]:
+    ) -> Callable[[RunContextWrapper[Any], dict[str, Any], str], Awaitable[bool]]:
         """The tool's `needs_approval`: run the call; True if it holds an unanswered ask."""
 
         async def needs_approval(
@@ -103,7 +103,7 @@ class AgentsCalls:
 
         return needs_approval
 
-    def invoke_of(self, name: str) -> Callable[[ToolContext[Any], str], Any]:
+    def invoke_of(self, name: str) -> Callable[[ToolContext[Any], str], Awaitable[AgentsOutput]]:
         """The tool's `on_invoke_tool`: the result `needs_approval` kept, or the call run now."""
 
         async def invoke(context: ToolContext[Any], arguments: str) -> AgentsOutput:

@@ -42,11 +42,16 @@ def content_of(output: object) -> WithContent[FrozenJson]:
 
 def _structured(output: object) -> tuple[ContentBlock, ...] | None:
     """The blocks of one SDK output or a list of them; None when `output` is not of that kind."""
+    items: Sequence[object] = (output,)
     if isinstance(output, Sequence) and not isinstance(output, str | bytes) and output:
-        blocks = [_block(item) for item in output]
-        return None if any(block is None for block in blocks) else tuple(filter(None, blocks))
-    block = _block(output)
-    return None if block is None else (block,)
+        items = output
+    blocks: list[ContentBlock] = []
+    for item in items:
+        block = _block(item)
+        if block is None:
+            return None
+        blocks.append(block)
+    return tuple(blocks)
 
 
 def _block(item: object) -> ContentBlock | None:
