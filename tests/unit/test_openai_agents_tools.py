@@ -23,7 +23,7 @@ from toolfx.core import (
     ToolRunContext,
     WithContent,
     define_tool,
-    to_openai,
+    openai_chat,
 )
 from toolfx.interpreters import AnyioRuntime
 from toolfx.interpreters.openai_agents import function_tools
@@ -191,7 +191,7 @@ def test_strict_schemas_reach_the_sdk_as_toolfx_made_them_and_their_nulls_are_un
     (tmp_path / "notes.txt").write_text("one\ntwo\n")
     location = _location(tmp_path)
     tools = function_tools(location)
-    functions: list[Any] = [tool["function"] for tool in to_openai(location.catalog()).tools]
+    functions: list[Any] = [tool["function"] for tool in openai_chat.tools(location.catalog())]
     exported = {function["name"]: function for function in functions}
     for tool in tools:
         assert tool.params_json_schema == exported[tool.name]["parameters"]
