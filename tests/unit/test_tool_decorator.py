@@ -653,6 +653,48 @@ def test_a_callable_instance_is_read_through_its_call_method() -> None:
         tool(name="pay", blocking=True)(Account("cy"))
 
 
+@functools.cache
+def cached_fee(amount: int) -> int:
+    """The fee of an amount, remembered.
+
+    Args:
+        amount: How much.
+    """
+    return amount // 10
+
+
+class Logged:
+    """A class-based decorator: its instances stand for the function they wrap."""
+
+    def __init__(self, wrapped: Callable[..., int]) -> None:
+        self.calls = 0
+        functools.update_wrapper(self, wrapped)
+
+    def __call__(self, *args: object, **kwargs: object) -> int:
+        self.calls += 1
+        wrapped: Callable[..., int] = self.__wrapped__  # type: ignore[attr-defined]
+        return wrapped(*args, **kwargs)
+
+
+@Logged
+def logged_fee(amount: int, /) -> int:
+    """The fee of an amount, logged."""
+    return amount // 10
+
+
+def test_wrappers_of_a_function_are_read_through_it() -> None:
+    cached = tool(cached_fee)
+    assert (cached.name, cached.description) == ("cached_fee", "The fee of an amount, remembered.")
+    assert schema(cached)["properties"] == {
+        "amount": {"type": "integer", "description": "How much."}
+    }
+    assert value_of(run(cached, {"amount": 50})) == 5
+    logged = tool(logged_fee)
+    assert (logged.name, logged.description) == ("logged_fee", "The fee of an amount, logged.")
+    assert value_of(run(logged, {"amount": 70})) == 7
+    assert logged_fee.calls == 1
+
+
 class Unannotated:
     def __call__(self, amount) -> int:  # type: ignore[no-untyped-def]
         """Unannotated."""

@@ -4,7 +4,9 @@ A function is its own declaration. A bound method is declared by its function, i
 `cls`) already given. A partial (nested ones too) is declared by the function it wraps, and the
 arguments it fixes, by position or by keyword, are given for good: a call never sees them. A
 callable instance is declared by its class's `__call__` (named by the class, described by
-`__call__`'s docstring, else the class's); a staticmethod object by its function. Whatever cannot
+`__call__`'s docstring, else the class's), unless it wraps a function (`functools.cache`, a
+class-based decorator: its `__wrapped__`), which declares it; a staticmethod object by its
+function. Whatever cannot
 be a tool (a class, a generator, a method taken from its class, a classmethod or partialmethod
 object, a builtin, a lambda, which cannot annotate) is refused here, saying what to do instead.
 """
@@ -146,6 +148,9 @@ def _declaration(fn: Callable[..., Any]) -> _Declared:
             f"decorates a function, not the class {fn.__qualname__}; a class can be what a "
             "tool takes or returns: write a function that takes or returns it",
         )
+    wrapped = getattr(fn, "__wrapped__", None)  # functools.cache, a class-based decorator, ...
+    if callable(wrapped):  # inspect.signature follows it too
+        return _declaration(wrapped)
     call: object = type(fn).__call__  # fn is callable, so its class has one
     if inspect.isbuiltin(fn) or not inspect.isfunction(call):
         shown = getattr(fn, "__qualname__", None) or type(fn).__qualname__
