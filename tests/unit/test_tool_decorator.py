@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Awaitable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass
 from keyword import iskeyword
 from typing import Annotated, Any, Literal, NotRequired, Protocol, TypedDict, runtime_checkable
@@ -513,11 +513,263 @@ def test_callables_without_a_name_are_tools_once_named() -> None:
     shout = tool(name="shout")(Shouter())
     assert shout.description == "Shout a text."
     assert value_of(run(shout, {"text": "a", "times": 2})) == "AA"
-    twice = tool(name="twice", description="Twice")(functools.partial(Shouter(), times=2))
-    assert list(schema(twice)["properties"]) == ["text", "times"]
+    twice = tool(name="twice")(functools.partial(Shouter(), times=2))
+    assert twice.description == "Shout a text."
+    assert list(schema(twice)["properties"]) == ["text"]
     assert value_of(run(twice, {"text": "b"})) == "BB"
     with pytest.raises(ToolDefinitionError, match=r"name: .*Shouter.* has no usable name"):
         tool(Shouter())
+
+
+# Wrapped callables: partials, methods, callable instances ----------------------------------------
+
+
+def transfer(amount: int, account: str, note: str = "") -> str:
+    """Transfer money from an account.
+
+    Args:
+        amount: How much.
+        account: Whose money.
+        note: A note.
+    """
+    return f"moved {amount} from {account}{note}"
+
+
+def test_arguments_a_partial_fixes_are_no_properties_and_are_never_overridden() -> None:
+    by_keyword = tool(name="transfer")(functools.partial(transfer, account="alice"))
+    by_position = tool(name="transfer")(functools.partial(transfer, 5, "alice"))
+    assert by_keyword.description == "Transfer money from an account."
+    assert schema(by_keyword)["properties"] == {
+        "amount": {"type": "integer", "description": "How much."},
+        "note": {"type": "string", "description": "A note."},
+    }
+    assert list(schema(by_position)["properties"]) == ["note"]
+    assert value_of(run(by_keyword, {"amount": 5})) == "moved 5 from alice"
+    assert value_of(run(by_position, {"note": "!"})) == "moved 5 from alice!"
+    refused = failure_of(run(by_keyword, {"amount": 5, "account": "bob"}))
+    assert refused.code is ErrorCode.INVALID_ARGS
+    assert "account" in refused.message
+    # even a body called with no validation in front of it keeps what the partial fixed
+    unchecked = {"amount": 5, "account": "bob"}
+    assert by_keyword.execute(unchecked, None) == "moved 5 from alice"  # type: ignore[arg-type]
+
+
+class Partial(functools.partial[str]):
+    """A partial subclass: Python does not flatten it into the partial it wraps."""
+
+
+@pytest.mark.parametrize(
+    "wrapped",
+    [
+        functools.partial(functools.partial(transfer, account="alice"), 5),
+        Partial(Partial(transfer, 5), account="alice"),
+        functools.partial(Partial(transfer, account="alice"), 5),
+    ],
+    ids=["flattened", "subclassed", "mixed"],
+)
+def test_nested_partials_fix_every_level(wrapped: Any) -> None:
+    nested = tool(name="nested")(wrapped)
+    assert list(schema(nested)["properties"]) == ["note"]
+    assert nested.description == "Transfer money from an account."
+    assert value_of(run(nested, {"note": "."})) == "moved 5 from alice."
+
+
+def test_a_docstring_is_checked_against_the_wrapped_function() -> None:
+    def typo(amount: int, account: str) -> str:
+        """Transfer.
+
+        Args:
+            amount: How much.
+            acount: A typo.
+        """
+        return account
+
+    with pytest.raises(ToolDefinitionError, match=r"docstring of partial of function .*typo"):
+        tool(name="typo")(functools.partial(typo, account="alice"))
+
+
+class Account:
+    """An account that can be debited."""
+
+    def __init__(self, owner: str) -> None:
+        self.owner = owner
+
+    def debit(self, amount: int, note: str = "") -> str:
+        """Debit the account.
+
+        Args:
+            amount: How much.
+            note: A note.
+        """
+        return f"{self.owner} paid {amount}{note}"
+
+    debit_five = functools.partialmethod(debit, 5)
+
+    async def __call__(self, amount: int) -> str:
+        """Pay from the account, later.
+
+        Args:
+            amount: How much.
+        """
+        return f"{self.owner} paid {amount} later"
+
+    @staticmethod
+    def fee(amount: int) -> int:
+        """The fee of an amount."""
+        return amount // 10
+
+    @classmethod
+    def bank(cls, code: str) -> str:
+        """The bank of a code."""
+        return f"{cls.__name__} {code}"
+
+
+def test_a_bound_methods_instance_is_given_and_no_property() -> None:
+    debit = tool(Account("ada").debit)
+    assert (debit.name, debit.description) == ("debit", "Debit the account.")
+    assert list(schema(debit)["properties"]) == ["amount", "note"]
+    assert value_of(run(debit, {"amount": 3})) == "ada paid 3"
+    five = tool(name="debit_five")(Account("bo").debit_five)
+    assert list(schema(five)["properties"]) == ["note"]
+    assert value_of(run(five, {"note": "!"})) == "bo paid 5!"
+    bank = tool(Account.bank)
+    assert list(schema(bank)["properties"]) == ["code"]
+    assert value_of(run(bank, {"code": "x"})) == "Account x"
+
+
+def test_staticmethods_are_tools_bare_or_taken_from_their_class() -> None:
+    for fee in (tool(Account.fee), tool(vars(Account)["fee"])):
+        assert (fee.name, fee.description) == ("fee", "The fee of an amount.")
+        assert value_of(run(fee, {"amount": 30})) == 3
+
+
+def test_a_callable_instance_is_read_through_its_call_method() -> None:
+    pay = tool(name="pay")(Account("cy"))
+    assert pay.description == "Pay from the account, later."
+    assert schema(pay)["properties"] == {"amount": {"type": "integer", "description": "How much."}}
+    assert pay.output.type is str
+    assert value_of(run(pay, {"amount": 2})) == "cy paid 2 later"
+    with pytest.raises(ToolDefinitionError, match=r"blocking: callable Account is an async def"):
+        tool(name="pay", blocking=True)(Account("cy"))
+
+
+@functools.cache
+def cached_fee(amount: int) -> int:
+    """The fee of an amount, remembered.
+
+    Args:
+        amount: How much.
+    """
+    return amount // 10
+
+
+class Logged:
+    """A class-based decorator: its instances stand for the function they wrap."""
+
+    def __init__(self, wrapped: Callable[..., int]) -> None:
+        self.calls = 0
+        functools.update_wrapper(self, wrapped)
+
+    def __call__(self, *args: object, **kwargs: object) -> int:
+        self.calls += 1
+        wrapped: Callable[..., int] = self.__wrapped__  # type: ignore[attr-defined]
+        return wrapped(*args, **kwargs)
+
+
+@Logged
+def logged_fee(amount: int, /) -> int:
+    """The fee of an amount, logged."""
+    return amount // 10
+
+
+def test_wrappers_of_a_function_are_read_through_it() -> None:
+    cached = tool(cached_fee)
+    assert (cached.name, cached.description) == ("cached_fee", "The fee of an amount, remembered.")
+    assert schema(cached)["properties"] == {
+        "amount": {"type": "integer", "description": "How much."}
+    }
+    assert value_of(run(cached, {"amount": 50})) == 5
+    logged = tool(logged_fee)
+    assert (logged.name, logged.description) == ("logged_fee", "The fee of an amount, logged.")
+    assert value_of(run(logged, {"amount": 70})) == 7
+    assert logged_fee.calls == 1
+
+
+class Unannotated:
+    def __call__(self, amount) -> int:  # type: ignore[no-untyped-def]
+        """Unannotated."""
+        return 0
+
+
+def generates(n: int) -> Iterator[str]:
+    """Yields, so returns no one value."""
+    yield "a"
+
+
+async def generates_later(n: int) -> AsyncIterator[str]:
+    """Yields later."""
+    yield "a"
+
+
+@dataclass(frozen=True)
+class Report:
+    """A report."""
+
+    title: str
+
+
+@pytest.mark.parametrize(
+    ("wrapped", "message"),
+    [
+        (Report, r"^tool: decorates a function, not the class Report; a class can be"),
+        (functools.partial(Report, title="t"), r"^tool: decorates a function, not the class"),
+        (Account.debit, r"function Account.debit: is a method taken from its class .*'self'"),
+        (
+            functools.partial(Account.debit, amount=1),
+            r"partial of function Account.debit: is a method taken from its class",
+        ),
+        (Account.debit_five, r"partialmethod of function Account.debit: is a method taken"),
+        (vars(Account)["bank"], r"not a classmethod object, .* decorate it as Cls.name"),
+        (vars(Account)["debit_five"], r"not a partialmethod object, .* as instance.name"),
+        (Unannotated(), r"parameter 'amount' of callable Unannotated: has no annotation"),
+        (generates, r"function generates: is a generator \(it yields\)"),
+        (generates_later, r"function generates_later: is a generator"),
+        (lambda x: x, r"tool 'named': function .*<lambda>: is a lambda, which cannot annotate"),
+        (len, r"^tool: len is not written in Python"),
+        (
+            functools.partial(transfer, nobody=1),  # type: ignore[call-arg]
+            r"partial of function transfer: has no usable signature",
+        ),
+    ],
+    ids=[
+        "class",
+        "partial-of-class",
+        "unbound-method",
+        "partial-of-unbound-method",
+        "unbound-partialmethod",
+        "classmethod-object",
+        "partialmethod-object",
+        "callable-instance",
+        "generator",
+        "async-generator",
+        "lambda",
+        "builtin",
+        "partial-that-does-not-fit",
+    ],
+)
+def test_what_is_no_tool_is_refused_saying_what_it_is(wrapped: Any, message: str) -> None:
+    with pytest.raises(ToolDefinitionError, match=message):
+        tool(name="named", description="Given.")(wrapped)
+
+
+def test_a_method_decorated_in_its_class_body_is_refused() -> None:
+    with pytest.raises(ToolDefinitionError, match=r"Inside.bad: is a method taken from its class"):
+
+        class Inside:
+            @tool
+            def bad(self, x: int) -> int:
+                """Bad."""
+                return x
 
 
 # Misuse -------------------------------------------------------------------------------------------
@@ -583,6 +835,18 @@ def unresolvable(x: Missing) -> int:  # type: ignore[name-defined]  # noqa: F821
     return 0
 
 
+def unresolvable_local() -> Any:
+    @dataclass(frozen=True)
+    class Local:
+        x: int
+
+    def local(x: Local) -> int:  # a string annotation: Local is not in the module's namespace
+        """Names a local class."""
+        return x.x
+
+    return local
+
+
 def unchecked_deps(ctx: ToolRunContext[Untestable]) -> int:
     """Dependencies that cannot be checked."""
     return 0
@@ -608,6 +872,7 @@ async def blocking_async(x: int) -> int:
         (bare_with_content, {}, r"return annotation .*WithContent\[T\]"),
         (unsupported_output, {}, r"return annotation of function unsupported_output: "),
         (unresolvable, {}, r"annotations of function unresolvable: cannot be resolved"),
+        (unresolvable_local(), {}, r"'Local' is not defined.*as under `from __future__ import"),
         (unchecked_deps, {}, r"parameter 'ctx' .*Untestable is a Protocol that is not"),
         (blocking_async, {"blocking": True}, r"blocking: function blocking_async is an async"),
         (google, {"name": "has space"}, r"name: 'has space' must match"),
@@ -622,8 +887,8 @@ def test_misuse_fails_at_decoration_naming_the_function_and_parameter(
         tool(**options)(function)
 
 
-def test_a_lambda_without_a_name_is_refused() -> None:
-    with pytest.raises(ToolDefinitionError, match=r"name: .*<lambda> has no usable name"):
+def test_a_lambda_is_refused_for_what_it_is_before_its_missing_name() -> None:
+    with pytest.raises(ToolDefinitionError, match=r"^function .*<lambda>: is a lambda, which"):
         tool(description="d")(lambda x: x)
 
 
@@ -660,6 +925,11 @@ def signatures(draw: st.DrawFn) -> list[tuple[str, object, bool]]:
 
 def echo_tool(spec: list[tuple[str, object, bool]]) -> ToolDefinition[Mapping[str, object], Any]:
     """A tool whose body gives back the keyword arguments it was called with."""
+    return tool(echo_function(spec))
+
+
+def echo_function(spec: list[tuple[str, object, bool]]) -> Callable[..., JsonValue]:
+    """A function of the keyword parameters `spec` lists, giving back what it was called with."""
 
     def echo(**given: object) -> JsonValue:
         """Echo."""
@@ -676,7 +946,7 @@ def echo_tool(spec: list[tuple[str, object, bool]]) -> ToolDefinition[Mapping[st
     ]
     echo.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
     echo.__annotations__ = {name: kind for name, kind, _ in spec} | {"return": JsonValue}
-    return tool(echo)
+    return echo
 
 
 @given(signatures())
@@ -700,3 +970,14 @@ def test_the_body_receives_the_given_arguments_and_the_defaults_of_the_rest(
         name: _SAMPLES[kind] if name in given_names else _DEFAULTS[kind] for name, kind, _ in spec
     }
     assert value_of(run(echo_tool(spec), arguments)) == expected
+
+
+@given(signatures(), st.data())
+def test_what_a_partial_fixes_is_never_a_property_nor_overridden(
+    spec: list[tuple[str, object, bool]], data: st.DataObject
+) -> None:
+    fixed = {name: _SAMPLES[kind] for name, kind, _ in spec if data.draw(st.booleans(), name)}
+    definition = tool(name="echo")(functools.partial(echo_function(spec), **fixed))
+    assert list(schema(definition)["properties"]) == [n for n, _, _ in spec if n not in fixed]
+    every = {name: _DEFAULTS[kind] for name, kind, _ in spec}  # fixed names too, other values
+    assert definition.execute(every, None) == every | fixed  # type: ignore[arg-type]

@@ -1,5 +1,6 @@
 """What pyright infers for @tool, and which misuse it rejects (as test_tool_decorator.yml)."""
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import assert_type
@@ -80,6 +81,34 @@ assert_type(with_content, ToolDefinition[Mapping[str, object], str])
 assert_type(needs, ToolDefinition[Mapping[str, object], int])
 assert_type(nothing, ToolDefinition[Mapping[str, object], None])
 assert_type(tool(name="x"), ToolDecorator)
+
+
+def transfer(amount: int, account: str) -> str:
+    """Transfer money."""
+    return account
+
+
+class Account:
+    def debit(self, amount: int) -> int:
+        """Debit."""
+        return amount
+
+    async def __call__(self, amount: int) -> bool:
+        """Pay later."""
+        return True
+
+
+@functools.cache
+def fee(amount: int) -> float:
+    """The fee."""
+    return amount / 10
+
+
+fixed = tool(name="transfer")(functools.partial(transfer, account="alice"))
+assert_type(fixed, ToolDefinition[Mapping[str, object], str])
+assert_type(tool(Account().debit), ToolDefinition[Mapping[str, object], int])
+assert_type(tool(name="pay")(Account()), ToolDefinition[Mapping[str, object], bool])
+assert_type(tool(fee), ToolDefinition[Mapping[str, object], float])
 
 _ = Location().register(plain)
 _ = call(Location().catalog(), plain, call_id="c")({"pattern": "p"})

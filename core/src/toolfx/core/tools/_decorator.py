@@ -1,6 +1,8 @@
 """`@tool`: a tool definition from a plain `def` or `async def`.
 
-The name is the function's; the description and each parameter's description come from its
+Bound methods, partials (whose fixed arguments are no properties and never overridden) and
+callable instances are read through the `def` declaring them (see `_callables`). The name is the
+function's; the description and each parameter's description come from its
 docstring (Google, NumPy or reST); each parameter is a property of the arguments object (its
 annotation read by `schema_of`'s rules, optional when it has a default, which is filled in before
 the call); the output type is the return annotation, unwrapped from `async def`, `Result[T,
@@ -12,7 +14,6 @@ Everything that cannot work fails when the function is decorated, naming it and 
 from __future__ import annotations
 
 import collections.abc
-import functools
 import inspect
 import typing
 from collections.abc import Awaitable, Callable, Mapping
@@ -23,6 +24,7 @@ from returns.result import Failure, Result
 from typing_extensions import TypedDict
 
 from toolfx.core.schema import SchemaDerivationError, schema_of
+from toolfx.core.tools._callables import Callee, read_callable
 from toolfx.core.tools._context import ToolRunContext
 from toolfx.core.tools._definition import Output, ToolDefinition, ToolOptions
 from toolfx.core.tools._deps import DepsCheck, deps_check
@@ -185,14 +187,12 @@ _AWAITABLES: Final = (collections.abc.Awaitable, collections.abc.Coroutine)
 
 
 def _defined(fn: Callable[..., Any], settings: _Settings) -> ToolDefinition[ToolArguments, Any]:
-    if not callable(fn):
-        raise ToolDefinitionError(None, "tool", f"decorates a function, not {fn!r}")
-    label = _label(fn)
-    name = settings.name if settings.name is not None else _function_name(fn, label)
+    callee = read_callable(fn, settings.name)
+    label = callee.label
+    name = settings.name if settings.name is not None else _function_name(callee.call, label)
     check_name(name, name, "name")
-    hints = _hints(fn, name, label)
-    signature = inspect.signature(fn)
-    docs = read_docstring(inspect.getdoc(fn))
+    hints = _hints(callee.declaration, name, label)
+    docs = read_docstring(callee.docstring)
     description = settings.description if settings.description is not None else docs.description
     if not description.strip():
         raise ToolDefinitionError(
@@ -202,7 +202,7 @@ def _defined(fn: Callable[..., Any], settings: _Settings) -> ToolDefinition[Tool
     fields: dict[str, object] = {}
     defaults: dict[str, object] = {}
     positional: list[str] = []
-    for parameter in signature.parameters.values():
+    for parameter in callee.parameters:
         where = f"parameter {parameter.name!r} of {label}"
         if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
             star = "*" if parameter.kind is parameter.VAR_POSITIONAL else "**"
@@ -236,36 +236,31 @@ def _defined(fn: Callable[..., Any], settings: _Settings) -> ToolDefinition[Tool
         )
         if parameter.default is not _EMPTY:
             defaults[parameter.name] = parameter.default
-    described = set(docs.parameters) - set(signature.parameters)
+    described = set(docs.parameters) - callee.declared
     if described:
         raise ToolDefinitionError(
             name,
             f"the docstring of {label}",
             f"describes {sorted(described)}, which the signature does not have",
         )
-    if settings.blocking and inspect.iscoroutinefunction(fn):
+    if settings.blocking and callee.is_async:
         raise ToolDefinitionError(
             name, "blocking", f"{label} is an async def; blocking=True is for a plain def"
         )
     arguments = _TYPED_DICT(f"{name}_arguments", fields)
-    output = _output(name, label, hints, inspect.iscoroutinefunction(fn))
+    output = _output(name, label, hints, callee.is_async)
     return ToolDefinition(
         name=name,
         description=description,
         parameters=schema_of(arguments),
         output=output,
-        execute=_body(fn, context, defaults, tuple(positional)),
+        execute=_body(callee, context, _Call(frozenset(fields), defaults, tuple(positional))),
         timeout=settings.timeout,
         is_concurrency_safe=_concurrency(settings.parallel_safe),
         options=settings.options,
         blocking=settings.blocking,
         output_limits=settings.output_limits,
     )
-
-
-def _label(fn: Callable[..., Any]) -> str:
-    qualified = getattr(fn, "__qualname__", None)
-    return f"function {qualified}" if isinstance(qualified, str) else repr(fn)
 
 
 def _function_name(fn: Callable[..., Any], label: str) -> str:
@@ -275,26 +270,18 @@ def _function_name(fn: Callable[..., Any], label: str) -> str:
     return name
 
 
-def _hints(fn: Callable[..., Any], name: str, label: str) -> dict[str, Any]:
-    """The evaluated annotations of a function, a partial's function or a callable's __call__."""
+def _hints(declaration: Callable[..., Any], name: str, label: str) -> dict[str, Any]:
+    """The evaluated annotations of the function declaring the tool."""
     try:
-        return typing.get_type_hints(_annotated(fn), include_extras=True)
+        return typing.get_type_hints(declaration, include_extras=True)
     except Exception as error:  # an unresolvable name, a bad forward reference, ...
         raise ToolDefinitionError(
             name,
             f"the annotations of {label}",
-            f"cannot be resolved ({error}); define the types they name at module level",
+            f"cannot be resolved ({error}); annotations written as strings (as under `from "
+            "__future__ import annotations`) are read in the module's namespace, so define "
+            "the types they name at module level",
         ) from None
-
-
-def _annotated(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """What holds the annotations: a function, a partial's function, a callable's `__call__`."""
-    if isinstance(fn, functools.partial):
-        return _annotated(fn.func)
-    if inspect.isfunction(fn) or inspect.ismethod(fn):
-        return fn
-    call: Callable[..., Any] = type(fn).__call__
-    return call
 
 
 def _is_context(hint: object) -> bool:
@@ -359,25 +346,35 @@ def _output(name: str, label: str, hints: Mapping[str, object], is_async: bool) 
         raise ToolDefinitionError(name, where, error.reason) from None
 
 
+@final
+@dataclass(frozen=True, slots=True)
+class _Call:
+    """How a call's arguments reach the function: which it takes, their defaults, by position."""
+
+    properties: frozenset[str]
+    defaults: Mapping[str, object]
+    positional: tuple[str, ...]
+
+
 def _body(
-    fn: Callable[..., Any],
-    context: _Context | None,
-    defaults: Mapping[str, object],
-    positional: tuple[str, ...],
+    callee: Callee, context: _Context | None, shape: _Call
 ) -> Callable[[ToolArguments, ToolRunContext[Any]], object]:
     """The definition's body: the function called with its arguments, defaults and context."""
+    fn = callee.call
 
     def arranged(
         args: ToolArguments, ctx: ToolRunContext[Any]
     ) -> tuple[list[object], dict[str, object]] | Failure[ToolFailure]:
-        values = {**defaults, **args}
+        # Only properties pass: what a partial fixes is never overridden, even unchecked.
+        given = {key: value for key, value in args.items() if key in shape.properties}
+        values = {**shape.defaults, **given}
         if context is not None:
             if context.check is not None and not context.check(ctx.deps):
                 return Failure(_missing_dependency(ctx, context.declared))
             values[context.parameter] = ctx
-        return [values.pop(p) for p in positional], values
+        return [values.pop(p) for p in shape.positional], values
 
-    if inspect.iscoroutinefunction(fn):
+    if callee.is_async:
 
         async def run_async(args: ToolArguments, ctx: ToolRunContext[Any]) -> object:
             call = arranged(args, ctx)
