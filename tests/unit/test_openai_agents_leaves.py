@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import anyio
 import pytest
 from agents import (
     FunctionTool,
@@ -13,6 +14,8 @@ from agents import (
     ToolOutputText,
     function_tool,
 )
+from agents.tool import default_tool_error_function
+from agents.tool_context import ToolContext
 
 from toolfx.core import (
     CancelSignal,
@@ -117,11 +120,65 @@ def test_a_guard_denies_before_the_sdk_tool_runs(location: Location) -> None:
     assert ran == []
 
 
-def test_what_the_sdk_tool_raises_is_a_tool_error(location: Location) -> None:
-    result = _call(location, "explode", {"reason": "on purpose"})
+@function_tool
+def crash(x: int) -> str:
+    """Fail on purpose, with the SDK's default failure_error_function."""
+    raise RuntimeError(f"kaboom {x}")
+
+
+def _told(context: RunContextWrapper[Any], error: Exception) -> str:
+    return f"told: {error}"
+
+
+async def _by_hand(context: ToolContext[Any], arguments: str) -> str:
+    raise KeyError(arguments)
+
+
+by_hand = FunctionTool(
+    name="by_hand",
+    description="A function tool built by hand",
+    params_json_schema={"type": "object", "properties": {}, "additionalProperties": False},
+    on_invoke_tool=_by_hand,
+)
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "message"),
+    [
+        (crash, {"x": 1}, "RuntimeError: kaboom 1"),
+        (
+            function_tool(crash.__wrapped__, name_override="told", failure_error_function=_told),
+            {"x": 2},
+            "RuntimeError: kaboom 2",
+        ),
+        (explode, {"reason": "on purpose"}, "ValueError: boom: on purpose"),
+        (by_hand, {}, "KeyError: '{}'"),
+    ],
+    ids=["default", "custom", "none", "by-hand"],
+)
+def test_what_the_sdk_tool_raises_is_a_tool_error_naming_it(
+    tool: FunctionTool, arguments: dict[str, Any], message: str
+) -> None:
+    location = Location()
+    register(location, [tool])
+    result = _call(location, tool.name, arguments)
     assert isinstance(result, ToolExecutionFailure)
     assert result.error.code is ErrorCode.TOOL_ERROR
-    assert result.error.message == "The Agents SDK tool `explode` failed: boom: on purpose"
+    assert result.error.message == f"The Agents SDK tool `{tool.name}` failed: {message}"
+
+
+def test_the_user_s_tool_keeps_its_own_failure_policy() -> None:
+    register(Location(), [crash])
+    context = ToolContext(None, tool_name="crash", tool_call_id="c", tool_arguments='{"x": 1}')
+    told = anyio.run(crash.on_invoke_tool, context, '{"x": 1}')
+    assert told == default_tool_error_function(context, RuntimeError())
+
+
+def test_an_approval_the_runtime_cancels_ends_the_call_aborted(location: Location) -> None:
+    result = _call(location, "launch", {}, reply="cancelled")
+    assert isinstance(result, ToolExecutionFailure)
+    assert result.error.code is ErrorCode.ABORTED
+    assert ran == []
 
 
 def test_the_run_context_given_at_registration_reaches_the_tool(location: Location) -> None:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING, Any, TypedDict
 
 import anyio
+import pytest
 from agents import Agent, FunctionTool, RunConfig, Runner, ToolOutputImage, set_tracing_disabled
 from agents.testing import ScriptedModel, assistant_message, function_call
 from agents.tool_context import ToolContext
@@ -330,3 +332,71 @@ def test_a_streamed_run_interrupts_and_resumes_the_same_way(tmp_path: Path) -> N
     state.approve(first.interruptions[0])
     assert anyio.run(streamed, state).final_output == "streamed"
     assert (tmp_path / "s.txt").read_text() == "S"
+
+
+def test_blank_argument_text_is_an_empty_object() -> None:
+    class Maybe(TypedDict, total=False):
+        text: str
+
+    location = Location()
+    location.register(
+        define_tool(
+            name="maybe",
+            description="Maybe",
+            parameters=Maybe,
+            output=Output(str),
+            execute=lambda args, ctx: f"got {dict(args)}",
+        )
+    )
+    (maybe,) = function_tools(location)
+    assert anyio.run(_invoke, maybe, "m1", "") == "got {}"
+    assert anyio.run(_invoke, maybe, "m2", " \n") == "got {}"
+
+
+def _failing_location() -> Location:
+    async def fail(args: Note, ctx: ToolRunContext) -> str:
+        if args["text"] != "now":  # asks first: approved, the call runs from `on_invoke_tool`
+            request = ApprovalRequest(
+                ctx.call_id, ctx.name, ctx.agent, ctx.name, ("*",), "asks", ctx.arguments
+            )
+            if await ctx.runtime.approve(request, ctx.signal) != "allowed-once":
+                return "not run"
+        if args["text"] == "cancel":
+            raise asyncio.CancelledError("the tool's own")
+        raise RuntimeError(f"kaboom {args['text']}")
+
+    location = Location()
+    location.register(
+        define_tool(
+            name="fail", description="Fail", parameters=Note, output=Output(str), execute=fail
+        )
+    )
+    return location
+
+
+@pytest.mark.parametrize("text", ["now", "ask"])
+def test_a_toolfx_failure_reaches_the_model_as_its_text(text: str) -> None:
+    model = ScriptedModel(
+        [[function_call("fail", {"text": text}, call_id="f")], [assistant_message("sorry")]]
+    )
+    agent = _agent(model, function_tools(_failing_location()))
+    result = _run(agent, "fail")
+    if text == "ask":
+        state = result.to_state()
+        state.approve(_interruptions(result)["f"])
+        result = _run(agent, state)
+    assert result.final_output == "sorry"
+    told = "UNEXPECTED_ERROR: the body of `fail` failed unexpectedly: RuntimeError: kaboom"
+    assert _outputs(model) == {"f": f"{told} {text}"}
+
+
+def test_what_escapes_toolfx_reaches_the_run_not_the_sdk_s_generic_text() -> None:
+    model = ScriptedModel(
+        [[function_call("fail", {"text": "cancel"}, call_id="c")], [assistant_message("sorry")]]
+    )
+    agent = _agent(model, function_tools(_failing_location()))
+    first = _run(agent, "fail")
+    state = first.to_state()
+    state.approve(_interruptions(first)["c"])
+    with pytest.raises(asyncio.CancelledError):  # not "An error occurred ..." told the model
+        _run(agent, state)

@@ -14,19 +14,17 @@ only while the human has not answered.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, final
 
-from returns.result import Failure, Success
+from returns.result import Failure
 
 from toolfx.core.json import parse_json, snapshot_json
 from toolfx.core.pipeline import ToolCall, execute
 from toolfx.core.providers import undo_strict_nulls
-from toolfx.core.records import ToolCallRecord, ToolResultRecord
 from toolfx.core.registry import Catalog, Location
 from toolfx.core.runtime import ApprovalReply, ApprovalRequest, CancelSignal, Runtime
-from toolfx.core.tools import ErrorCode, failed
 from toolfx.interpreters._framework_asks import MAX_OPEN_CALLS, AskLedger, FrameworkRuntime
 from toolfx.interpreters.anyio import AnyioRuntime, run_anyio_async
 from toolfx.interpreters.openai_agents._output import AgentsOutput, agents_output
@@ -120,41 +118,40 @@ class AgentsCalls:
                 return "allowed-once" if reply is None and approved else reply
 
             runtime = FrameworkRuntime(self._runtime(), decide)
-            parsed = parse_json(arguments)
-            if isinstance(parsed, Failure):
-                result = self._refuse(runtime, name, call_id, arguments, str(parsed.failure()))
-            else:
-                result = await self._run(runtime, name, call_id, parsed.unwrap())
+            result = await self._run(runtime, name, call_id, arguments)
             self._ledger.forget(call_id)
             return agents_output(result)
 
         return invoke
 
     async def _run(
-        self, runtime: Runtime, name: str, call_id: str, arguments: object
+        self, runtime: Runtime, name: str, call_id: str, given: str | Mapping[str, object]
     ) -> ToolExecutionResult:
         catalog = self.catalog()
-        definition = catalog.get(name)
-        snapshot = snapshot_json(arguments)  # not JSON: the call itself says so (INVALID_ARGS)
-        if name in self.strict and definition is not None and isinstance(snapshot, Success):
-            arguments = undo_strict_nulls(definition.parameters.json_schema, snapshot.unwrap())
-        call = ToolCall(call_id, name, arguments, CancelSignal())
+        call = self._call(catalog, name, call_id, given)
         return await run_anyio_async(execute(catalog, call, self._sink), runtime)
 
-    def _refuse(
-        self, runtime: Runtime, name: str, call_id: str, text: str, problem: str
-    ) -> ToolExecutionResult:
-        """A call whose argument text is not JSON: recorded with its INVALID_ARGS failure, unrun."""
-        result = failed(
-            ErrorCode.INVALID_ARGS, f"The arguments for `{name}` are not JSON: {problem}"
-        )
-        if self._sink is not None:
-            try:
-                self._sink(ToolCallRecord(call_id, call_id, name, text))
-                self._sink(ToolResultRecord.of(call_id, result))
-            except Exception as error:  # as the pipeline does: a broken sink loses no result
-                runtime.report(error, f"the record sink (the call `{call_id}` to `{name}`)")
-        return result
+    def _call(
+        self, catalog: Catalog, name: str, call_id: str, given: str | Mapping[str, object]
+    ) -> ToolCall:
+        """The call, from the arguments as the SDK gives them: its text (`on_invoke_tool`; blank
+        is an empty object, text that is not JSON fails INVALID_ARGS) or its parsed object
+        (`needs_approval`). A strict tool's strict-mode nulls are undone in either form."""
+        signal = CancelSignal()
+        if isinstance(given, str):
+            parsed = parse_json(given if given.strip() else "{}")
+            if isinstance(parsed, Failure):
+                return ToolCall.unparsed(call_id, name, given, parsed.failure(), signal)
+        else:
+            parsed = snapshot_json(given)
+            if isinstance(parsed, Failure):  # not JSON: the call itself says so (INVALID_ARGS)
+                return ToolCall(call_id, name, given, signal)
+        arguments = parsed.unwrap()
+        registration = catalog.direct(name) if name in self.strict else None
+        if registration is not None:
+            schema = registration.definition.parameters.json_schema
+            arguments = undo_strict_nulls(schema, arguments)
+        return ToolCall(call_id, name, arguments, signal)
 
     def _keep(self, call_id: str, finished: _Finished) -> None:
         while len(self._finished) >= MAX_OPEN_CALLS:

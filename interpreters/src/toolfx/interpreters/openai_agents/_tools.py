@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from agents import FunctionTool
+from agents.tool import set_function_tool_failure_error_function
 
 from toolfx.core.providers import openai_chat
 from toolfx.core.records import RecordSink
@@ -47,12 +48,16 @@ def function_tools(
 def _function_tool(
     calls: AgentsCalls, schema: ToolSchema, exported: openai_chat.ChatTool
 ) -> FunctionTool:
-    """One tool: its strict parameters where `openai_chat.tools` made them strict, else its own."""
+    """One tool: its strict parameters where `openai_chat.tools` made them strict, else its own.
+
+    It has no `failure_error_function`: a toolfx failure is already the text the model reads, and
+    what escapes toolfx (an interrupt) must reach the run, not become the SDK's generic text.
+    """
     function = exported["function"]
     parameters, strict = dict(function["parameters"]), function["strict"] is True
     if strict:
         calls.strict.add(schema.name)
-    return FunctionTool(
+    tool = FunctionTool(
         name=schema.name,
         description=schema.description,
         params_json_schema=parameters,
@@ -60,3 +65,4 @@ def _function_tool(
         strict_json_schema=strict,
         needs_approval=calls.needs_approval_of(schema.name),
     )
+    return set_function_tool_failure_error_function(tool, None)

@@ -5,17 +5,21 @@ where it fits, else `full`; a schema toolfx cannot enforce is refused, naming th
 body builds the SDK's `ToolContext` for the call (the call id, the arguments as JSON text, and
 the `context` given at registration) and awaits `on_invoke_tool`. A tool whose `needs_approval`
 says so asks the runtime's approvals first (permission: the tool's name). What the tool raises
-is a TOOL_ERROR failure with its message.
+is a TOOL_ERROR failure naming the error: the body invokes a copy of the tool with no
+`failure_error_function` (the SDK's default, or the user's, would turn the error into text the
+call returns as a success); the user's tool is left as it is.
 """
 
 from __future__ import annotations
 
+import copy
 import inspect
 import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from agents import FunctionTool
+from agents.tool import set_function_tool_failure_error_function
 from agents.tool_context import ToolContext
 from returns.result import Failure, Result, Success
 
@@ -92,23 +96,43 @@ def _parameters(tool: FunctionTool) -> ValueSchema[FrozenJson]:
 def _body(
     tool: FunctionTool, context: object
 ) -> Callable[[FrozenJson, ToolRunContext], Awaitable[_Outcome]]:
+    raising = _raising(tool)
+
     async def body(arguments: FrozenJson, ctx: ToolRunContext) -> _Outcome:
         text = json.dumps(thaw_json(arguments), ensure_ascii=False)
         tool_context = ToolContext(
             context, tool_name=tool.name, tool_call_id=ctx.call_id, tool_arguments=text
         )
         try:
-            if await _needs_approval(tool, tool_context, arguments, ctx.call_id):
-                refusal = await _ask(ctx)
-                if refusal is not None:
-                    return Failure(refusal)
-            output = await tool.on_invoke_tool(tool_context, text)
+            asks = await _needs_approval(tool, tool_context, arguments, ctx.call_id)
+        except Exception as error:  # the tool's own policy failed: as the tool failing
+            return Failure(_failure(tool, error))
+        if asks:
+            refusal = await _ask(ctx)  # its cancellation and declines are the pipeline's
+            if refusal is not None:
+                return Failure(refusal)
+        try:
+            output = await raising.on_invoke_tool(tool_context, text)
         except Exception as error:  # the tool's own failure: the model reads it and goes on
-            message = f"The Agents SDK tool `{tool.name}` failed: {error}"
-            return Failure(ToolFailure.of(ErrorCode.TOOL_ERROR, message))
+            return Failure(_failure(tool, error))
         return Success(content_of(output))
 
     return body
+
+
+def _raising(tool: FunctionTool) -> FunctionTool:
+    """A copy of `tool` whose invoker raises what the tool raises (no failure_error_function).
+
+    The SDK's copy rebinds a `function_tool` invoker to the copy, so it reads the copy's policy.
+    """
+    raising = copy.copy(tool)
+    set_function_tool_failure_error_function(raising, None)
+    return raising
+
+
+def _failure(tool: FunctionTool, error: Exception) -> ToolFailure:
+    message = f"The Agents SDK tool `{tool.name}` failed: {type(error).__name__}: {error}"
+    return ToolFailure.of(ErrorCode.TOOL_ERROR, message)
 
 
 async def _needs_approval(
