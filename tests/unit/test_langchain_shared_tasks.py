@@ -25,7 +25,7 @@ from langgraph.types import Command
 
 from tests.unit.test_langchain_tools import ScriptedModel
 from toolfx.core import Location, tool
-from toolfx.interpreters.langchain import tools
+from toolfx.interpreters.langchain import _asks, _tools, tools
 from toolfx.interpreters.langchain._shared_tasks import TaskCalls
 from toolfx.leaves import Workspace, workspace_tools
 
@@ -34,11 +34,11 @@ if TYPE_CHECKING:
     from langchain_core.tools import BaseTool
     from langgraph.graph.state import CompiledStateGraph
 
-_WRITES = [
+_WRITES: list[dict[str, Any]] = [
     {"id": "w1", "name": "write", "args": {"path": "a.txt", "content": "A"}},
     {"id": "w2", "name": "write", "args": {"path": "b.txt", "content": "B"}},
 ]
-_CHARGE = {"id": "c1", "name": "charge", "args": {"cents": 500}}
+_CHARGE: dict[str, Any] = {"id": "c1", "name": "charge", "args": {"cents": 500}}
 
 
 def _location(root: Path, charges: list[int]) -> Location:
@@ -173,7 +173,7 @@ def test_a_call_let_interrupt_a_task_is_the_only_call_let_run_in_it(
     interrupted: set[str] = set()
     for interrupts, call in steps:
         if interrupts:
-            if register.interrupt(task, call) is None:
+            if register.ask(task, call) is None:
                 interrupted.add(call)
         elif register.start(task, call) is None:
             admitted.add(call)
@@ -185,6 +185,44 @@ def test_a_call_let_interrupt_a_task_is_the_only_call_let_run_in_it(
 def anyio_backend() -> str:
     """LangGraph's async runs are asyncio's."""
     return "asyncio"
+
+
+def _resumed_in_a_new_process(
+    monkeypatch: pytest.MonkeyPatch, first: Sequence[int], resumed: Sequence[int]
+) -> Iterator[Sequence[int]]:
+    """The orders of the runs, the register emptied before the resumed runs (a new process)."""
+    yield first
+    fresh = TaskCalls()
+    for module in (_asks, _tools):
+        monkeypatch.setattr(module, "TASKS", fresh)
+    while True:
+        yield resumed
+
+
+@pytest.mark.parametrize(("first", "resumed"), list(itertools.product(_THREE, _THREE)))
+def test_resumed_in_another_process_no_call_runs_twice(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    first: tuple[int, ...],
+    resumed: tuple[int, ...],
+) -> None:
+    charges: list[int] = []
+    agent_tools = tools(_location(tmp_path, charges))
+    orders = _resumed_in_a_new_process(monkeypatch, first, resumed)
+    graph = _graph(agent_tools, [_CHARGE, *_WRITES], _one_task(agent_tools, orders))
+    _run_to_the_end(graph, f"elsewhere-{first}-{resumed}")
+    assert charges in ([], [500])
+
+
+@pytest.mark.parametrize("order", _TWO)
+def test_resumed_in_another_process_the_call_shown_takes_its_answer_when_it_starts_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, order: tuple[int, ...]
+) -> None:
+    agent_tools = tools(_location(tmp_path, []))
+    orders = _resumed_in_a_new_process(monkeypatch, order, order)
+    graph = _graph(agent_tools, _WRITES, _one_task(agent_tools, orders))
+    shown, _ = _run_to_the_end(graph, f"elsewhere-{order}")
+    assert _written(tmp_path) == set(shown) == {_WRITES[order[0]]["args"]["path"]}
 
 
 @pytest.mark.anyio

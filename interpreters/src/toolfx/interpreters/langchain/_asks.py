@@ -84,7 +84,8 @@ def decide_in_graph(task: TaskKey | None, request: ApprovalRequest) -> ApprovalR
     outside a LangGraph run with a checkpointer.
 
     `task` is the call's LangGraph task when the call is known by its tool call id: there the
-    interrupt is refused (`SharedTask` raised instead) when another call shares the task.
+    interrupt, or the answer, is refused (`SharedTask` raised instead) when another call
+    shares the task.
     """
     if graph_task() is None:
         return None
@@ -100,8 +101,14 @@ def decide_in_graph(task: TaskKey | None, request: ApprovalRequest) -> ApprovalR
     try:
         answer = interrupt(asked, response_schema=_Answer).root
     except GraphInterrupt:
-        refused = None if task is None else TASKS.interrupt(task, request.call_id)
-        if refused is not None:
-            raise refused from None
+        _refuse_if_shared(task, request.call_id)
         raise
+    _refuse_if_shared(task, request.call_id)
     return answer if isinstance(answer, str) else RejectedWithFeedback(answer["feedback"])
+
+
+def _refuse_if_shared(task: TaskKey | None, call_id: str) -> None:
+    """Note the call's ask in its task; raise `SharedTask` when another call shares the task."""
+    refused = None if task is None else TASKS.ask(task, call_id)
+    if refused is not None:
+        raise refused from None

@@ -3,20 +3,20 @@
 LangGraph resumes an interrupted task by running the whole task again and handing its
 `interrupt()`s the answers by order (langgraph#6533). When one task runs several tool calls (a
 `ToolNode` given a whole turn), they run side by side, so on resume an answer can reach a call it
-was not shown for, and a call that finished before the interrupt runs a second time. So a toolfx
-call never interrupts a task that another toolfx call shares, and never runs in a task where
-another call has interrupted:
+was not shown for, and a call that finished before the interrupt runs a second time. So, per
+task, the calls admitted to run and the one that asks are noted, and:
 
-- a call about to interrupt (an ask with no answer yet) while another call of its task has
-  started does not interrupt: it ends before its effect, refused;
-- a call that starts after another call of its task has interrupted does not run, refused, in
-  that run and in the resumed runs, so the resume's answers reach the call they were shown for.
+- a call whose ask would interrupt the task, or takes an answer, while another call of its task
+  was admitted, is refused and ends before its effect;
+- a call that starts after another call of its task asked is refused and does not run, in that
+  run and in the resumed runs, so the resume's answers reach the call they were shown for.
 
-Either way the task is never interrupted with a sibling that ran, so nothing runs twice, and the
+Either way a task is never interrupted with a sibling that ran, so nothing runs twice, and the
 refused call tells the model (and the developer) to give each call a task of its own (one `Send`
-per call). The calls of a task are known by the LangGraph thread and the task's checkpoint
-namespace (which holds the task id); the register lives in this process and keeps the most recent
-MAX_OPEN_CALLS tasks.
+per call). A task is known by its LangGraph thread and checkpoint namespace (which holds the task
+id). The register lives in this process and keeps the most recent MAX_OPEN_CALLS tasks: a task
+resumed in another process starts with nothing noted, and if there the wrong call of a shared task
+starts and asks before the call that was shown the ask has started, it takes that call's answer.
 """
 
 from __future__ import annotations
@@ -61,15 +61,15 @@ class SharedTask(Exception):
 @final
 @dataclass(slots=True)
 class _Task:
-    """The toolfx calls seen in one task, and those that interrupted it."""
+    """The toolfx calls admitted to run in one task, and the one that asked."""
 
-    calls: set[str] = field(default_factory=set)
-    interrupted: set[str] = field(default_factory=set)
+    admitted: set[str] = field(default_factory=set)
+    asked: set[str] = field(default_factory=set)
 
 
 @final
 class TaskCalls:
-    """Per LangGraph task, the toolfx calls that started in it and those that interrupted it."""
+    """Per LangGraph task, the toolfx calls admitted to run in it and the one that asked."""
 
     __slots__ = ("_lock", "_tasks")
 
@@ -78,20 +78,22 @@ class TaskCalls:
         self._tasks: dict[TaskKey, _Task] = {}
 
     def start(self, task: TaskKey, call_id: str) -> SharedTask | None:
-        """Note that `call_id` starts in `task`; a refusal when another call interrupted it."""
+        """Admit `call_id` to run in `task`; a refusal (not admitted) when another call asked."""
         with self._lock:
             seen = self._task(task)
-            seen.calls.add(call_id)
-            others = seen.interrupted - {call_id}
+            others = seen.asked - {call_id}
+            if not others:
+                seen.admitted.add(call_id)
         return SharedTask(call_id, frozenset(others)) if others else None
 
-    def interrupt(self, task: TaskKey, call_id: str) -> SharedTask | None:
-        """Note that `call_id` interrupts `task`; a refusal (and no note) when it is shared."""
+    def ask(self, task: TaskKey, call_id: str) -> SharedTask | None:
+        """Note that `call_id` asks in `task` (interrupts it or takes its answer); a refusal
+        (and no note) when another call was admitted to the task."""
         with self._lock:
             seen = self._task(task)
-            others = seen.calls - {call_id}
+            others = seen.admitted - {call_id}
             if not others:
-                seen.interrupted.add(call_id)
+                seen.asked.add(call_id)
         return SharedTask(call_id, frozenset(others)) if others else None
 
     def _task(self, task: TaskKey) -> _Task:
