@@ -22,7 +22,7 @@ from typing import Final, TypeVar, final
 from toolfx.core.runtime import ApprovalReply, ApprovalRequest, CancelSignal, Runtime
 from toolfx.testing import DelegatingRuntime
 
-__all__ = ["AskLedger", "Decide", "FrameworkRuntime", "PendingAsk"]
+__all__ = ["MAX_OPEN_CALLS", "AskLedger", "Decide", "FrameworkRuntime", "PendingAsk", "bounded"]
 
 Decide = Callable[[ApprovalRequest], ApprovalReply | Awaitable[ApprovalReply | None] | None]
 """An adapter's answer to one ask: a reply, None (the runtime's approvals), or it raises the
@@ -104,7 +104,7 @@ class AskLedger:
     def pend(self, call_id: str, request: ApprovalRequest) -> PendingAsk:
         """Remember `request` as the ask the framework's human is about to be shown."""
         pending = PendingAsk(call_id, request)
-        _bounded(self._pending)[call_id] = pending
+        bounded(self._pending)[call_id] = pending
         return pending
 
     def settle(self, call_id: str, reply: ApprovalReply) -> None:
@@ -112,7 +112,7 @@ class AskLedger:
         pending = self._pending.pop(call_id, None)
         if pending is None:
             return
-        _bounded(self._answers).setdefault(call_id, {})[_key(pending.request)] = reply
+        bounded(self._answers).setdefault(call_id, {})[_key(pending.request)] = reply
 
     def forget(self, call_id: str) -> None:
         """Drop what the ledger holds for a call that has finished."""
@@ -120,10 +120,11 @@ class AskLedger:
         self._pending.pop(call_id, None)
 
 
+K = TypeVar("K")
 V = TypeVar("V")
 
 
-def _bounded(calls: dict[str, V]) -> dict[str, V]:
+def bounded(calls: dict[K, V]) -> dict[K, V]:
     """`calls` with its oldest entries dropped until one more fits under MAX_OPEN_CALLS."""
     while len(calls) >= MAX_OPEN_CALLS:
         del calls[next(iter(calls))]

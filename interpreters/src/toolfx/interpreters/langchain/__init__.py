@@ -8,8 +8,9 @@ durable records. A failure reaches the model as a `ToolMessage` with `status="er
 LangGraph run with a checkpointer an ask interrupts the graph (`AskInterrupt` is the interrupt's
 value) and the host resumes it with `Command(resume=answer)` (an `ApprovalAnswer`); elsewhere the
 runtime's approvals answer. Give each tool call a task of its own (route one `Send` per call to
-the `ToolNode`, as `create_react_agent` does): LangGraph matches the resume values of one task to
-its interrupts by order (langgraph#6533), so asking calls that share a task could swap answers.
+the `ToolNode`): LangGraph resumes a task by running it again and matches its answers to its
+interrupts by order (langgraph#6533), so a call that would interrupt a task another toolfx call
+shares, or run in a task another call interrupted, is refused before its effect (DENIED).
 Needs the `langchain` extra of toolfx-interpreters.
 """
 

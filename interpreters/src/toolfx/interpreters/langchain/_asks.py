@@ -8,7 +8,8 @@ model reads). The tool
 then runs again from the start, and LangGraph hands each `interrupt` of that run, in order, the
 answer it was given, so the asks already answered are not shown twice and only a new one stops
 the graph again. A resume value of another shape is refused by LangGraph (`response_schema`)
-before the call runs, and the interrupt can be answered again.
+before the call runs, and the interrupt can be answered again. A call that shares its task with
+another toolfx call never interrupts it (see `_shared_tasks.py`).
 
 Outside a LangGraph run with a checkpointer (a plain `invoke`, a graph compiled without one)
 there is nothing to resume, so the runtime's own approvals answer.
@@ -23,6 +24,7 @@ from typing_extensions import TypedDict
 try:  # the face imports this module first: without the extra, say which one to install
     from langchain_core.runnables.config import var_child_runnable_config
     from langgraph.constants import CONFIG_KEY_CHECKPOINTER
+    from langgraph.errors import GraphInterrupt
     from langgraph.types import interrupt
     from pydantic import RootModel
 except ImportError as _missing:
@@ -33,11 +35,13 @@ except ImportError as _missing:
     ) from _missing
 
 from toolfx.core import JsonValue, RejectedWithFeedback, thaw_json
+from toolfx.interpreters.langchain._shared_tasks import TASKS
 
 if TYPE_CHECKING:
     from toolfx.core import ApprovalReply, ApprovalRequest
+    from toolfx.interpreters.langchain._shared_tasks import TaskKey
 
-__all__ = ["ApprovalAnswer", "AskInterrupt", "Feedback", "decide_in_graph"]
+__all__ = ["ApprovalAnswer", "AskInterrupt", "Feedback", "decide_in_graph", "graph_task"]
 
 
 class Feedback(TypedDict):
@@ -67,11 +71,23 @@ class _Answer(RootModel[ApprovalAnswer]):
     """The resume value LangGraph validates before `interrupt` returns it."""
 
 
-def decide_in_graph(request: ApprovalRequest) -> ApprovalReply | None:
+def graph_task() -> TaskKey | None:
+    """The LangGraph task running now, when it runs under a checkpointer; None otherwise."""
+    configurable = (var_child_runnable_config.get() or {}).get("configurable", {})
+    if configurable.get(CONFIG_KEY_CHECKPOINTER) is None:
+        return None
+    return str(configurable.get("thread_id")), str(configurable.get("checkpoint_ns", ""))
+
+
+def decide_in_graph(task: TaskKey | None, request: ApprovalRequest) -> ApprovalReply | None:
     """The graph's human's answer to `request` (interrupting the graph to get it), or None
-    outside a LangGraph run with a checkpointer."""
-    config = var_child_runnable_config.get() or {}
-    if config.get("configurable", {}).get(CONFIG_KEY_CHECKPOINTER) is None:
+    outside a LangGraph run with a checkpointer.
+
+    `task` is the call's LangGraph task when the call is known by its tool call id: there the
+    interrupt, or the answer, is refused (`SharedTask` raised instead) when another call
+    shares the task.
+    """
+    if graph_task() is None:
         return None
     asked = AskInterrupt(
         call_id=request.call_id,
@@ -82,5 +98,17 @@ def decide_in_graph(request: ApprovalRequest) -> ApprovalReply | None:
         reason=request.reason,
         always=list(request.always),
     )
-    answer = interrupt(asked, response_schema=_Answer).root
+    try:
+        answer = interrupt(asked, response_schema=_Answer).root
+    except GraphInterrupt:
+        _refuse_if_shared(task, request.call_id)
+        raise
+    _refuse_if_shared(task, request.call_id)
     return answer if isinstance(answer, str) else RejectedWithFeedback(answer["feedback"])
+
+
+def _refuse_if_shared(task: TaskKey | None, call_id: str) -> None:
+    """Note the call's ask in its task; raise `SharedTask` when another call shares the task."""
+    refused = None if task is None else TASKS.ask(task, call_id)
+    if refused is not None:
+        raise refused from None

@@ -19,6 +19,7 @@ import asyncio
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, final
 
 import anyio
@@ -33,6 +34,7 @@ from toolfx.core import (
     RecordSink,
     Runtime,
     ToolCall,
+    ToolExecutionResult,
     ToolSchema,
     execute,
     thaw_json,
@@ -40,12 +42,13 @@ from toolfx.core import (
 from toolfx.interpreters._framework_asks import FrameworkRuntime
 from toolfx.interpreters.anyio import AnyioRuntime, run_anyio_async
 from toolfx.interpreters.langchain._approval_records import RecordedApprovals
-from toolfx.interpreters.langchain._asks import decide_in_graph
+from toolfx.interpreters.langchain._asks import decide_in_graph, graph_task
 from toolfx.interpreters.langchain._content import (
     MessageContent,
     message_content,
     tool_message,
 )
+from toolfx.interpreters.langchain._shared_tasks import TASKS, SharedTask, TaskKey
 
 __all__ = ["tools"]
 
@@ -90,16 +93,35 @@ class _Pipeline:
     async def run(
         self, name: str, raw: object, call_id: str | None
     ) -> ToolMessage | MessageContent:
-        """Call tool `name` with the model's `raw` arguments through the whole pipeline."""
-        call = ToolCall(call_id or _fresh_id(), name, raw, CancelSignal())
-        inner = AnyioRuntime() if self.runtime is None else self.runtime()
-        asks = FrameworkRuntime(inner, decide_in_graph)
-        runtime = asks if self.sink is None else RecordedApprovals(asks, self.sink)
-        result = await run_anyio_async(execute(self.catalog(), call, self.sink), runtime)
-        asks.raise_interruption()
+        """Call tool `name` with the model's `raw` arguments through the whole pipeline.
+
+        A call known by its tool call id, in a LangGraph task under a checkpointer, is refused
+        (a DENIED failure, before its effect) where it would share an interrupted task with
+        another call (see `_shared_tasks.py`).
+        """
+        task = None if call_id is None else graph_task()
+        refused = None if task is None or call_id is None else TASKS.start(task, call_id)
+        result = (
+            refused.failure()
+            if refused is not None
+            else await self._execute(task, name, raw, call_id)
+        )
         if call_id is None:
             return message_content(result.content)
         return tool_message(result, call_id, name)
+
+    async def _execute(
+        self, task: TaskKey | None, name: str, raw: object, call_id: str | None
+    ) -> ToolExecutionResult:
+        call = ToolCall(call_id or _fresh_id(), name, raw, CancelSignal())
+        inner = AnyioRuntime() if self.runtime is None else self.runtime()
+        asks = FrameworkRuntime(inner, partial(decide_in_graph, task))
+        runtime = asks if self.sink is None else RecordedApprovals(asks, self.sink)
+        result = await run_anyio_async(execute(self.catalog(), call, self.sink), runtime)
+        if isinstance(asks.interruption, SharedTask):
+            return asks.interruption.failure()
+        asks.raise_interruption()
+        return result
 
 
 @final
