@@ -167,6 +167,35 @@ def test_what_the_sdk_tool_raises_is_a_tool_error_naming_it(
     assert result.error.message == f"The Agents SDK tool `{tool.name}` failed: {message}"
 
 
+class _Counting(FunctionTool):
+    """A subclass whose invoker is its own method, reading and writing the tool's state."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            name="counting",
+            description="Count, then fail",
+            params_json_schema={"type": "object", "properties": {}, "additionalProperties": False},
+            on_invoke_tool=self._count,
+        )
+        self.calls = 0
+
+    async def _count(self, context: ToolContext[Any], arguments: str) -> str:
+        self.calls += 1
+        raise OSError(f"failed on call {self.calls}")
+
+
+def test_a_subclass_s_own_invoker_runs_on_the_user_s_tool() -> None:
+    counting = _Counting()
+    location = Location()
+    register(location, [counting])
+    for n in (1, 2):
+        result = _call(location, "counting", {})
+        assert isinstance(result, ToolExecutionFailure)
+        assert result.error.code is ErrorCode.TOOL_ERROR
+        assert result.error.message.endswith(f"failed: OSError: failed on call {n}")
+    assert counting.calls == 2
+
+
 def test_the_user_s_tool_keeps_its_own_failure_policy() -> None:
     register(Location(), [crash])
     context = ToolContext(None, tool_name="crash", tool_call_id="c", tool_arguments='{"x": 1}')

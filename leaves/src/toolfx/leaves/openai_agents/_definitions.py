@@ -5,7 +5,7 @@ where it fits, else `full`; a schema toolfx cannot enforce is refused, naming th
 body builds the SDK's `ToolContext` for the call (the call id, the arguments as JSON text, and
 the `context` given at registration) and awaits `on_invoke_tool`. A tool whose `needs_approval`
 says so asks the runtime's approvals first (permission: the tool's name). What the tool raises
-is a TOOL_ERROR failure naming the error: the body invokes a copy of the tool with no
+is a TOOL_ERROR failure naming the error: a `function_tool` is invoked through a copy with no
 `failure_error_function` (the SDK's default, or the user's, would turn the error into text the
 call returns as a success); the user's tool is left as it is.
 """
@@ -45,6 +45,8 @@ if TYPE_CHECKING:
 __all__ = ["definitions", "register"]
 
 _OUTPUT: Final[Output[FrozenJson, JsonValue]] = Output(JsonValue)
+_REBINDS: Final = "__agents_bind_function_tool__"
+"""The hook by which the SDK's failure-handling invoker follows a copy of its tool."""
 
 _Outcome = Result[WithContent[FrozenJson], ToolFailure]
 
@@ -96,7 +98,7 @@ def _parameters(tool: FunctionTool) -> ValueSchema[FrozenJson]:
 def _body(
     tool: FunctionTool, context: object
 ) -> Callable[[FrozenJson, ToolRunContext], Awaitable[_Outcome]]:
-    raising = _raising(tool)
+    invoke = _invoker(tool)
 
     async def body(arguments: FrozenJson, ctx: ToolRunContext) -> _Outcome:
         text = json.dumps(thaw_json(arguments), ensure_ascii=False)
@@ -112,7 +114,7 @@ def _body(
             if refusal is not None:
                 return Failure(refusal)
         try:
-            output = await raising.on_invoke_tool(tool_context, text)
+            output = await invoke(tool_context, text)
         except Exception as error:  # the tool's own failure: the model reads it and goes on
             return Failure(_failure(tool, error))
         return Success(content_of(output))
@@ -120,14 +122,19 @@ def _body(
     return body
 
 
-def _raising(tool: FunctionTool) -> FunctionTool:
-    """A copy of `tool` whose invoker raises what the tool raises (no failure_error_function).
+def _invoker(tool: FunctionTool) -> Callable[[ToolContext[Any], str], Awaitable[object]]:
+    """What runs a call, raising what the tool raises.
 
-    The SDK's copy rebinds a `function_tool` invoker to the copy, so it reads the copy's policy.
+    The SDK's own invoker (`function_tool`'s) turns a raise into text by the tool's
+    `failure_error_function`; it rebinds to a copy of its tool, so a copy with none raises. Any
+    other invoker (a tool built by hand, a subclass's method) consults no policy: it is used as
+    it is, on the user's tool.
     """
+    if not callable(getattr(tool.on_invoke_tool, _REBINDS, None)):
+        return tool.on_invoke_tool
     raising = copy.copy(tool)
     set_function_tool_failure_error_function(raising, None)
-    return raising
+    return raising.on_invoke_tool
 
 
 def _failure(tool: FunctionTool, error: Exception) -> ToolFailure:
