@@ -327,6 +327,10 @@ def test_gemini_made_ids_differ_between_replies_at_the_same_place() -> None:
     assert first[0].call_id != gemini.calls(later, CATALOG)[0].call_id
     as_sdk = gemini.calls(GenerateContentResponse.model_validate(later), CATALOG)
     assert as_sdk[0].call_id != first[0].call_id
+    parts = [Content.model_validate(gemini_reply(CALLS[1:2])["candidates"][0]["content"]).parts]
+    parts.append(Content.model_validate(gemini_reply(CALLS[2:3])["candidates"][0]["content"]).parts)
+    found = [gemini.calls(listed or [], CATALOG)[0].call_id for listed in parts]  # SDK parts
+    assert found[0] != found[1]
 
 
 @pytest.mark.parametrize("given", ["toolfx-gemini-0", "gemini-0-x", "a-b", "-", "call_7"])

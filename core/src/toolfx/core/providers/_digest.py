@@ -2,7 +2,8 @@
 randomness), for the call ids toolfx makes where a reply gives none.
 
 Replies are hostile input: the walk is iterative (no depth limit to hit), visits each container
-once (a cycle ends), and reads every value by kind, never through its `repr`.
+once (a cycle ends), and reads every value by kind, never through its `repr`; an SDK object is
+read through its JSON dump, wherever it sits.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ def digest(value: object) -> str:
     """A hex SHA-256 of `value`'s content (dicts, lists, text, bytes, numbers and constants)."""
     hashed = hashlib.sha256()
     pending: list[object] = [value]
-    visited: set[int] = set()
+    visited: dict[int, object] = {}  # by id, each kept alive so no id is reused during the walk
     while pending:
         item = pending.pop()
         if isinstance(item, str):
@@ -30,15 +31,29 @@ def digest(value: object) -> str:
             if id(item) in visited:
                 hashed.update(b"^")  # seen before (shared or a cycle): walked once
                 continue
-            visited.add(id(item))
+            visited[id(item)] = item
             entries = (
                 [e for pair in item.items() for e in pair] if isinstance(item, Mapping) else item
             )
             hashed.update(b"%c%d:" % (ord("{" if isinstance(item, Mapping) else "["), len(item)))
             pending.extend(reversed(entries))
+        elif (dumped := _dump(item)) is not None:
+            pending.append(dumped)
         else:
             hashed.update(_scalar(item))
     return hashed.hexdigest()
+
+
+def _dump(item: object) -> object | None:
+    """An SDK object's JSON dump (None for anything else, or a dump that fails)."""
+    dump = getattr(item, "model_dump", None)
+    if not callable(dump):
+        return None
+    try:
+        dumped: object = dump(mode="json")
+    except Exception:  # the object is then known by its type alone
+        return None
+    return dumped
 
 
 def _scalar(item: object) -> bytes:
