@@ -115,6 +115,22 @@ def test_duplicate_keys_in_argument_text_are_refused_not_lost() -> None:
             '{"role": "assistant", "content": [{"type": "tool_use", "id": "c", "name": "x"}]}',
             "line 2: missing required key 'input' at /content/0",
         ),
+        (
+            '{"calls": [{"id": "c", "name": "x"}, {"id": "c", "name": "y"}]}',
+            "line 2: repeats the call id 'c' of /calls/0 at /calls/1",
+        ),
+        (
+            '{"role": "assistant", "tool_calls": ['
+            '{"id": "c", "function": {"name": "x", "arguments": "{}"}},'
+            '{"id": "c", "function": {"name": "x", "arguments": "{}"}}]}',
+            "line 2: repeats the call id 'c' of /tool_calls/0 at /tool_calls/1",
+        ),
+        (
+            '{"role": "assistant", "content": [{"type": "text", "text": "a"},'
+            '{"type": "tool_use", "id": "c", "name": "x", "input": {}},'
+            '{"type": "tool_use", "id": "c", "name": "x", "input": {}}]}',
+            "line 2: repeats the call id 'c' of /content/1 at /content/2",
+        ),
     ],
 )
 def test_a_bad_line_is_an_error_naming_its_number(line: str, reason: str) -> None:

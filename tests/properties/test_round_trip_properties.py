@@ -9,6 +9,7 @@ import string
 from collections.abc import Callable
 from typing import Any, Final
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -135,3 +136,26 @@ def test_a_reply_of_any_shape_gives_calls_or_a_reply_error(
         except ReplyError:
             continue
         assert all(isinstance(call, ToolCall) for call in found)
+
+
+@given(requested.filter(bool), st.data())
+def test_a_reply_that_repeats_a_call_id_is_a_reply_error(calls: list[Call], data: Any) -> None:
+    again = data.draw(st.sampled_from(calls))
+    at = data.draw(st.integers(min_value=0, max_value=len(calls)))
+    repeated = [*calls[:at], (again[0], "other", {}), *calls[at:]]
+    for module, reply in WIRES:
+        with pytest.raises(ReplyError, match=f"call id {again[0]!r} is given already at /"):
+            module.calls(reply(repeated), CATALOG)
+
+
+@given(st.text(min_size=1, max_size=40), names)
+def test_gemini_sends_back_every_given_id_and_none_it_made(given_id: str, name: str) -> None:
+    parts = [
+        {"function_call": {"id": given_id, "name": name, "args": {}}},
+        {"function_call": {"name": name, "args": {}}},
+    ]
+    calls = gemini.calls({"candidates": [{"content": {"parts": parts}}]}, CATALOG)
+    done = [ToolExecutionSuccess(None, text("ok"))] * 2
+    parts_back = gemini.results(calls, done)["parts"] or []
+    answered = [p.get("function_response") or {} for p in parts_back]
+    assert [r.get("id") for r in answered] == [given_id, None]

@@ -309,15 +309,39 @@ def test_anthropic_results_flag_errors_and_carry_images_natively() -> None:
     ]
 
 
-def test_gemini_calls_without_ids_get_ids_from_their_place_and_answer_by_name() -> None:
+def test_gemini_calls_without_ids_get_made_ids_that_are_not_sent_back() -> None:
     calls = gemini.calls(gemini_reply(CALLS[1:3]), CATALOG)
-    assert [call.call_id for call in calls] == ["toolfx-gemini-1", "toolfx-gemini-2"]
-    assert gemini.calls(gemini_reply(CALLS[1:3]), CATALOG)[0].call_id == calls[0].call_id
+    ids = [call.call_id for call in calls]
+    assert len(set(ids)) == 2
+    assert [c.call_id for c in gemini.calls(gemini_reply(CALLS[1:3]), CATALOG)] == ids
     batch = run_sync(execute_batch(CATALOG, calls))
     content = gemini.results(calls, batch)
     responses = [part["function_response"] for part in content["parts"] or []]
     assert [r["name"] for r in responses if r] == ["forecast", "snapshot"]
-    assert all("id" not in r for r in responses if r)  # the made-up ids are not sent back
+    assert all("id" not in r for r in responses if r)  # the made ids are not sent back
+
+
+def test_gemini_made_ids_differ_between_replies_at_the_same_place() -> None:
+    first = gemini.calls(gemini_reply(CALLS[1:2]), CATALOG)
+    later = gemini_reply(CALLS[1:2]) | {"response_id": "r2"}  # the next turn: another reply
+    assert first[0].call_id != gemini.calls(later, CATALOG)[0].call_id
+    as_sdk = gemini.calls(GenerateContentResponse.model_validate(later), CATALOG)
+    assert as_sdk[0].call_id != first[0].call_id
+    parts = [Content.model_validate(gemini_reply(CALLS[1:2])["candidates"][0]["content"]).parts]
+    parts.append(Content.model_validate(gemini_reply(CALLS[2:3])["candidates"][0]["content"]).parts)
+    found = [gemini.calls(listed or [], CATALOG)[0].call_id for listed in parts]  # SDK parts
+    assert found[0] != found[1]
+
+
+@pytest.mark.parametrize("given", ["toolfx-gemini-0", "gemini-0-x", "a-b", "-", "call_7"])
+def test_gemini_sends_back_every_id_the_model_gave_whatever_it_looks_like(given: str) -> None:
+    reply = {
+        "candidates": [{"content": {"parts": [{"function_call": {"id": given, "name": "x"}}]}}]
+    }
+    calls = gemini.calls(reply, CATALOG)
+    done = [ToolExecutionSuccess("ok", (TextBlock("ok"),))]
+    (part,) = gemini.results(calls, done)["parts"] or []
+    assert (part.get("function_response") or {}).get("id") == given
 
 
 def test_gemini_reads_the_rest_api_casing_and_keeps_a_given_id() -> None:
@@ -444,3 +468,149 @@ def test_a_tool_strict_mode_cannot_take_is_sent_loose_with_a_note() -> None:
         assert note.tool == "label"
         assert "open object" in note.reason
     assert anthropic_messages.notes(catalog) == ()
+
+
+# --- SDK objects wherever they sit, empty replies, repeated ids ---------------------------------
+
+
+def _sdk(wire: Wire) -> Any:
+    return wire.model.model_validate(wire.reply(CALLS[1:3]))
+
+
+def test_the_sdks_lists_of_calls_are_read_item_by_item() -> None:
+    expected = [("call_2", "forecast"), ("call_3", "snapshot")]
+    completion = _sdk(BY_NAME["openai_chat"])
+    response = _sdk(BY_NAME["openai_responses"])
+    message = _sdk(BY_NAME["anthropic_messages"])
+    generated = _sdk(BY_NAME["gemini"])
+    for module, listed in (
+        (openai_chat, completion.choices[0].message.tool_calls),
+        (openai_chat, {"tool_calls": completion.choices[0].message.tool_calls}),
+        (openai_chat, {"choices": [{"message": completion.choices[0].message}]}),
+        (openai_responses, response.output),
+        (openai_responses, {"output": response.output}),
+        (anthropic_messages, message.content),
+        (anthropic_messages, {"role": "assistant", "content": message.content}),
+        (gemini, generated.candidates[0].content.parts),
+        (gemini, {"parts": generated.candidates[0].content.parts}),
+    ):
+        found = module.calls(listed, CATALOG)
+        assert [c.name for c in found] == [n for _, n in expected], module.__name__
+        if module is not gemini:
+            assert [(c.call_id, c.name) for c in found] == expected
+
+
+def test_an_sdk_object_that_cannot_dump_itself_is_a_reply_error() -> None:
+    class Broken:
+        def model_dump(self, *, mode: str) -> dict[str, Any]:
+            raise RuntimeError("no")
+
+    with pytest.raises(ReplyError, match="/output/0: its model_dump failed: no"):
+        openai_responses.calls({"output": [Broken()]}, CATALOG)
+
+
+@pytest.mark.parametrize(
+    ("module", "reply"),
+    [
+        (openai_chat, {"choices": []}),
+        (openai_chat, []),
+        (openai_chat, {}),
+        (gemini, {"candidates": []}),
+        (gemini, {}),
+        (gemini, {"candidates": [{"finish_reason": "SAFETY"}]}),
+        (openai_responses, {"output": []}),
+        (anthropic_messages, {"content": []}),
+    ],
+)
+def test_a_reply_with_nothing_in_it_has_no_calls(module: Any, reply: Any) -> None:
+    assert module.calls(reply, CATALOG) == ()
+
+
+@pytest.mark.parametrize("form", FORMS)
+@pytest.mark.parametrize("name", sorted(BY_NAME))
+def test_a_reply_that_gives_two_calls_one_id_is_a_reply_error(name: str, form: str) -> None:
+    wire = BY_NAME[name]
+    twice = (("same", "forecast", '{"city": "Oslo"}'), ("same", "snapshot", "{}"))
+    reply = wire.reply(twice)
+    if name == "gemini":  # the scripted Gemini reply has no ids: give both the same one
+        for part in reply["candidates"][0]["content"]["parts"][1:]:
+            part["function_call"]["id"] = "same"
+    given = reply if form == "dict" else wire.model.model_validate(reply)
+    with pytest.raises(ReplyError, match=r"call id 'same' is given already at /.*/\d"):
+        wire.module.calls(given, CATALOG)
+
+
+def test_strict_nulls_are_undone_in_arguments_that_arrive_parsed() -> None:
+    def reply(arguments: object) -> dict[str, Any]:
+        function = {"name": "forecast", "arguments": arguments}
+        return {"tool_calls": [{"id": "p", "type": "function", "function": function}]}
+
+    (found,) = openai_chat.calls(reply({"city": "Oslo", "days": None}), CATALOG)
+    assert found.arguments == {"city": "Oslo"}
+    (refused,) = openai_chat.calls(reply({"city": "Oslo", "days": {1}}), CATALOG)
+    assert refused.arguments_error is not None  # not JSON: the call says so
+
+
+def _answered(*blocks: Any, contexts: tuple[ContextMessage, ...] = ()) -> list[Any]:
+    return [ToolExecutionSuccess("x", tuple(blocks), None, contexts)]
+
+
+def test_no_wire_format_sends_an_empty_text_part() -> None:
+    call = ToolCall("e", "forecast", {}, CancelSignal())
+    blank = ContextMessage((TextBlock(""),), "t")
+    done = _answered(TextBlock(""), contexts=(blank,))
+    chat = openai_chat.results([call], done)
+    assert chat == [{"role": "tool", "tool_call_id": "e", "content": ""}]
+    items = openai_responses.results([call], done)
+    assert items == [{"type": "function_call_output", "call_id": "e", "output": ""}]
+    message = anthropic_messages.results([call], done)
+    assert message["content"] == [{"type": "tool_result", "tool_use_id": "e", "is_error": False}]
+    content = gemini.results([call], done)
+    assert content["parts"] == [
+        {"function_response": {"name": "forecast", "response": {"output": ""}, "id": "e"}}
+    ]
+    for wire, answer in zip(WIRES, (chat, items, message, content), strict=True):
+        passes_the_sdk(wire, answer)
+
+
+def test_a_tool_messages_images_go_to_the_user_message_after_it_labelled_with_the_call() -> None:
+    calls = [
+        ToolCall("a", "snapshot", {}, CancelSignal()),
+        ToolCall("b", "forecast", {}, CancelSignal()),
+    ]
+    image = ImageBlock("iVBORw0KGgo=", "image/png")
+    later = ContextMessage((TextBlock("Also this."),), "t")
+    done = [
+        *_answered(TextBlock("a sky"), image),
+        *_answered(TextBlock("sunny"), contexts=(later,)),
+    ]
+    messages = openai_chat.results(calls, done)
+    passes_the_sdk(BY_NAME["openai_chat"], messages)
+    assert json.dumps(messages[0]).count("iVBORw0KGgo=") == 0
+    assert messages[0]["content"] == [
+        {"type": "text", "text": "a sky"},
+        {"type": "text", "text": "[image (image/png): in the user message after the tool results]"},
+    ]
+    assert messages[2] == {
+        "role": "user",
+        "content": [
+            {"type": "text", "text": "Images from the result of call a (`snapshot`):"},
+            {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}},
+            {"type": "text", "text": "Also this."},
+        ],
+    }
+
+
+def test_made_ids_come_from_any_reply_however_deep_shared_or_cyclic() -> None:
+    deep: dict[str, Any] = {}
+    node = deep
+    for _ in range(100_000):
+        node["a"] = node = {}
+    part = {"function_call": {"name": "snapshot", "args": {}}}
+    reply: dict[str, Any] = {"candidates": [{"content": {"parts": [part]}}], "deep": deep}
+    reply["self"] = reply
+    reply["odd"] = [10**5000, float("nan"), b"\xff", "\ud800", None, True, object()]
+    (call,) = gemini.calls(reply, CATALOG)
+    assert call.call_id == gemini.calls(reply, CATALOG)[0].call_id
+    reply["odd"][0] += 1
+    assert gemini.calls(reply, CATALOG)[0].call_id != call.call_id

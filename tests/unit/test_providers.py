@@ -423,6 +423,19 @@ def test_a_catalog_snapshot_exports_once_and_shares_the_list() -> None:
         assert export(changed.catalog()) is not first  # a new snapshot: a new list
 
 
+def test_the_documented_cache_control_pattern_leaves_the_kept_list_unchanged() -> None:
+    catalog = catalog_of(*DERIVED)
+    kept = anthropic_messages.tools(catalog)
+    before = copy.deepcopy(kept)
+    tools = anthropic_messages.tools(catalog)
+    cached = [*tools[:-1], {**tools[-1], "cache_control": {"type": "ephemeral"}}]
+    pydantic.TypeAdapter(list[ToolParam]).validate_python(cached)
+    assert cached[-1]["cache_control"] == {"type": "ephemeral"}
+    assert anthropic_messages.tools(catalog) is kept
+    assert kept == before
+    assert all("cache_control" not in tool for tool in anthropic_messages.tools(catalog))
+
+
 def test_exports_are_made_from_the_catalogs_schemas_without_changing_them() -> None:
     catalog = catalog_of(*DERIVED)
     before = [thaw_json(s.parameters) for s in catalog.native_schemas()]

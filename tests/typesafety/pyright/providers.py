@@ -70,3 +70,20 @@ def generate(calls: list[ToolCall], done: list[ToolExecutionResult]) -> None:
     genai.Client().models.generate_content(  # pyright: ignore[reportUnknownMemberType]
         model="gemini-test", contents=contents, config={"tools": [gemini.tools(catalog)]}
     )
+
+
+def cached(turn_catalog: Catalog) -> None:
+    tools = anthropic_messages.tools(turn_catalog)
+    Anthropic().messages.create(
+        model="claude-test",
+        max_tokens=1024,
+        messages=[{"role": "user", "content": "Weather?"}],
+        tools=[*tools[:-1], {**tools[-1], "cache_control": {"type": "ephemeral"}}],
+    )
+
+
+def generate_with_the_pydantic_config() -> None:
+    config = types.GenerateContentConfig(tools=[types.Tool.model_validate(gemini.tools(catalog))])
+    genai.Client().models.generate_content(  # pyright: ignore[reportUnknownMemberType]
+        model="gemini-test", contents="Weather?", config=config
+    )

@@ -4,7 +4,11 @@ Arguments sent as text are parsed with toolfx's lossless parser under its defaul
 that is not JSON (bad syntax, a duplicate key, NaN, too deep or too large) becomes a call that
 fails INVALID_ARGS naming the problem, never an exception; empty text is an empty object. A
 call to a tool exported for strict mode has its strict-mode nulls undone against the tool's own
-schema (`undo_strict_nulls`) before the pipeline validates it.
+schema (`undo_strict_nulls`) before the pipeline validates it, whether its arguments came as
+text or already parsed.
+
+Call ids are what every wire format pairs an answer with, so a reply that gives two calls one id
+is a `ReplyError` naming both places: neither call runs (the reply cannot be answered).
 
 The wire format hands in the `ToolCall` class: importing the pipeline here would put one module
 more on the longest import chain than the architecture allows.
@@ -17,18 +21,21 @@ from typing import TYPE_CHECKING
 
 from returns.result import Failure
 
-from toolfx.core.json import parse_json
+from toolfx.core.json import json_pointer, parse_json, snapshot_json
 from toolfx.core.providers._nulls import undo_strict_nulls
 from toolfx.core.runtime import CancelSignal
 
 if TYPE_CHECKING:
+    from toolfx.core.json import FrozenJson
     from toolfx.core.pipeline import ToolCall
+    from toolfx.core.providers._reply import Reply
     from toolfx.core.registry import Catalog
 
-__all__ = ["tool_calls"]
+__all__ = ["Requested", "tool_calls"]
 
-Requested = tuple[str, str, object]
-"""One call as a reply gives it: its id, the tool's name, and the arguments (text or a value)."""
+Requested = tuple[str, str, object, "Reply"]
+"""One call as a reply gives it: its id, the tool's name, the arguments (text or a value), and
+where in the reply the call is."""
 
 
 def tool_calls(
@@ -41,9 +48,16 @@ def tool_calls(
 ) -> tuple[ToolCall, ...]:
     """Each requested call as a ToolCall on one signal (`signal`, or a new one)."""
     shared = CancelSignal() if signal is None else signal
-    return tuple(
-        _call(call_type, call, catalog, shared, strict_nulls=strict_nulls) for call in requested
-    )
+    seen: dict[str, Reply] = {}
+    made: list[ToolCall] = []
+    for call in requested:
+        call_id, where = call[0], call[3]
+        first = seen.setdefault(call_id, where)
+        if first is not where:
+            problem = f"call id {call_id!r} is given already at {json_pointer(first.path)}"
+            raise where.error(f"{problem}: each call needs an id of its own")
+        made.append(_call(call_type, call, catalog, shared, strict_nulls=strict_nulls))
+    return tuple(made)
 
 
 def _call(
@@ -54,14 +68,19 @@ def _call(
     *,
     strict_nulls: bool,
 ) -> ToolCall:
-    call_id, name, arguments = requested
-    if not isinstance(arguments, str):
-        return call_type(call_id, name, arguments, signal)
-    parsed = parse_json(arguments if arguments.strip() else "{}")
-    if isinstance(parsed, Failure):
-        return call_type.unparsed(call_id, name, arguments, parsed.failure(), signal)
-    value = parsed.unwrap()
+    call_id, name, arguments, _ = requested
     registration = catalog.direct(name) if strict_nulls else None
+    if isinstance(arguments, str):
+        parsed = parse_json(arguments if arguments.strip() else "{}")
+        if isinstance(parsed, Failure):
+            return call_type.unparsed(call_id, name, arguments, parsed.failure(), signal)
+    elif registration is not None:
+        parsed = snapshot_json(arguments)  # bounded: the walk below meets only lossless JSON
+        if isinstance(parsed, Failure):  # not JSON: the call says why when it is built
+            return call_type(call_id, name, arguments, signal)
+    else:
+        return call_type(call_id, name, arguments, signal)
+    value: FrozenJson = parsed.unwrap()
     if registration is not None:
         value = undo_strict_nulls(registration.definition.parameters.json_schema, value)
     return call_type(call_id, name, value, signal)

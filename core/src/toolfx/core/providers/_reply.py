@@ -1,7 +1,9 @@
 """A model's reply as the provider sent it: a JSON dict, or the SDK's own pydantic object.
 
 Replies are hostile input: `Reply` reads one step at a time and every wrong shape is a
-`ReplyError` naming where (a JSON pointer into the reply) and what was found instead.
+`ReplyError` naming where (a JSON pointer into the reply) and what was found instead. An SDK
+object is read through its JSON dump wherever it sits: the root, an item of a list (a
+`Response`'s `output`, a `Message`'s `content`), or a value inside a dict the caller built.
 """
 
 from __future__ import annotations
@@ -42,12 +44,9 @@ class Reply:
     @classmethod
     def of(cls, reply: ProviderReply) -> Reply:
         """The root of a reply (an SDK object is read through its JSON dump)."""
-        if isinstance(reply, Mapping | Sequence):
-            return cls(reply)
-        dump = getattr(reply, "model_dump", None)
-        if not callable(dump):
+        if not isinstance(reply, Mapping | Sequence) and not callable(_dumper(reply)):
             raise ReplyError(f"a reply is a dict or an SDK object, not {describe_value(reply)}")
-        return cls(dump(mode="json"))
+        return _place(reply, ())
 
     def has(self, key: str) -> bool:
         """Whether this is an object with `key` set (to anything but null)."""
@@ -59,7 +58,7 @@ class Reply:
             raise self.error(f"expected an object, found {describe_value(self.value)}")
         for key in keys:
             if self.value.get(key) is not None:
-                return Reply(self.value[key], (*self.path, key))
+                return _place(self.value[key], (*self.path, key))
         return Reply(None, (*self.path, keys[0]))
 
     def text(self, *keys: str) -> str:
@@ -76,11 +75,11 @@ class Reply:
         if not isinstance(self.value, Sequence) or isinstance(self.value, str | bytes):
             raise self.error(f"expected an array, found {describe_value(self.value)}")
         for index, item in enumerate(self.value):
-            yield Reply(item, (*self.path, index))
+            yield _place(item, (*self.path, index))
 
-    def first(self) -> Reply:
-        """The first item of this array (null when it is empty or null)."""
-        return next(self.items(), Reply(None, (*self.path, 0)))
+    def first(self) -> Reply | None:
+        """The first item of this array (None when the array is empty or null)."""
+        return next(self.items(), None)
 
     def kind(self) -> str | None:
         """This object's `type` when it is a string (None otherwise)."""
@@ -90,3 +89,23 @@ class Reply:
     def error(self, problem: str) -> ReplyError:
         """A ReplyError about this place."""
         return ReplyError(f"the reply at {json_pointer(self.path) or '(root)'}: {problem}")
+
+
+def _dumper(value: object) -> object:
+    """The value's `model_dump` when it is an SDK object (None for plain data)."""
+    if isinstance(value, Mapping | Sequence):
+        return None
+    return getattr(value, "model_dump", None)
+
+
+def _place(value: object, path: tuple[str | int, ...]) -> Reply:
+    """A place in the reply, an SDK object there read through its JSON dump."""
+    dump = _dumper(value)
+    if not callable(dump):
+        return Reply(value, path)
+    try:
+        dumped = dump(mode="json")
+    except Exception as error:  # an SDK object that cannot dump itself: the reply is unreadable
+        where = json_pointer(path) or "(root)"
+        raise ReplyError(f"the reply at {where}: its model_dump failed: {error}") from error
+    return Reply(dumped, path)

@@ -5,12 +5,13 @@ message with `tool_calls` (arguments as JSON text), or an Anthropic assistant me
 `tool_use` blocks are the calls (other blocks are ignored). A provider's message is checked here
 (a bad line names its number) and kept as it is: its calls are read when the tools are known, by
 `toolfx.core.providers` (`openai_chat.calls`, `anthropic_messages.calls`). Argument text that is
-not JSON does not stop the session: that call fails with INVALID_ARGS.
+not JSON does not stop the session: that call fails with INVALID_ARGS. A turn that gives two
+calls one id is a bad line (answers and records pair with calls by id).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Final, Literal, final
 
@@ -80,16 +81,28 @@ def _turn(value: object) -> Turn:
         raise Invalid(_FORMS)
     if "calls" in value:
         obj = read_object(value, ("calls",))
-        return field(obj, "calls", lambda calls: array(calls, _toolfx_call))
+        calls = field(obj, "calls", lambda calls: array(calls, _toolfx_call))
+        _each_id_once("calls", (call.call_id for call in calls))
+        return calls
     if value.get("role") != "assistant":
         raise Invalid(_FORMS)
     if "tool_calls" in value:
-        field(value, "tool_calls", lambda calls: array(calls, _openai_call))
+        _each_id_once("tool_calls", field(value, "tool_calls", lambda c: array(c, _openai_call)))
         return ProviderTurn("openai_chat", value)
     if isinstance(value.get("content"), list):
-        field(value, "content", lambda content: array(content, _anthropic_block))
+        blocks = field(value, "content", lambda content: array(content, _anthropic_block))
+        _each_id_once("content", blocks)
         return ProviderTurn("anthropic_messages", value)
     raise Invalid(_FORMS)
+
+
+def _each_id_once(key: str, ids: Iterable[str | None]) -> None:
+    """Refuse a turn whose calls (each an id, None for a block that is no call) repeat an id."""
+    first: dict[str, int] = {}
+    for index, call_id in enumerate(ids):
+        if call_id is not None and first.setdefault(call_id, index) != index:
+            where = f"/{key}/{first[call_id]}"
+            raise Invalid(f"repeats the call id {call_id!r} of {where}", [index, key])
 
 
 def _toolfx_call(value: object) -> SessionCall:
@@ -98,21 +111,23 @@ def _toolfx_call(value: object) -> SessionCall:
     return SessionCall(field(obj, "id", as_str), field(obj, "name", as_str), arguments)
 
 
-def _openai_call(value: object) -> None:
+def _openai_call(value: object) -> str:
     obj = _open_object(value, ("id", "function"))
     function = field(obj, "function", lambda item: _open_object(item, ("name", "arguments")))
-    field(obj, "id", as_str)
     field(function, "name", as_str)
     field(function, "arguments", as_str)
+    return field(obj, "id", as_str)
 
 
-def _anthropic_block(value: object) -> None:
+def _anthropic_block(value: object) -> str | None:
+    """A `tool_use` block's id once checked (None for a block of another type)."""
     obj = _open_object(value, ("type",))
-    if obj["type"] == "tool_use":
-        obj = _open_object(value, ("type", "id", "name", "input"))
-        field(obj, "id", as_str)
-        field(obj, "name", as_str)
-        field(obj, "input", as_json)
+    if obj["type"] != "tool_use":
+        return None
+    obj = _open_object(value, ("type", "id", "name", "input"))
+    field(obj, "name", as_str)
+    field(obj, "input", as_json)
+    return field(obj, "id", as_str)
 
 
 def _open_object(value: object, required: tuple[str, ...]) -> Mapping[str, object]:

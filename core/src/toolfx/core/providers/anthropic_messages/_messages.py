@@ -5,7 +5,8 @@ The TypedDicts mirror the anthropic SDK's parameter types key for key, so `tools
 `results(...)` go into `client.messages.create(...)` as they are; a key whose SDK type is a
 union of the SDK's own types toolfx never builds is typed `Any`. Result blocks are as native as
 Anthropic allows: text, images (base64), embedded text resources and PDFs as documents; every
-other block as the text it stands for.
+other block as the text it stands for. Anthropic refuses empty text blocks, so none is sent: a
+result with no content at all is a `tool_result` without `content`.
 """
 
 from __future__ import annotations
@@ -31,8 +32,9 @@ from toolfx.core.tools import (
 
 if TYPE_CHECKING:
     from toolfx.core.json import FrozenJson
+    from toolfx.core.providers._calls import Requested
     from toolfx.core.providers._reply import ProviderReply
-    from toolfx.core.providers._results import Results
+    from toolfx.core.providers._results import Answer, Results
     from toolfx.core.providers._tools import ToolNote
     from toolfx.core.registry import Catalog, ToolSchema
     from toolfx.core.runtime import CancelSignal
@@ -102,8 +104,12 @@ class _Exported:
 
 
 def tools(catalog: Catalog) -> tuple[AnthropicTool, ...]:
-    """The catalog's native tools, each schema as it is less `$schema` (made once per catalog
-    snapshot and shared: do not change them)."""
+    """The catalog's native tools, each schema as it is less `$schema`.
+
+    Made once per catalog snapshot and shared by every later call: never change them in place.
+    To cache the tool list, mark a copy of the last tool:
+    `[*tools[:-1], {**tools[-1], "cache_control": {"type": "ephemeral"}}]`.
+    """
     return memoized(catalog, _Exported, _export).tools
 
 
@@ -115,8 +121,8 @@ def notes(catalog: Catalog) -> tuple[ToolNote, ...]:
 def calls(
     reply: ProviderReply, catalog: Catalog, signal: CancelSignal | None = None
 ) -> tuple[ToolCall, ...]:
-    """The `tool_use` blocks of a `Message`, as dict or SDK object, sharing `signal` (a new one
-    if None)."""
+    """The `tool_use` blocks of a `Message` or of its `content` list, as dicts or SDK objects,
+    sharing `signal` (a new one if None); a repeated call id is a `ReplyError`."""
     root = Reply.of(reply)
     content = root if isinstance(root.value, Sequence) else root.at("content")
     return tool_calls(_requested(content), catalog, signal, ToolCall, strict_nulls=False)
@@ -126,16 +132,8 @@ def results(calls: Sequence[ToolCall], results: Results) -> AnthropicUserMessage
     """One user message: a `tool_result` per call, in order (`is_error` on failures), then the
     additional contexts' blocks."""
     answers, contexts = paired(calls, results)
-    answered: list[AnthropicToolResult] = [
-        {
-            "type": "tool_result",
-            "tool_use_id": a.call_id,
-            "content": [_block(block) for block in a.content],
-            "is_error": a.is_error,
-        }
-        for a in answers
-    ]
-    after = [_block(block) for context in contexts for block in context.content]
+    answered = [_result(a) for a in answers]
+    after = [_block(block) for context in contexts for block in context.content if _sent(block)]
     return {"role": "user", "content": [*answered, *after]}
 
 
@@ -158,10 +156,27 @@ def _tool(schema: ToolSchema, parameters: FrozenJson) -> tuple[AnthropicTool, li
     return tool, problems
 
 
-def _requested(content: Reply) -> Iterator[tuple[str, str, object]]:
+def _requested(content: Reply) -> Iterator[Requested]:
     for block in content.items():
         if block.kind() == "tool_use":
-            yield block.text("id"), block.text("name"), block.at("input").value
+            yield block.text("id"), block.text("name"), block.at("input").value, block
+
+
+def _result(answer: Answer) -> AnthropicToolResult:
+    result: AnthropicToolResult = {
+        "type": "tool_result",
+        "tool_use_id": answer.call_id,
+        "is_error": answer.is_error,
+    }
+    content = [_block(block) for block in answer.content if _sent(block)]
+    if content:
+        result["content"] = content
+    return result
+
+
+def _sent(block: ContentBlock) -> bool:
+    """Whether a block is sent at all (an empty text block is refused)."""
+    return not isinstance(block, TextBlock) or bool(block.text)
 
 
 def _block(block: ContentBlock) -> dict[str, object]:

@@ -1,29 +1,40 @@
 """Gemini generateContent: the tool, a response's function calls, and the content that answers.
 
 The TypedDicts mirror google-genai's dict types key for key (snake_case, as the SDK takes them),
-so `tools(...)` goes into `GenerateContentConfig(tools=[...])` and `results(...)` into `contents`
-as they are; a key whose SDK type is one of the SDK's own types toolfx never builds is typed
-`Any`. Replies are read in either casing (the SDK's snake_case, the REST API's camelCase).
+so `tools(...)` goes into the dict config, `config={"tools": [gemini.tools(catalog)]}`, and
+`results(...)` into `contents`, as they are (the pydantic config takes the tool as
+`types.Tool.model_validate(gemini.tools(catalog))`); a key whose SDK type is one of the SDK's
+own types toolfx never builds is typed `Any`. Replies are read in either casing (the SDK's
+snake_case, the REST API's camelCase).
+
+A function call that comes without an id gets one toolfx makes: unique to the reply (a digest
+of the whole reply) and the call's place in it, and sealed with a checksum of itself, so
+`results` knows it made that id (and sends no id back) whatever the id looks like, while an id
+the model gave, whatever it looks like, is always sent back. Gemini refuses empty text parts:
+none is sent.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final, TypedDict, final
+from typing import TYPE_CHECKING, Any, TypedDict, final
 
 from toolfx.core.pipeline import ToolCall
 from toolfx.core.providers._calls import tool_calls
 from toolfx.core.providers._content import inline_bytes
+from toolfx.core.providers._digest import digest
 from toolfx.core.providers._gemini import gemini_parameters
 from toolfx.core.providers._reply import Reply
 from toolfx.core.providers._results import paired
 from toolfx.core.providers._tools import export_each, memoized
-from toolfx.core.tools import block_text
+from toolfx.core.tools import TextBlock, block_text
 
 if TYPE_CHECKING:
     from toolfx.core.json import FrozenJson
     from toolfx.core.jsonschema import SchemaProblem
+    from toolfx.core.providers._calls import Requested
     from toolfx.core.providers._reply import ProviderReply
     from toolfx.core.providers._results import Results
     from toolfx.core.providers._tools import ToolNote
@@ -44,9 +55,6 @@ __all__ = [
     "results",
     "tools",
 ]
-
-MADE_ID: Final = "toolfx-gemini-"
-"""How the ids toolfx gives calls that came without one begin (never sent back to Gemini)."""
 
 
 class GeminiDeclaration(TypedDict, total=False):
@@ -154,7 +162,11 @@ class _Exported:
 
 def tools(catalog: Catalog) -> GeminiTool:
     """The catalog's native tools as one Gemini tool of function declarations, in Gemini's
-    schema subset (made once per catalog snapshot and shared: do not change it)."""
+    schema subset, for `config={"tools": [gemini.tools(catalog)]}`.
+
+    Made once per catalog snapshot and shared by every later call: never change it in place;
+    build a changed copy instead (`{**tool, "function_declarations": [...]}`).
+    """
     return memoized(catalog, _Exported, _export).tool
 
 
@@ -166,14 +178,23 @@ def notes(catalog: Catalog) -> tuple[ToolNote, ...]:
 def calls(
     reply: ProviderReply, catalog: Catalog, signal: CancelSignal | None = None
 ) -> tuple[ToolCall, ...]:
-    """The function calls of a `GenerateContentResponse` (its first candidate), a candidate or
-    a content, as dict or SDK object, sharing `signal` (a new one if None); a call without an
-    id gets one from its position."""
+    """The function calls of a `GenerateContentResponse` (its first candidate; none without
+    candidates), a candidate, a content or its `parts` list, as dicts or SDK objects, sharing
+    `signal` (a new one if None); a call without an id gets one made from the reply and its
+    place; a repeated call id is a `ReplyError`."""
     root = Reply.of(reply)
+    place: Reply | None = root
     if root.has("candidates"):
-        root = root.at("candidates").first()
-    content = root.at("content") if root.has("content") else root
-    return tool_calls(_requested(content), catalog, signal, ToolCall, strict_nulls=False)
+        place = root.at("candidates").first()
+    if place is None:
+        return ()
+    if isinstance(place.value, Sequence):
+        parts = place
+    else:
+        content = place.at("content") if place.has("content") else place
+        parts = content.at("parts")
+    requested = _requested(parts, _MadeIds(root.value))
+    return tool_calls(requested, catalog, signal, ToolCall, strict_nulls=False)
 
 
 def results(calls: Sequence[ToolCall], results: Results) -> GeminiContent:
@@ -184,7 +205,7 @@ def results(calls: Sequence[ToolCall], results: Results) -> GeminiContent:
         {"function_response": _response(a.call_id, a.name, a.content, is_error=a.is_error)}
         for a in answers
     ]
-    parts.extend(_part(block) for context in contexts for block in context.content)
+    parts.extend(_part(block) for context in contexts for block in context.content if _sent(block))
     return {"role": "user", "parts": parts}
 
 
@@ -203,14 +224,41 @@ def _declaration(
     return declaration, problems
 
 
-def _requested(content: Reply) -> Iterator[tuple[str, str, object]]:
-    for index, part in enumerate(content.at("parts").items()):
+@final
+class _MadeIds:
+    """The ids made for one reply's calls: the reply's digest (taken once, if ever) and a place."""
+
+    __slots__ = ("reply", "turn")
+
+    def __init__(self, reply: object) -> None:
+        self.reply = reply
+        self.turn = ""
+
+    def at(self, index: int) -> str:
+        """The id of the call at part `index`, sealed so `_made` recognises it."""
+        self.turn = self.turn or digest(self.reply)[:16]
+        body = f"gemini-{self.turn}-{index}"
+        return f"{body}-{_seal(body)}"
+
+
+def _seal(body: str) -> str:
+    return hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+
+
+def _made(call_id: str) -> bool:
+    """Whether toolfx made this id (its seal is its body's checksum)."""
+    body, _, seal = call_id.rpartition("-")
+    return bool(body) and seal == _seal(body)
+
+
+def _requested(parts: Reply, made: _MadeIds) -> Iterator[Requested]:
+    for index, part in enumerate(parts.items()):
         if part.has("function_call") or part.has("functionCall"):
             call = part.at("function_call", "functionCall")
             given = call.at("id").value
-            call_id = given if isinstance(given, str) and given else f"{MADE_ID}{index}"
+            call_id = given if isinstance(given, str) and given else made.at(index)
             args = call.at("args").value
-            yield call_id, call.text("name"), {} if args is None else args
+            yield call_id, call.text("name"), {} if args is None else args, part
 
 
 def _response(
@@ -221,7 +269,7 @@ def _response(
         "name": name,
         "response": {"error" if is_error else "output": text},
     }
-    if not call_id.startswith(MADE_ID):
+    if not _made(call_id):
         response["id"] = call_id
     media: list[GeminiResponsePart] = [
         {"inline_data": {"mime_type": media_type, "data": data}}
@@ -230,6 +278,11 @@ def _response(
     if media:
         response["parts"] = media
     return response
+
+
+def _sent(block: ContentBlock) -> bool:
+    """Whether a block is sent at all (an empty text part is refused)."""
+    return not isinstance(block, TextBlock) or bool(block.text)
 
 
 def _part(block: ContentBlock) -> GeminiPart:

@@ -3,6 +3,11 @@
 The TypedDicts mirror the openai SDK's parameter types key for key, so `tools(...)` and
 `results(...)` go into `client.chat.completions.create(...)` as they are; a key whose SDK type
 is a union of the SDK's own types toolfx never builds is typed `Any`.
+
+A `tool` message takes text only, so the images of a result go into the user message that
+follows the tool messages, after a text part naming the call they belong to; the additional
+contexts come after them. Empty text parts are left out (a result with no text at all is the
+empty string).
 """
 
 from __future__ import annotations
@@ -23,12 +28,13 @@ from toolfx.core.tools import ImageBlock, block_text
 if TYPE_CHECKING:
     from toolfx.core.json import FrozenJson
     from toolfx.core.jsonschema import SchemaProblem
+    from toolfx.core.providers._calls import Requested
     from toolfx.core.providers._reply import ProviderReply
-    from toolfx.core.providers._results import Results
+    from toolfx.core.providers._results import Answer, Results
     from toolfx.core.providers._tools import ToolNote
     from toolfx.core.registry import Catalog, ToolSchema
     from toolfx.core.runtime import CancelSignal
-    from toolfx.core.tools import ContentBlock, ContextMessage
+    from toolfx.core.tools import ContentBlock
 
 __all__ = [
     "CacheBreakpoint",
@@ -85,8 +91,8 @@ class ChatToolMessage(TypedDict):
 
 
 class ChatUserMessage(TypedDict, total=False):
-    """A user message (the SDK's `ChatCompletionUserMessageParam`): the results' additional
-    contexts, as text and image parts."""
+    """A user message (the SDK's `ChatCompletionUserMessageParam`): the results' images and
+    additional contexts, as text and image parts."""
 
     role: Required[Literal["user"]]
     content: Required[str | Iterable[Any]]
@@ -105,8 +111,11 @@ class _Exported:
 
 
 def tools(catalog: Catalog) -> tuple[ChatTool, ...]:
-    """The catalog's native tools as function tools, strict where the schema allows (made once
-    per catalog snapshot and shared: do not change them)."""
+    """The catalog's native tools as function tools, strict where the schema allows.
+
+    Made once per catalog snapshot and shared by every later call: never change them in place;
+    build changed copies instead (`{**tool, "function": {**tool["function"], ...}}`).
+    """
     return memoized(catalog, _Exported, _export).tools
 
 
@@ -118,22 +127,36 @@ def notes(catalog: Catalog) -> tuple[ToolNote, ...]:
 def calls(
     reply: ProviderReply, catalog: Catalog, signal: CancelSignal | None = None
 ) -> tuple[ToolCall, ...]:
-    """The tool calls of a `ChatCompletion` (its first choice) or of its message, as dict or
-    SDK object, sharing `signal` (a new one if None); strict-mode nulls undone."""
+    """The tool calls of a `ChatCompletion` (its first choice; none without choices), of its
+    message, or its message's `tool_calls` list, as dicts or SDK objects, sharing `signal` (a
+    new one if None); strict-mode nulls undone; a repeated call id is a `ReplyError`."""
     root = Reply.of(reply)
-    message = root.at("choices").first().at("message") if root.has("choices") else root
-    return tool_calls(_requested(message), catalog, signal, ToolCall, strict_nulls=True)
+    if isinstance(root.value, Sequence):
+        listed = root
+    elif root.has("choices"):
+        choice = root.at("choices").first()
+        if choice is None:
+            return ()
+        listed = choice.at("message").at("tool_calls")
+    else:
+        listed = root.at("tool_calls")
+    return tool_calls(_requested(listed), catalog, signal, ToolCall, strict_nulls=True)
 
 
 def results(calls: Sequence[ToolCall], results: Results) -> list[ChatMessage]:
-    """A `tool` message per call, in order, then the additional contexts as one user message."""
+    """A `tool` message per call, in order, then one user message with the results' images
+    (each labelled with its call's id) and the additional contexts, when there are any."""
     answers, contexts = paired(calls, results)
     messages: list[ChatMessage] = [
-        {"role": "tool", "tool_call_id": a.call_id, "content": _text_parts(a.content)}
+        {"role": "tool", "tool_call_id": a.call_id, "content": _tool_content(a.content)}
         for a in answers
     ]
-    if contexts:
-        messages.append({"role": "user", "content": list(_context_parts(contexts))})
+    shown = [
+        *(part for answer in answers for part in _images(answer)),
+        *(part for context in contexts for part in _parts(context.content)),
+    ]
+    if shown:
+        messages.append({"role": "user", "content": shown})
     return messages
 
 
@@ -153,22 +176,41 @@ def _tool(schema: ToolSchema, parameters: FrozenJson) -> tuple[ChatTool, list[Sc
     return {"type": "function", "function": function}, problems
 
 
-def _requested(message: Reply) -> Iterator[tuple[str, str, object]]:
-    for call in message.at("tool_calls").items():
+def _requested(listed: Reply) -> Iterator[Requested]:
+    for call in listed.items():
         if call.kind() not in {None, "function"}:
             continue  # a custom tool's call: not one of the catalog's functions
         function = call.at("function")
-        yield call.text("id"), function.text("name"), function.at("arguments").value
+        yield call.text("id"), function.text("name"), function.at("arguments").value, call
 
 
-def _text_parts(content: Sequence[ContentBlock]) -> list[ChatTextPart]:
-    return [{"type": "text", "text": block_text(block)} for block in content]
+def _tool_content(content: Sequence[ContentBlock]) -> str | list[ChatTextPart]:
+    """A tool message's text parts (an image: a pointer to the user message after them)."""
+    parts: list[ChatTextPart] = [
+        {"type": "text", "text": _moved(block) if isinstance(block, ImageBlock) else text}
+        for block in content
+        if (text := block_text(block))
+    ]
+    return parts or ""
 
 
-def _context_parts(contexts: Sequence[ContextMessage]) -> Iterator[dict[str, object]]:
-    for context in contexts:
-        for block in context.content:
-            if isinstance(block, ImageBlock):
-                yield {"type": "image_url", "image_url": {"url": data_url(block)}}
-            else:
-                yield {"type": "text", "text": block_text(block)}
+def _moved(block: ImageBlock) -> str:
+    return f"[image ({block.media_type}): in the user message after the tool results]"
+
+
+def _images(answer: Answer) -> Iterator[dict[str, object]]:
+    """A result's images for the user message, after a label naming the call."""
+    images = [block for block in answer.content if isinstance(block, ImageBlock)]
+    if images:
+        label = f"Images from the result of call {answer.call_id} (`{answer.name}`):"
+        yield {"type": "text", "text": label}
+        yield from _parts(images)
+
+
+def _parts(content: Sequence[ContentBlock]) -> Iterator[dict[str, object]]:
+    """Image and text parts for a user message (no empty text)."""
+    for block in content:
+        if isinstance(block, ImageBlock):
+            yield {"type": "image_url", "image_url": {"url": data_url(block)}}
+        elif text := block_text(block):
+            yield {"type": "text", "text": text}

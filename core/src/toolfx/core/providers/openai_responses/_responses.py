@@ -3,7 +3,8 @@ answer them.
 
 The TypedDicts mirror the openai SDK's parameter types key for key, so `tools(...)` and
 `results(...)` go into `client.responses.create(...)` as they are; a key whose SDK type is a
-union of the SDK's own types toolfx never builds is typed `Any`.
+union of the SDK's own types toolfx never builds is typed `Any`. Empty text parts are left out
+(a result with no text at all is the empty string).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from toolfx.core.tools import ImageBlock, block_text
 if TYPE_CHECKING:
     from toolfx.core.json import FrozenJson
     from toolfx.core.jsonschema import SchemaProblem
+    from toolfx.core.providers._calls import Requested
     from toolfx.core.providers._reply import ProviderReply
     from toolfx.core.providers._results import Results
     from toolfx.core.providers._tools import ToolNote
@@ -93,8 +95,11 @@ class _Exported:
 
 
 def tools(catalog: Catalog) -> tuple[ResponsesTool, ...]:
-    """The catalog's native tools as function tools, strict where the schema allows (made once
-    per catalog snapshot and shared: do not change them)."""
+    """The catalog's native tools as function tools, strict where the schema allows.
+
+    Made once per catalog snapshot and shared by every later call: never change them in place;
+    build changed copies instead (`[*tools[:-1], {**tools[-1], "defer_loading": True}]`).
+    """
     return memoized(catalog, _Exported, _export).tools
 
 
@@ -106,8 +111,9 @@ def notes(catalog: Catalog) -> tuple[ToolNote, ...]:
 def calls(
     reply: ProviderReply, catalog: Catalog, signal: CancelSignal | None = None
 ) -> tuple[ToolCall, ...]:
-    """The `function_call` items of a `Response` or of its `output` list, as dict or SDK
-    object, sharing `signal` (a new one if None); strict-mode nulls undone."""
+    """The `function_call` items of a `Response` or of its `output` list, as dicts or SDK
+    objects, sharing `signal` (a new one if None); strict-mode nulls undone; a repeated call id
+    is a `ReplyError`."""
     root = Reply.of(reply)
     output = root if isinstance(root.value, Sequence) else root.at("output")
     return tool_calls(_requested(output), catalog, signal, ToolCall, strict_nulls=True)
@@ -118,11 +124,11 @@ def results(calls: Sequence[ToolCall], results: Results) -> list[ResponsesInputI
     message."""
     answers, contexts = paired(calls, results)
     items: list[ResponsesInputItem] = [
-        {"type": "function_call_output", "call_id": a.call_id, "output": _parts(a.content)}
+        {"type": "function_call_output", "call_id": a.call_id, "output": _parts(a.content) or ""}
         for a in answers
     ]
-    if contexts:
-        content = [p for context in contexts for p in _parts(context.content)]
+    content = [p for context in contexts for p in _parts(context.content)]
+    if content:
         items.append({"type": "message", "role": "user", "content": content})
     return items
 
@@ -144,16 +150,18 @@ def _tool(schema: ToolSchema, parameters: FrozenJson) -> tuple[ResponsesTool, li
     return tool, problems
 
 
-def _requested(output: Reply) -> Iterator[tuple[str, str, object]]:
+def _requested(output: Reply) -> Iterator[Requested]:
     for item in output.items():
         if item.kind() == "function_call":
-            yield item.text("call_id"), item.text("name"), item.at("arguments").value
+            yield item.text("call_id"), item.text("name"), item.at("arguments").value, item
 
 
 def _parts(content: Sequence[ContentBlock]) -> list[dict[str, object]]:
+    """Image and text parts (no empty text)."""
     return [
         {"type": "input_image", "image_url": data_url(block), "detail": "auto"}
         if isinstance(block, ImageBlock)
-        else {"type": "input_text", "text": block_text(block)}
+        else {"type": "input_text", "text": text}
         for block in content
+        if isinstance(block, ImageBlock) or (text := block_text(block))
     ]
