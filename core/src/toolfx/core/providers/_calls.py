@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from toolfx.core.providers._reply import Reply
     from toolfx.core.registry import Catalog
 
-__all__ = ["Requested", "tool_calls"]
+__all__ = ["Requested", "one_call", "tool_calls"]
 
 Requested = tuple[str, str, object, "Reply"]
 """One call as a reply gives it: its id, the tool's name, the arguments (text or a value), and
@@ -51,24 +51,37 @@ def tool_calls(
     seen: dict[str, Reply] = {}
     made: list[ToolCall] = []
     for call in requested:
-        call_id, where = call[0], call[3]
+        call_id, name, arguments, where = call
         first = seen.setdefault(call_id, where)
         if first is not where:
             problem = f"call id {call_id!r} is given already at {json_pointer(first.path)}"
             raise where.error(f"{problem}: each call needs an id of its own")
-        made.append(_call(call_type, call, catalog, shared, strict_nulls=strict_nulls))
+        made.append(
+            one_call(
+                call_type,
+                call_id,
+                name,
+                arguments,
+                catalog=catalog,
+                signal=shared,
+                strict_nulls=strict_nulls,
+            )
+        )
     return tuple(made)
 
 
-def _call(
+def one_call(
     call_type: type[ToolCall],
-    requested: Requested,
+    call_id: str,
+    name: str,
+    arguments: object,
+    *,
     catalog: Catalog,
     signal: CancelSignal,
-    *,
     strict_nulls: bool,
 ) -> ToolCall:
-    call_id, name, arguments, _ = requested
+    """One call from the arguments as the model sent them: text (parsed; blank is `{}`; not
+    JSON: a call failing INVALID_ARGS) or a value; strict-mode nulls undone if `strict_nulls`."""
     registration = catalog.direct(name) if strict_nulls else None
     if isinstance(arguments, str):
         parsed = parse_json(arguments if arguments.strip() else "{}")

@@ -18,14 +18,11 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, final
 
-from returns.result import Failure
-
-from toolfx.core.json import parse_json, snapshot_json
-from toolfx.core.pipeline import ToolCall, execute
-from toolfx.core.providers import undo_strict_nulls
+from toolfx.core.pipeline import execute
+from toolfx.core.providers import model_call
 from toolfx.core.registry import Catalog, Location
-from toolfx.core.runtime import ApprovalReply, ApprovalRequest, CancelSignal, Runtime
-from toolfx.interpreters._framework_asks import MAX_OPEN_CALLS, AskLedger, FrameworkRuntime
+from toolfx.core.runtime import ApprovalReply, ApprovalRequest, Runtime
+from toolfx.interpreters._framework_asks import AskLedger, FrameworkRuntime, bounded
 from toolfx.interpreters.anyio import AnyioRuntime, run_anyio_async
 from toolfx.interpreters.openai_agents._output import AgentsOutput, agents_output
 
@@ -128,32 +125,9 @@ class AgentsCalls:
         self, runtime: Runtime, name: str, call_id: str, given: str | Mapping[str, object]
     ) -> ToolExecutionResult:
         catalog = self.catalog()
-        call = self._call(catalog, name, call_id, given)
+        # the SDK gives the text (`on_invoke_tool`) or its parsed object (`needs_approval`)
+        call = model_call(call_id, name, given, catalog, strict_nulls=name in self.strict)
         return await run_anyio_async(execute(catalog, call, self._sink), runtime)
 
-    def _call(
-        self, catalog: Catalog, name: str, call_id: str, given: str | Mapping[str, object]
-    ) -> ToolCall:
-        """The call, from the arguments as the SDK gives them: its text (`on_invoke_tool`; blank
-        is an empty object, text that is not JSON fails INVALID_ARGS) or its parsed object
-        (`needs_approval`). A strict tool's strict-mode nulls are undone in either form."""
-        signal = CancelSignal()
-        if isinstance(given, str):
-            parsed = parse_json(given if given.strip() else "{}")
-            if isinstance(parsed, Failure):
-                return ToolCall.unparsed(call_id, name, given, parsed.failure(), signal)
-        else:
-            parsed = snapshot_json(given)
-            if isinstance(parsed, Failure):  # not JSON: the call itself says so (INVALID_ARGS)
-                return ToolCall(call_id, name, given, signal)
-        arguments = parsed.unwrap()
-        registration = catalog.direct(name) if name in self.strict else None
-        if registration is not None:
-            schema = registration.definition.parameters.json_schema
-            arguments = undo_strict_nulls(schema, arguments)
-        return ToolCall(call_id, name, arguments, signal)
-
     def _keep(self, call_id: str, finished: _Finished) -> None:
-        while len(self._finished) >= MAX_OPEN_CALLS:
-            del self._finished[next(iter(self._finished))]
-        self._finished[call_id] = finished
+        bounded(self._finished)[call_id] = finished

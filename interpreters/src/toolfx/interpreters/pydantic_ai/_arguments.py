@@ -7,14 +7,9 @@ schema validation give the model their typed INVALID_ARGS messages.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Final, final
 
-from returns.result import Failure
-
-from toolfx.core import parse_json
-
-__all__ = ["RAW_ARGUMENTS", "NotJson", "RawArguments", "model_arguments"]
+__all__ = ["RAW_ARGUMENTS", "RawArguments", "model_arguments"]
 
 RAW_ARGUMENTS: Final = "toolfx_raw_arguments"
 """The key under which the validated arguments hold what the model sent."""
@@ -35,23 +30,9 @@ class RawArguments:
         return {RAW_ARGUMENTS: input}
 
 
-@final
-@dataclass(frozen=True, slots=True)
-class NotJson:
-    """Argument text that is not JSON, and why."""
-
-    text: str
-    problem: str
-
-
 def model_arguments(tool_args: dict[str, Any]) -> object:
-    """What the model sent, its text parsed (a `NotJson` when it does not parse)."""
+    """What the model sent: its text (bytes decoded), or its arguments object (None: `{}`)."""
     raw = tool_args.get(RAW_ARGUMENTS)
     if isinstance(raw, bytes | bytearray):
-        raw = bytes(raw).decode("utf-8", "replace")
-    if not isinstance(raw, str):
-        return {} if raw is None else raw
-    parsed = parse_json(raw or "{}")
-    if isinstance(parsed, Failure):
-        return NotJson(raw, str(parsed.failure()))
-    return parsed.unwrap()
+        return bytes(raw).decode("utf-8", "replace")
+    return {} if raw is None else raw

@@ -17,24 +17,18 @@ from uuid import uuid4
 from pydantic_ai import AbstractToolset, RunContext, ToolDefinition, ToolsetTool
 
 from toolfx.core import (
-    CancelSignal,
     Catalog,
-    ErrorCode,
     FrozenJson,
     Location,
     RecordSink,
     Runtime,
-    ToolCall,
-    ToolExecutionFailure,
-    ToolFailure,
     execute,
-    text,
     thaw_json,
 )
-from toolfx.core.records import ToolCallRecord, ToolResultRecord, write_record
+from toolfx.core.providers import model_call
 from toolfx.interpreters._framework_asks import AskLedger, FrameworkRuntime
 from toolfx.interpreters.anyio import AnyioRuntime, run_anyio_async
-from toolfx.interpreters.pydantic_ai._arguments import NotJson, RawArguments, model_arguments
+from toolfx.interpreters.pydantic_ai._arguments import RawArguments, model_arguments
 from toolfx.interpreters.pydantic_ai._deferred import deferred_asks
 from toolfx.interpreters.pydantic_ai._results import ModelContent, tool_return
 
@@ -106,9 +100,6 @@ class ToolfxToolset(AbstractToolset[Any]):
     ) -> ModelContent | ToolReturn[ModelContent]:
         """Run the call through the pipeline; an ask the human has not answered defers it."""
         call_id = ctx.tool_call_id or f"pydantic-ai-{uuid4().hex}"
-        arguments = model_arguments(tool_args)
-        if isinstance(arguments, NotJson):
-            return tool_return(self._refused(call_id, name, arguments))
         # answers are kept per conversation: another one may reuse the model's call ids
         asked = call_id if ctx.conversation_id is None else f"{ctx.conversation_id}/{call_id}"
         decide = (
@@ -117,24 +108,13 @@ class ToolfxToolset(AbstractToolset[Any]):
             else _runtime_approvals
         )
         runtime = FrameworkRuntime(self._runtime(), decide)
-        call = ToolCall(call_id, name, arguments, CancelSignal())
-        result = await run_anyio_async(execute(self._catalog(), call, self._sink), runtime)
+        catalog = self._catalog()
+        # text that is not JSON: a call failing INVALID_ARGS, unrun, recorded by the pipeline
+        call = model_call(call_id, name, model_arguments(tool_args), catalog)
+        result = await run_anyio_async(execute(catalog, call, self._sink), runtime)
         runtime.raise_interruption()
         self._ledger.forget(asked)
         return tool_return(result)
-
-    def _refused(self, call_id: str, name: str, arguments: NotJson) -> ToolExecutionFailure:
-        """The INVALID_ARGS failure of argument text that is not JSON, recorded, unrun."""
-        message = f"The arguments for `{name}` are not JSON: {arguments.problem}"
-        failure = ToolExecutionFailure(
-            ToolFailure.of(ErrorCode.INVALID_ARGS, message), text(message)
-        )
-        if self._sink is not None:
-            runtime = self._runtime()
-            record = ToolCallRecord(call_id, call_id, name, arguments.text)
-            write_record(runtime, self._sink, record)
-            write_record(runtime, self._sink, ToolResultRecord.of(call_id, failure))
-        return failure
 
     def _catalog(self) -> Catalog:
         source = self._source
