@@ -58,12 +58,21 @@ def answered(results: Any, content: tuple[ContentBlock, ...] = CONTENT) -> Any:
     return results([CALL], [ToolExecutionSuccess(None, content)])
 
 
-def test_openai_tool_messages_carry_text_parts_only() -> None:
-    (message,) = answered(openai_chat.results)
+def test_openai_tool_messages_carry_text_and_their_images_follow_in_a_user_message() -> None:
+    message, images = answered(openai_chat.results)
+    pointer = "[image (image/png): in the user message after the tool results]"
+    texts = [pointer if t.startswith("[image") else t for t in TEXTS]
     assert message == {
         "role": "tool",
         "tool_call_id": "c1",
-        "content": [{"type": "text", "text": t} for t in TEXTS],
+        "content": [{"type": "text", "text": t} for t in texts],
+    }
+    assert images == {
+        "role": "user",
+        "content": [
+            {"type": "text", "text": "Images from the result of call c1 (`look`):"},
+            {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}},
+        ],
     }
 
 
