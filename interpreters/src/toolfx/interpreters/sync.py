@@ -21,6 +21,7 @@ from toolfx.core.runtime import (
     ApprovalRequest,
     Cancelled,
     CancelSignal,
+    CodeEngine,
     DefectReporter,
     Description,
     FileSystem,
@@ -36,6 +37,7 @@ from toolfx.interpreters._foreign import ForeignAwaitError
 from toolfx.interpreters._os.files import LocalFileSystem
 from toolfx.interpreters._os.spills import FolderSpills
 from toolfx.interpreters._os.sync_processes import SyncProcessRunner
+from toolfx.interpreters.codemode import default_engine
 
 __all__ = ["ForeignAwaitError", "SyncInterpreter", "SyncRuntime", "run_sync"]
 
@@ -46,7 +48,15 @@ T = TypeVar("T")
 class SyncRuntime(Runtime):
     """Capabilities that complete at once on the calling thread; approvals from a callback."""
 
-    __slots__ = ("_approvals", "_files", "_on_defect", "_on_progress", "_processes", "_spills")
+    __slots__ = (
+        "_approvals",
+        "_code",
+        "_files",
+        "_on_defect",
+        "_on_progress",
+        "_processes",
+        "_spills",
+    )
 
     def __init__(
         self,
@@ -57,6 +67,7 @@ class SyncRuntime(Runtime):
         processes: ProcessRunner | None = None,
         spills: SpillStore | None = None,
         progress: ProgressReporter | None = None,
+        code: CodeEngine | None = None,
     ) -> None:
         self._approvals = approvals
         self._on_defect = on_defect
@@ -64,6 +75,7 @@ class SyncRuntime(Runtime):
         self._files: FileSystem = LocalFileSystem() if files is None else files
         self._processes: ProcessRunner = SyncProcessRunner() if processes is None else processes
         self._spills: SpillStore = FolderSpills() if spills is None else spills
+        self._code: CodeEngine = default_engine() if code is None else code
 
     def now(self) -> float:
         """Monotonic time in seconds (`time.monotonic`)."""
@@ -153,6 +165,11 @@ class SyncRuntime(Runtime):
     def spills(self) -> SpillStore:
         """The spill store given, else `FolderSpills` in a private temporary folder."""
         return self._spills
+
+    @property
+    def code(self) -> CodeEngine:
+        """The Code Mode engine given, else Monty's when installed (`default_engine`)."""
+        return self._code
 
 
 def run_sync(description: Description[T], runtime: Runtime | None = None) -> T:

@@ -9,6 +9,7 @@ from toolfx.core.runtime import (
     ApprovalReply,
     ApprovalRequest,
     CancelSignal,
+    CodeEngine,
     FileSystem,
     ProcessRunner,
     ProgressEvent,
@@ -83,3 +84,8 @@ class DelegatingRuntime(Runtime):
     def spills(self) -> SpillStore:
         """The inner runtime's `spills`."""
         return self.inner.spills
+
+    @property
+    def code(self) -> CodeEngine:
+        """The inner runtime's `code`."""
+        return self.inner.code

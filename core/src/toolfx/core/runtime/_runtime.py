@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Final, Literal, Protocol, TypeVar, final
 if TYPE_CHECKING:
     from toolfx.core.json import FrozenJson
     from toolfx.core.runtime._cancel import CancelSignal
+    from toolfx.core.runtime._code import CodeEngine
     from toolfx.core.runtime._files import FileSystem
     from toolfx.core.runtime._processes import ProcessRunner
     from toolfx.core.runtime._spills import SpillStore
@@ -107,7 +108,8 @@ ProgressReporter = Callable[[ProgressEvent], None]
 
 
 class Runtime(Protocol):
-    """Capabilities: time, cancellation points, concurrency, blocking work, approvals, spills."""
+    """Capabilities: time, cancellation points, concurrency, blocking work, approvals, spills,
+    files, processes and the Code Mode engine."""
 
     def now(self) -> float:
         """Monotonic time in seconds."""
@@ -160,4 +162,9 @@ class Runtime(Protocol):
     @property
     def spills(self) -> SpillStore:
         """Where the whole text of an output cut for the model is kept."""
+        ...
+
+    @property
+    def code(self) -> CodeEngine:
+        """The engine Code Mode programs run in."""
         ...

@@ -26,6 +26,7 @@ from toolfx.core.runtime import (
     ApprovalRequest,
     Cancelled,
     CancelSignal,
+    CodeEngine,
     DefectReporter,
     Description,
     FileSystem,
@@ -44,6 +45,7 @@ from toolfx.interpreters.anyio._deadlines import deadlines_of
 from toolfx.interpreters.anyio._pool import PASSED_ON, on_asyncio, run_pool
 from toolfx.interpreters.anyio._processes import AnyioProcessRunner
 from toolfx.interpreters.anyio._wake import in_loop
+from toolfx.interpreters.codemode import default_engine
 
 __all__ = ["AnyioApprovals", "AnyioInterpreter", "AnyioRuntime", "run_anyio", "run_anyio_async"]
 
@@ -57,7 +59,15 @@ AnyioApprovals = Callable[[ApprovalRequest], ApprovalReply | Awaitable[ApprovalR
 class AnyioRuntime(Runtime):
     """Capabilities on the running anyio event loop; approvals from a sync or async callback."""
 
-    __slots__ = ("_approvals", "_files", "_on_defect", "_on_progress", "_processes", "_spills")
+    __slots__ = (
+        "_approvals",
+        "_code",
+        "_files",
+        "_on_defect",
+        "_on_progress",
+        "_processes",
+        "_spills",
+    )
 
     def __init__(
         self,
@@ -68,6 +78,7 @@ class AnyioRuntime(Runtime):
         processes: ProcessRunner | None = None,
         spills: SpillStore | None = None,
         progress: ProgressReporter | None = None,
+        code: CodeEngine | None = None,
     ) -> None:
         self._approvals = approvals
         self._on_defect = on_defect
@@ -75,6 +86,7 @@ class AnyioRuntime(Runtime):
         self._files: FileSystem = AnyioFileSystem() if files is None else files
         self._processes: ProcessRunner = AnyioProcessRunner() if processes is None else processes
         self._spills: SpillStore = AnyioFolderSpills() if spills is None else spills
+        self._code: CodeEngine = default_engine() if code is None else code
 
     def now(self) -> float:
         """The event loop's monotonic clock (`anyio.current_time`; only inside the loop)."""
@@ -200,6 +212,11 @@ class AnyioRuntime(Runtime):
     def spills(self) -> SpillStore:
         """The spill store given, else `AnyioFolderSpills` in a private temporary folder."""
         return self._spills
+
+    @property
+    def code(self) -> CodeEngine:
+        """The Code Mode engine given, else Monty's when installed (`default_engine`)."""
+        return self._code
 
 
 async def _watched_sleep(delay: float, signal: CancelSignal) -> None:

@@ -53,6 +53,7 @@ from toolfx.core.runtime import (
     ApprovalRequest,
     Cancelled,
     CancelSignal,
+    CodeEngine,
     Description,
     FileSystem,
     ProcessRunner,
@@ -62,6 +63,7 @@ from toolfx.core.runtime import (
     SpillStore,
     deadline_reason,
 )
+from toolfx.interpreters.codemode import default_engine
 from toolfx.interpreters.testing._faults import Fault, HangAt, RaiseAt
 from toolfx.interpreters.testing._files import TracedFileSystem
 from toolfx.interpreters.testing._memory_files import MemoryFileSystem
@@ -89,7 +91,15 @@ UNAVAILABLE: Final[ApprovalReply] = "unavailable"
 class DeterministicRuntime(Runtime):
     """Capabilities on one run's scheduler: virtual time, seeded interleavings, scripted replies."""
 
-    __slots__ = ("_approvals", "_files", "_on_progress", "_processes", "_scheduler", "_spills")
+    __slots__ = (
+        "_approvals",
+        "_code",
+        "_files",
+        "_on_progress",
+        "_processes",
+        "_scheduler",
+        "_spills",
+    )
 
     def __init__(
         self,
@@ -100,6 +110,7 @@ class DeterministicRuntime(Runtime):
         processes: ScriptedProcesses | None = None,
         spills: SpillStore | None = None,
         progress: ProgressReporter | None = None,
+        code: CodeEngine | None = None,
     ) -> None:
         self._scheduler = scheduler
         self._approvals = approvals
@@ -107,6 +118,7 @@ class DeterministicRuntime(Runtime):
         self._files = TracedFileSystem(files, scheduler)
         self._processes = (ScriptedProcesses() if processes is None else processes).on(scheduler)
         self._spills: SpillStore = MemorySpills() if spills is None else spills
+        self._code: CodeEngine = default_engine() if code is None else code
 
     def now(self) -> float:
         """The virtual time in seconds: 0 when the run starts, moved only by timers."""
@@ -209,6 +221,11 @@ class DeterministicRuntime(Runtime):
         """The run's spill store (a `MemorySpills` unless one is given)."""
         return self._spills
 
+    @property
+    def code(self) -> CodeEngine:
+        """The Code Mode engine given, else Monty's when installed (`default_engine`)."""
+        return self._code
+
 
 async def _child(thunk: Callable[[], Awaitable[T]], index: int, results: dict[int, T]) -> None:
     results[index] = await thunk()
@@ -228,6 +245,7 @@ class DeterministicInterpreter:
 
     __slots__ = (
         "_approvals",
+        "_code",
         "_faults",
         "_files",
         "_processes",
@@ -250,6 +268,7 @@ class DeterministicInterpreter:
         spills: SpillStore | None = None,
         progress: ProgressReporter | None = None,
         wrap: Callable[[Runtime], Runtime] | None = None,
+        code: CodeEngine | None = None,
     ) -> None:
         if isinstance(approvals, str):
             raise TypeError("approvals must be a sequence of replies, not one reply")
@@ -266,6 +285,7 @@ class DeterministicInterpreter:
         self._spills = spills
         self._progress = progress
         self._wrap = wrap
+        self._code = code
         self._trace: tuple[TraceEvent, ...] = ()
         self._reported: tuple[Reported, ...] = ()
 
@@ -289,6 +309,7 @@ class DeterministicInterpreter:
             files,
             processes=self._processes,
             spills=self._spills,
+            code=self._code,
             progress=self._progress,
         )
         if self._wrap is not None:
