@@ -55,6 +55,7 @@ CORE_LAYERS: Final = (
     ("schema",),
     ("runtime",),
     ("tools",),
+    ("codemode",),
     ("records", "registry"),
     ("pipeline",),
     ("providers",),
