@@ -8,6 +8,13 @@ from toolfx.interpreters.testing._faults import CancelAt, Fault, HangAt, RaiseAt
 from toolfx.interpreters.testing._interpreter import DeterministicInterpreter, DeterministicRuntime
 from toolfx.interpreters.testing._memory_files import MemoryFileSystem
 from toolfx.interpreters.testing._memory_spills import MemorySpills
+from toolfx.interpreters.testing._scripted_code import (
+    Pause,
+    Rejected,
+    Script,
+    ScriptedCode,
+    ScriptedSession,
+)
 from toolfx.interpreters.testing._scripted_processes import (
     ProcessMatcher,
     ScriptedProcess,
@@ -25,10 +32,15 @@ __all__ = [
     "HangAt",
     "MemoryFileSystem",
     "MemorySpills",
+    "Pause",
     "ProcessMatcher",
     "RaiseAt",
     "RaiseInto",
+    "Rejected",
+    "Script",
+    "ScriptedCode",
     "ScriptedProcess",
     "ScriptedProcesses",
+    "ScriptedSession",
     "TraceEvent",
 ]
