@@ -104,7 +104,9 @@ CORE_FORBIDDEN: Final = frozenset(
 `logging` stays allowed: the default defect reporter logs a defect through it.
 """
 
-MAX_CHAIN: Final = 8
+MAX_CHAIN: Final = 11
+"""Eight for the pipeline; eleven since a catalog defines its own `run_code` tool, so the registry
+reaches tool definition and schema derivation (seven modules deep by themselves) at runtime."""
 PUBLIC_SHARE: Final = 1 / 3
 
 

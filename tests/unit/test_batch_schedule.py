@@ -5,7 +5,7 @@ from typing import TypedDict
 import pytest
 
 from toolfx.core.pipeline import ToolCall, execute_batch
-from toolfx.core.pipeline._batch import schedule
+from toolfx.core.pipeline._schedule import schedule
 from toolfx.core.registry import Location
 from toolfx.core.runtime import CancelSignal
 from toolfx.core.tools import Output, ToolRunContext, define_tool

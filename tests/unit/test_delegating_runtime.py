@@ -32,7 +32,7 @@ CALLS: dict[str, tuple[Any, ...]] = {
 }
 """Each method of the protocol, with arguments to call it with."""
 
-PROPERTIES = frozenset({"files", "processes", "spills"})
+PROPERTIES = frozenset({"files", "processes", "spills", "code"})
 """Each property of the protocol."""
 
 

@@ -400,7 +400,7 @@ PUBLIC_EXPORTS: Final[tuple[Callable[[Any], Any], ...]] = (
 )
 
 
-def test_a_catalog_exports_its_native_tools_only() -> None:
+def test_a_catalog_exports_its_native_tools_and_run_code_only() -> None:
     registry = Registry()
     registry = registry.add_scope("agent")
     registry, _ = registry.present_as("agent", "code")
@@ -408,9 +408,12 @@ def test_a_catalog_exports_its_native_tools_only() -> None:
     registry, _ = registry.register(_tool("coded", "Inside Code Mode.", NoArgs))
     for export in PUBLIC_EXPORTS:
         exported = export(registry.catalog("agent"))
-        assert len(exported) == 1
-        assert "direct" in json.dumps(exported)
-        assert export(registry.catalog()) != exported  # native: both tools
+        assert len(exported) == 2
+        text = json.dumps(exported)
+        assert '"direct"' in text
+        assert '"run_code"' in text  # `coded` is reached through it: its stub is in its text
+        assert "async def coded(" in text
+        assert export(registry.catalog()) != exported  # native: both tools, no run_code
 
 
 def test_a_catalog_snapshot_exports_once_and_shares_the_list() -> None:

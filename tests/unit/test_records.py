@@ -404,9 +404,9 @@ _RESULT = {"event": "tool/result", "callId": "c", "result": {"content": [], "isE
         ),
         (
             record_from_json,
-            {**_CALL, "event": "tool/code-dispatch"},
+            {**_CALL, "event": "tool/progress"},
             "/event",
-            "unknown event 'tool/code-dispatch'",
+            "unknown event 'tool/progress'",
         ),
         (record_from_json, {"callId": "c"}, "", "missing required key 'event'"),
         (record_from_json, [], "", "expected object, found empty array"),

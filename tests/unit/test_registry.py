@@ -658,12 +658,49 @@ def test_native_schemas_under_code_presentation_keep_only_tools_outside_code_mod
     location.add_scope("coder")
     location.present_as("coder", "code")
     coder = location.catalog("coder")
-    assert [s.name for s in coder.schemas()] == ["coded", "native"]
-    assert [s.name for s in coder.native_schemas()] == ["native"]
-    assert list(coder.direct_names()) == ["native"]
+    assert [s.name for s in coder.schemas()] == ["coded", "native", "run_code"]
+    assert [s.name for s in coder.native_schemas()] == ["native", "run_code"]
+    assert list(coder.direct_names()) == ["native", "run_code"]
     assert coder.direct("coded") is None
     assert coder.registration("coded") is not None
     assert location.catalog().native_schemas() == location.catalog().schemas()
+    assert "run_code" not in location.catalog()  # the native presentation offers no transport
+
+
+def test_both_presentation_offers_every_tool_and_run_code(location: Location) -> None:
+    location.register(tool("coded"))
+    location.register(tool("native", codemode=False))
+    location.add_scope("coder")
+    location.present_as("coder", "both")
+    coder = location.catalog("coder")
+    assert list(coder.direct_names()) == ["coded", "native", "run_code"]
+    assert list(coder.view.code) == ["coded"]  # what a program reaches
+    transport = coder.direct("run_code")
+    assert transport is not None
+    assert transport.permission == "run_code"
+    assert "async def coded(" in transport.definition.description
+    assert "native" not in transport.definition.description
+
+
+def test_restrictions_leave_run_code_and_hide_the_tools_from_its_program(
+    location: Location,
+) -> None:
+    location.register(tool("coded"))
+    location.register(tool("hidden"))
+    location.add_scope("coder")
+    location.present_as("coder", "code")
+    location.restrict("coder", deny=["hidden"])
+    coder = location.catalog("coder")
+    assert list(coder.direct_names()) == ["run_code"]
+    assert list(coder.view.code) == ["coded"]
+    transport = coder.direct("run_code")
+    assert transport is not None
+    assert "async def hidden(" not in transport.definition.description
+    refused(
+        RegistryErrorKind.RESERVED_NAME,
+        lambda: location.restrict("coder", deny=["run_code"]),
+        "run_code",
+    )
 
 
 def test_schemas_are_immutable(location: Location) -> None:
@@ -852,7 +889,7 @@ def test_every_disposer_is_idempotent_and_exact(location: Location) -> None:
     assert location.registry is after
     assert counter.count == 0
     assert location.get("read", "agent") is read
-    assert names(location, "agent") == ["read"]
+    assert names(location, "agent") == ["read", "run_code"]
     assert location.catalog().guards() == (no_guard,)
     assert location.catalog("agent").presentation_mode == "both"
 

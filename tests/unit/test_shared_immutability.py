@@ -37,12 +37,13 @@ def test_catalog_tables_are_read_only_and_distinct(mode: str) -> None:
     view = _location(mode).catalog("agent").view
     assert view.direct is not view.tools
     registration = view.tools["echo"]
-    for table in (view.tools, view.direct):
+    for table in (view.tools, view.direct, view.code):
         with pytest.raises(TypeError):
             table["evil"] = registration  # type: ignore[index]
         with pytest.raises((TypeError, AttributeError)):
             table.pop("echo", None)  # type: ignore[attr-defined]
-    assert list(view.tools) == ["echo"]
+    assert list(view.tools) == (["echo"] if mode == "native" else ["echo", "run_code"])
+    assert list(view.code) == ["echo"]
 
 
 def _attempts(schema: Any) -> list[Callable[[], object]]:

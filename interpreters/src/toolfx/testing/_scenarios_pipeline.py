@@ -881,7 +881,7 @@ class PipelineScenarios(PipelineWorld):
         direct = run(world, interpret, scope="coder")
         assert code_of(direct) is ErrorCode.UNKNOWN_TOOL
         assert isinstance(direct, ToolExecutionFailure)
-        assert direct.error.message == "Unknown tool `shout`. Available tools: native."
+        assert direct.error.message == "Unknown tool `shout`. Available tools: native, run_code."
         assert world.observed[-1][1] == direct  # the refusal is still one observed result
         assert isinstance(run(world, interpret, name="native", scope="coder"), ToolExecutionSuccess)
         through_transport = ToolCall(

@@ -15,18 +15,25 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, cast, final
 
 from toolfx.core.pipeline._call import run_call
-from toolfx.core.records import RecordFault, ToolCallRecord, ToolResultRecord, write_record
+from toolfx.core.pipeline._schedule import schedule
+from toolfx.core.records import (
+    RecordFault,
+    ToolCallRecord,
+    ToolCodeDispatchRecord,
+    ToolResultRecord,
+    write_record,
+)
 from toolfx.core.runtime import Description
 from toolfx.core.tools import ErrorCode, ToolExecutionResult, ToolExecutionSuccess, defect, failed
 
 if TYPE_CHECKING:
     from toolfx.core.pipeline._call import ToolCall
     from toolfx.core.records import RecordSink, SessionRecord
-    from toolfx.core.registry import Catalog, ExecutionMode
+    from toolfx.core.registry import Catalog
     from toolfx.core.runtime import Runtime
     from toolfx.core.tools import ContextMessage
 
-__all__ = ["DEFAULT_PARALLEL_LIMIT", "BatchLedger", "BatchResult", "execute_batch", "schedule"]
+__all__ = ["DEFAULT_PARALLEL_LIMIT", "BatchLedger", "BatchResult", "execute_batch"]
 
 
 DEFAULT_PARALLEL_LIMIT: Final = 8
@@ -53,26 +60,6 @@ class BatchResult:
     def concludes_turn(self) -> bool:
         """Whether a successful result asked to end the agent's turn."""
         return any(isinstance(r, ToolExecutionSuccess) and r.concludes_turn for r in self.results)
-
-
-def schedule(catalog: Catalog, calls: Sequence[ToolCall]) -> list[list[int]]:
-    """Group call indexes: each exclusive call alone, each maximal run of parallel ones together."""
-    groups: list[list[int]] = []
-    previous: ExecutionMode = "exclusive"
-    for index, call in enumerate(calls):
-        mode = _mode(catalog, call)
-        if mode == "parallel" and previous == "parallel":
-            groups[-1].append(index)
-        else:
-            groups.append([index])
-        previous = mode
-    return groups
-
-
-def _mode(catalog: Catalog, call: ToolCall) -> ExecutionMode:
-    if call.arguments_error is not None:  # the call snapshotted its arguments when built
-        return "exclusive"
-    return catalog.execution_mode(call.name, call.arguments)  # type: ignore[arg-type]
 
 
 def execute_batch(
@@ -203,7 +190,7 @@ def _take(
     sink: RecordSink, open_calls: dict[str, str], faults: list[RecordFault], record: SessionRecord
 ) -> None:
     """Pass `record` to the caller's sink, noting the open calls and what the sink refused."""
-    if isinstance(record, ToolResultRecord):
+    if isinstance(record, ToolResultRecord | ToolCodeDispatchRecord):  # a sub-call's closing
         open_calls.pop(record.call_id, None)  # attempted once: never attempted again
     try:
         sink(record)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, Final, final, get_args
 
 from returns.result import Failure, Success
@@ -29,6 +29,7 @@ from toolfx.core.tools import (
 )
 
 if TYPE_CHECKING:
+    from toolfx.core.codemode import SubCall
     from toolfx.core.json import FrozenJson
     from toolfx.core.runtime import CancelSignal, Runtime
     from toolfx.core.tools import (
@@ -38,17 +39,34 @@ if TYPE_CHECKING:
         ToolExecutionResult,
     )
 
-__all__ = ["CallState", "RunContext", "dispatch", "success_of"]
+__all__ = ["CallState", "CodeBridge", "RunContext", "dispatch", "success_of"]
+
+CodeBridge = Callable[
+    ["ToolExecution", "CancelSignal", "Sequence[SubCall]", int],
+    Awaitable["tuple[ToolExecutionResult, ...]"],
+]
+"""Sub-dispatches a `run_code` program's calls for the outer execution, on the given signal."""
 
 
 @final
 class CallState:
     """What the pipeline learns while one call runs: whether the body started, its extras."""
 
-    __slots__ = ("args", "body_started", "concludes_turn", "deferred", "deps", "stage")
+    __slots__ = (
+        "args",
+        "body_started",
+        "bridge",
+        "concludes_turn",
+        "deferred",
+        "deps",
+        "meta",
+        "stage",
+    )
 
     def __init__(self, deps: object = None) -> None:  # slots: not an object and its dict
         self.body_started: bool = False
+        self.bridge: CodeBridge | None = None  # `run_code` only: how its program's calls run
+        self.meta: FrozenJson = None  # `run_code` only: the result's meta (its sub-call summary)
         self.deps = deps  # the call's dependencies, else its Location's
         self.args: object = None  # the decoded arguments, once the body is about to run
         self.stage: str = "the pre-execute policy"
@@ -117,6 +135,19 @@ class RunContext:
     def agent(self) -> str | None:
         """The agent on whose behalf the call runs."""
         return self._execution.agent
+
+    async def dispatch_code(
+        self, calls: Sequence[SubCall], limit: int
+    ) -> tuple[ToolExecutionResult, ...]:
+        """Run a program's calls as sub-dispatches of this call (the `run_code` body only)."""
+        bridge = self._state.bridge
+        if bridge is None:
+            raise RuntimeError(f"`{self._execution.name}` is not the Code Mode transport")
+        return await bridge(self._execution, self._signal, calls, limit)
+
+    def attach_meta(self, meta: FrozenJson) -> None:
+        """Give this call's result `meta` (the `run_code` body: its sub-call summary)."""
+        self._state.meta = meta
 
     def defer_context(self, message: ContextMessage) -> None:
         """Attach a context message to this call's own result."""
@@ -228,10 +259,14 @@ def _with_content(
 
 
 def _deferred(failure: ToolExecutionFailure, state: CallState) -> ToolExecutionFailure:
-    """A failure of a started body, carrying the context messages the body deferred."""
-    if not state.deferred:
+    """A failure of a started body, carrying the context messages the body deferred (and the
+    meta it attached)."""
+    meta = state.meta
+    if not state.deferred and meta is None:
         return failure
-    return ToolExecutionFailure(failure.error, failure.content, failure.meta, state.deferred)
+    return ToolExecutionFailure(
+        failure.error, failure.content, failure.meta if meta is None else meta, state.deferred
+    )
 
 
 def success_of(
@@ -275,6 +310,8 @@ def success_of(
         return _deferred(failure, state)
     if isinstance(meta, ToolExecutionFailure):
         return _deferred(meta, state)
+    if state.meta is not None:  # what the body attached
+        meta = state.meta
     return ToolExecutionSuccess(frozen, content, meta, state.deferred, state.concludes_turn)
 
 

@@ -14,14 +14,17 @@ see). A `PermissionDeclined` is DENIED. Interrupts are never caught.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Coroutine
+import functools
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, final
 
 from toolfx.core.json import JsonError, snapshot_or_error
 from toolfx.core.pipeline._body import CallState, dispatch, success_of
 from toolfx.core.pipeline._bounding import bound_result, over_limits
+from toolfx.core.pipeline._code_bridge import dispatch_sub_calls
 from toolfx.core.records import RecordSink, ToolCallRecord, ToolResultRecord, write_record
+from toolfx.core.registry import TRANSPORT_HANDLE
 from toolfx.core.runtime import ApprovalRequest, CancelSignal, Description, RejectedWithFeedback
 from toolfx.core.tools import (
     CALL_FAILURES,
@@ -48,6 +51,7 @@ from toolfx.core.tools import (
 )
 
 if TYPE_CHECKING:
+    from toolfx.core.codemode import SubCall
     from toolfx.core.registry import Catalog, HookPlan, Registration
     from toolfx.core.runtime import Runtime
     from toolfx.core.tools import (
@@ -211,9 +215,9 @@ async def run_call(
     )
     direct = call.parent is None  # Code Mode: a model-direct call reaches only native tools
     view = catalog.view
-    registration = (view.direct if direct else view.tools).get(call.name)
+    registration = (view.direct if direct else view.code).get(call.name)
     plan = view.plan
-    state = CallState(call.deps if call.deps is not None else catalog.deps)
+    state = _call_state(runtime, catalog, call, sink, registration)
     if unrecorded is not None:
         result: ToolExecutionResult = defect(
             unrecorded, f"writing the `tool/call` record of `{call.name}` (the call was not run)"
@@ -262,6 +266,47 @@ async def run_call(
     return result if keep is None else _kept(keep, result)
 
 
+def _call_state(
+    runtime: Runtime,
+    catalog: Catalog,
+    call: ToolCall,
+    sink: RecordSink | None,
+    registration: Registration | None,
+) -> CallState:
+    """A call's state: its dependencies, and for `run_code` the bridge its program's calls take."""
+    state = CallState(call.deps if call.deps is not None else catalog.deps)
+    if registration is not None and registration.handle == TRANSPORT_HANDLE:
+        state.bridge = functools.partial(_sub_dispatch, runtime, catalog, sink, state.deps)
+    return state
+
+
+async def _sub_dispatch(  # noqa: PLR0917 (a partial's bound state, then the bridge's)
+    runtime: Runtime,
+    catalog: Catalog,
+    sink: RecordSink | None,
+    deps: object,
+    outer: ToolExecution,
+    signal: CancelSignal,
+    calls: Sequence[SubCall],
+    limit: int,
+) -> tuple[ToolExecutionResult, ...]:
+    """A program's calls as sub-dispatches of `outer`: `<id>:code:<n>`, its root, token, deps."""
+    sub_calls = tuple(
+        ToolCall(
+            f"{outer.call_id}:code:{call.number}",
+            call.name,
+            call.arguments,
+            signal,
+            outer.root_call_id,
+            outer.token,
+            outer.call_id,
+            deps,
+        )
+        for call in calls
+    )
+    return await dispatch_sub_calls(runtime, catalog, sink, outer, sub_calls, limit, run_call)
+
+
 def _settled(
     runtime: Runtime,
     registration: Registration | None,
@@ -306,7 +351,7 @@ def _kept(
 
 
 def _unknown_tool(catalog: Catalog, name: str, *, direct: bool) -> ToolExecutionFailure:
-    names = list(catalog.direct_names() if direct else catalog)
+    names = list(catalog.direct_names() if direct else catalog.view.code)
     listed = ", ".join(names[:MAX_LISTED_TOOLS]) + (" ..." if len(names) > MAX_LISTED_TOOLS else "")
     available = f" Available tools: {listed}." if names else " No tools are available."
     return failed(ErrorCode.UNKNOWN_TOOL, f"Unknown tool `{name}`.{available}")

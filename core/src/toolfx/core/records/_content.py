@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "content_from_json",
+    "content_plain",
     "content_to_json",
     "context_from_json",
     "context_to_json",
@@ -52,6 +53,7 @@ __all__ = [
     "durable_to_json",
     "failure_from_json",
     "failure_to_json",
+    "read_content",
     "read_durable",
 ]
 
@@ -102,12 +104,12 @@ _CODECS: Final = {tag: _codec(cls) for tag, cls in _BLOCK_CLASSES.items()}
 
 def content_to_json(blocks: Sequence[ContentBlock]) -> FrozenJson:
     """The wire form of model content: an array of type-tagged blocks."""
-    return freeze(_content_plain(blocks))
+    return freeze(content_plain(blocks))
 
 
 def content_from_json(value: object) -> Result[tuple[ContentBlock, ...], RecordError]:
     """Read model content from any value; never raises."""
-    return decoding(_content, value)
+    return decoding(read_content, value)
 
 
 def failure_to_json(failure: ToolFailure) -> FrozenJson:
@@ -161,7 +163,7 @@ def _block_plain(block: ContentBlock) -> _Plain:
     return out
 
 
-def _content_plain(blocks: Sequence[ContentBlock]) -> list[_Plain]:
+def content_plain(blocks: Sequence[ContentBlock]) -> list[_Plain]:
     return [_block_plain(block) for block in blocks]
 
 
@@ -173,7 +175,7 @@ def _failure_plain(failure: ToolFailure) -> _Plain:
 
 
 def _context_plain(message: ContextMessage) -> _Plain:
-    out: _Plain = {"content": _content_plain(message.content), "source": message.source}
+    out: _Plain = {"content": content_plain(message.content), "source": message.source}
     if message.meta is not None:
         out["meta"] = message.meta
     return out
@@ -181,7 +183,7 @@ def _context_plain(message: ContextMessage) -> _Plain:
 
 def durable_plain(result: DurableResult) -> _Plain:
     """A durable result as a plain dict, for the records that embed one."""
-    out: _Plain = {"content": _content_plain(result.content), "isError": result.is_error}
+    out: _Plain = {"content": content_plain(result.content), "isError": result.is_error}
     if result.error is not None:
         out["error"] = _failure_plain(result.error)
     if result.meta is not None:
@@ -196,7 +198,7 @@ def _block(value: object) -> ContentBlock:
     return codec.cls(*values)  # type: ignore[arg-type]  # each value read by its field's type
 
 
-def _content(value: object) -> tuple[ContentBlock, ...]:
+def read_content(value: object) -> tuple[ContentBlock, ...]:
     return array(value, _block)
 
 
@@ -218,7 +220,7 @@ def _failure(value: object) -> ToolFailure:
 def _context(value: object) -> ContextMessage:
     obj = read_object(value, ("content", "source"), ("meta",))
     return ContextMessage(
-        field(obj, "content", _content),
+        field(obj, "content", read_content),
         field(obj, "source", as_str),
         optional(obj, "meta", as_json, None),
     )
@@ -231,7 +233,7 @@ def _contexts(value: object) -> tuple[ContextMessage, ...]:
 def read_durable(value: object) -> DurableResult:
     """Read a durable result inside a record (raises `Invalid` at the bad place)."""
     obj = read_object(value, ("content", "isError"), ("error", "meta"))
-    content = field(obj, "content", _content)
+    content = field(obj, "content", read_content)
     is_error = field(obj, "isError", as_bool)
     error = optional(obj, "error", _failure, None)
     if is_error and error is None:

@@ -21,13 +21,16 @@ from returns.result import Result
 
 from toolfx.core.json import render_literal
 from toolfx.core.records._content import (
+    content_plain,
     durable_plain,
+    read_content,
     read_durable,
 )
 from toolfx.core.records._wire import (
     Invalid,
     RecordError,
     array,
+    as_bool,
     as_json,
     as_str,
     decoding,
@@ -43,7 +46,7 @@ from toolfx.core.tools import DurableResult, materialized
 if TYPE_CHECKING:
     from toolfx.core.json import FrozenJson
     from toolfx.core.runtime import ApprovalReply, ApprovalRequest, Runtime
-    from toolfx.core.tools import ToolExecution, ToolExecutionResult
+    from toolfx.core.tools import ContentBlock, ToolExecution, ToolExecutionResult
 
 __all__ = [
     "RecordFault",
@@ -51,6 +54,7 @@ __all__ = [
     "SessionRecord",
     "ToolApprovalRecord",
     "ToolCallRecord",
+    "ToolCodeDispatchRecord",
     "ToolResultRecord",
     "record_from_json",
     "write_record",
@@ -60,7 +64,7 @@ __all__ = [
 _Plain = dict[str, object]
 
 
-_EVENTS: Final = ("tool/call", "tool/approval", "tool/result")
+_EVENTS: Final = ("tool/call", "tool/approval", "tool/result", "tool/code-dispatch")
 
 
 _REPLIES: Final = ("allowed-once", "allowed-always", "rejected", "cancelled", "unavailable")
@@ -156,6 +160,44 @@ class ToolResultRecord:
 
 @final
 @dataclass(frozen=True, slots=True)
+class ToolCodeDispatchRecord:
+    """The `tool/code-dispatch` event: one settled Code Mode sub-call as the log keeps it.
+
+    It closes the sub-call's `tool/call` (no `tool/result` is written for a sub-call): the
+    content is the copy the `code_dispatch_log` listeners left (the program got the value).
+    """
+
+    call_id: str
+    parent_call_id: str
+    name: str
+    is_error: bool
+    content: tuple[ContentBlock, ...]
+
+    @property
+    def event(self) -> Literal["tool/code-dispatch"]:
+        """The event tag on the wire."""
+        return "tool/code-dispatch"
+
+    def to_json(self) -> FrozenJson:
+        """The wire form: event, callId, parentCallId, name, isError and content."""
+        plain: _Plain = {
+            "event": "tool/code-dispatch",
+            "callId": self.call_id,
+            "parentCallId": self.parent_call_id,
+            "name": self.name,
+            "isError": self.is_error,
+            "content": content_plain(self.content),
+        }
+        return freeze(plain)
+
+    @classmethod
+    def from_json(cls, value: object) -> Result[ToolCodeDispatchRecord, RecordError]:
+        """Read a `tool/code-dispatch` event from any value; never raises."""
+        return decoding(_code_dispatch_record, value)
+
+
+@final
+@dataclass(frozen=True, slots=True)
 class ToolApprovalRecord:
     """The `tool/approval` event: what a call asked permission for, and the answer it got."""
 
@@ -200,7 +242,7 @@ class ToolApprovalRecord:
         return decoding(_approval_record, value)
 
 
-SessionRecord = ToolCallRecord | ToolApprovalRecord | ToolResultRecord
+SessionRecord = ToolCallRecord | ToolApprovalRecord | ToolResultRecord | ToolCodeDispatchRecord
 
 
 """One tool event of a session log."""
@@ -241,6 +283,18 @@ def _result_record(value: object) -> ToolResultRecord:
     return ToolResultRecord(field(obj, "callId", as_str), field(obj, "result", read_durable))
 
 
+def _code_dispatch_record(value: object) -> ToolCodeDispatchRecord:
+    _expect_event(value, "tool/code-dispatch")
+    obj = read_object(value, ("event", "callId", "parentCallId", "name", "isError", "content"))
+    return ToolCodeDispatchRecord(
+        field(obj, "callId", as_str),
+        field(obj, "parentCallId", as_str),
+        field(obj, "name", as_str),
+        field(obj, "isError", as_bool),
+        field(obj, "content", read_content),
+    )
+
+
 def _approval_record(value: object) -> ToolApprovalRecord:
     _expect_event(value, "tool/approval")
     obj = read_object(
@@ -274,6 +328,8 @@ def _record(value: object) -> SessionRecord:
         return _call_record(value)
     if event == "tool/approval":
         return _approval_record(value)
+    if event == "tool/code-dispatch":
+        return _code_dispatch_record(value)
     return _result_record(value)
 
 

@@ -4,6 +4,7 @@ from toolfx.core.registry._catalog import Catalog, ExecutionMode, HookPlan
 from toolfx.core.registry._location import ChangeListener, Disposer, Location
 from toolfx.core.registry._model import (
     GLOBAL,
+    TRANSPORT_HANDLE,
     Handle,
     HookFunction,
     HookKind,
@@ -19,6 +20,7 @@ from toolfx.core.registry._registry import Registry
 
 __all__ = [
     "GLOBAL",
+    "TRANSPORT_HANDLE",
     "Catalog",
     "ChangeListener",
     "Disposer",

@@ -7,9 +7,12 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final, Literal, cast, final
 
+from toolfx.core.codemode import RUN_CODE, StubTool, code_transport
 from toolfx.core.jsonschema import ValidationFailure
 from toolfx.core.registry._model import (
+    TRANSPORT_HANDLE,
     HookKind,
+    Registration,
     ToolSchema,
 )
 
@@ -19,7 +22,6 @@ if TYPE_CHECKING:
         Hook,
         HookFunction,
         PresentationMode,
-        Registration,
         ScopeKey,
     )
     from toolfx.core.registry._registry import Registry
@@ -48,7 +50,10 @@ class CatalogData:
     tools: Mapping[str, Registration]
     """Every tool the scope sees, by name: a read-only view."""
     direct: Mapping[str, Registration]
-    """The tools a model-direct call reaches: under `code` only those outside Code Mode."""
+    """The tools a model-direct call reaches: under `code` only those outside Code Mode, and
+    `run_code` under `code` and `both`."""
+    code: Mapping[str, Registration]
+    """The tools a Code Mode program reaches (its sub-dispatches): the Code Mode tools."""
     plan: HookPlan
     mode: PresentationMode
     output_limits: OutputLimits
@@ -92,16 +97,22 @@ def compile_catalog(
     hooks: list[Hook],
     mode: PresentationMode,
     output_limits: OutputLimits,
+    scope: ScopeKey | None,
 ) -> CatalogData:
-    """Compile a scope's lookup table, schemas (sorted by name) and hook lists once."""
+    """Compile a scope's lookup table, schemas (sorted by name) and hook lists once; under
+    `code` and `both` it offers `run_code` over the scope's Code Mode tools."""
     ordered = {name: tools[name] for name in sorted(tools)}  # str keys sort faster than items
     by_kind: dict[HookKind, list[HookFunction]] = {kind: [] for kind in HookKind}
     for hook in hooks:
         by_kind[hook.kind].append(hook.function)
-    schemas = tuple(registration.schema for registration in ordered.values())
+    code = {n: r for n, r in ordered.items() if r.definition.options.codemode}
     direct = ordered
-    if mode == "code":
-        direct = {n: r for n, r in ordered.items() if not r.definition.options.codemode}
+    if mode != "native":
+        transport = Registration(TRANSPORT_HANDLE, scope, RUN_CODE, _transport(code))
+        kept = ordered if mode == "both" else {n: r for n, r in ordered.items() if n not in code}
+        direct = {name: kept.get(name, transport) for name in sorted([*kept, RUN_CODE])}
+        ordered = {name: ordered.get(name, transport) for name in sorted([*ordered, RUN_CODE])}
+    schemas = tuple(registration.schema for registration in ordered.values())
     frozen = {kind: tuple(functions) for kind, functions in by_kind.items()}
     plan = HookPlan(  # the kind of each hook says which shape its function has
         pre_execute=cast("tuple[PreExecuteListener, ...]", frozen[HookKind.PRE_EXECUTE]),
@@ -113,16 +124,32 @@ def compile_catalog(
         result=cast("tuple[ResultObserver, ...]", frozen[HookKind.RESULT]),
         guards=cast("tuple[ToolGuard, ...]", frozen[HookKind.GUARD]),
     )
-    native = schemas if direct is ordered else tuple(r.schema for r in direct.values())
+    native_schemas = schemas if direct is ordered else tuple(r.schema for r in direct.values())
     # read-only views, one each: a caller holding the view cannot add, drop or swap a tool
     return CatalogData(
         MappingProxyType(ordered),
         MappingProxyType(direct),
+        MappingProxyType(code),
         plan,
         mode,
         output_limits,
         schemas,
-        native,
+        native_schemas,
+    )
+
+
+def _transport(code: Mapping[str, Registration]) -> ToolDefinition[Any, Any]:
+    """`run_code` over these Code Mode tools (their schemas and declared outputs)."""
+    return code_transport(
+        [
+            StubTool(
+                name,
+                registration.definition.description,
+                registration.schema.parameters,
+                registration.definition.output.schema.json_schema,
+            )
+            for name, registration in code.items()
+        ]
     )
 
 

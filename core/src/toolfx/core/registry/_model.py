@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Literal, final
 
+from toolfx.core.codemode import RUN_CODE
 from toolfx.core.tools import (
     TOOL_NAME_PATTERN,
     CodeDispatchLogListener,
@@ -27,6 +28,7 @@ __all__ = [
     "EDIT_TOOLS",
     "GLOBAL",
     "RESERVED_NAMES",
+    "TRANSPORT_HANDLE",
     "Handle",
     "Hook",
     "HookKind",
@@ -52,7 +54,10 @@ Handle = int
 PresentationMode = Literal["native", "code", "both"]
 """How a scope's tools reach its model: native tool calls, Code Mode, or both."""
 
-RESERVED_NAMES: Final = frozenset({"run_code"})
+TRANSPORT_HANDLE: Final[Handle] = -1
+"""The handle of the `run_code` registration a catalog makes (no registration call gives it)."""
+
+RESERVED_NAMES: Final = frozenset({RUN_CODE})
 """Names only the Code Mode transport may use."""
 
 EDIT_TOOLS: Final = frozenset({"edit", "write", "patch"})

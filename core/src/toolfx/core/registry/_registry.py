@@ -331,7 +331,7 @@ class Registry:
             key=lambda h: h.handle,
         )
         mode = mode_of(self._parents, self._modes, self._default_mode, scope)
-        return compile_catalog(tools, hooks, mode, self._output_limits)
+        return compile_catalog(tools, hooks, mode, self._output_limits, scope)
 
 
 def _checked_limits(limits: OutputLimits) -> OutputLimits:

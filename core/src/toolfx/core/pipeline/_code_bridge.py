@@ -1,0 +1,123 @@
+"""Code Mode's bridge: a program's tool calls as sub-dispatches of its `run_code` call.
+
+Each call is a `ToolCall` of its own through the whole pipeline (`run_call` builds them: id
+`<outer id>:code:<n>`, the outer call's root id, its token as `parent`, so only Code Mode tools
+resolve, its signal and its dependencies). Calls gathered together are scheduled like a batch:
+exclusive ones alone, parallel-safe runs `limit` at once. With a record sink, a sub-call's
+`tool/call` is written before it runs and a `tool/code-dispatch` after it settles, holding the
+content the `code_dispatch_log` waterfall leaves (a raising listener is reported and the original
+is logged; the listeners run with or without a sink).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Final, get_args
+
+from toolfx.core.pipeline._schedule import schedule
+from toolfx.core.records import ToolCallRecord, ToolCodeDispatchRecord, write_record
+from toolfx.core.tools import (
+    CALL_FAILURES,
+    CodeDispatchLog,
+    ContentBlock,
+    ToolExecutionFailure,
+    defect,
+)
+
+if TYPE_CHECKING:
+    from toolfx.core.pipeline._call import ToolCall
+    from toolfx.core.records import RecordSink
+    from toolfx.core.registry import Catalog
+    from toolfx.core.runtime import Runtime
+    from toolfx.core.tools import CodeDispatchLogListener, ToolExecution, ToolExecutionResult
+
+__all__ = ["RunOne", "dispatch_sub_calls"]
+
+RunOne = Callable[["Runtime", "Catalog", "ToolCall"], Awaitable["ToolExecutionResult"]]
+"""Runs one call through the pipeline without a record sink (`run_call`)."""
+
+_BLOCK_TYPES: Final = frozenset(get_args(ContentBlock))
+
+
+async def dispatch_sub_calls(  # noqa: PLR0917 (the outer call's state, then its calls)
+    runtime: Runtime,
+    catalog: Catalog,
+    sink: RecordSink | None,
+    outer: ToolExecution,
+    calls: Sequence[ToolCall],
+    limit: int,
+    run: RunOne,
+) -> tuple[ToolExecutionResult, ...]:
+    """Each of a program's calls through the pipeline (grouped like a batch), in their order."""
+    results: list[ToolExecutionResult | None] = [None] * len(calls)
+    for group in schedule(catalog, calls):
+        thunks = [
+            functools.partial(_settle, runtime, catalog, sink, outer, calls[index], run)
+            for index in group
+        ]
+        settled = [await thunks[0]()] if len(thunks) == 1 else await runtime.gather(thunks, limit)
+        for index, result in zip(group, settled, strict=True):
+            results[index] = result
+    return tuple(result for result in results if result is not None)
+
+
+async def _settle(  # noqa: PLR0917 (a partial's bound state)
+    runtime: Runtime,
+    catalog: Catalog,
+    sink: RecordSink | None,
+    outer: ToolExecution,
+    call: ToolCall,
+    run: RunOne,
+) -> ToolExecutionResult:
+    """One sub-call: its `tool/call`, the pipeline, the log waterfall, its `tool/code-dispatch`."""
+    if sink is not None:
+        opened = ToolCallRecord(
+            call.call_id,
+            outer.root_call_id,
+            call.name,
+            None if call.arguments_error is not None else call.arguments,  # type: ignore[arg-type]
+            catalog.scope,
+            outer.call_id,
+        )
+        refused = write_record(runtime, sink, opened)
+        if refused is not None:
+            return defect(refused, f"writing the `tool/call` record of `{call.name}` (not run)")
+    result = await run(runtime, catalog, call)
+    listeners = catalog.plan.code_dispatch_log
+    is_error = isinstance(result, ToolExecutionFailure)
+    content = result.content
+    if listeners:
+        log = CodeDispatchLog(outer, call.call_id, call.name, is_error, content)
+        content = await _logged(runtime, listeners, log)
+    if sink is not None:
+        record = ToolCodeDispatchRecord(call.call_id, outer.call_id, call.name, is_error, content)
+        write_record(runtime, sink, record)
+    return result
+
+
+async def _logged(
+    runtime: Runtime, listeners: tuple[CodeDispatchLogListener, ...], log: CodeDispatchLog
+) -> tuple[ContentBlock, ...]:
+    """The content the waterfall leaves for the log (the original if a listener fails)."""
+    try:
+        blocks = tuple(await _waterfall(listeners, log, 0))
+        for index, block in enumerate(blocks):
+            if type(block) not in _BLOCK_TYPES:
+                raise TypeError(f"block {index} is {type(block).__name__}, not a content block")
+    except CALL_FAILURES as error:  # contained: the log keeps what the sub-call settled with
+        runtime.report(error, f"a code-dispatch-log listener (logging {log.sub_call_id})")
+        return log.content
+    return blocks
+
+
+async def _waterfall(
+    listeners: tuple[CodeDispatchLogListener, ...], log: CodeDispatchLog, index: int
+) -> tuple[ContentBlock, ...]:
+    if index == len(listeners):
+        return log.content
+
+    async def next_content() -> tuple[ContentBlock, ...]:
+        return await _waterfall(listeners, log, index + 1)
+
+    return await listeners[index](log, next_content)
