@@ -43,14 +43,23 @@ def builtin_factory(name: Builtin, folder: Path) -> InterpreterFactory:
                 spills=MemorySpills() if host.spills is None else host.spills,
                 progress=host.progress,
                 wrap=lambda runtime: Reporting(runtime, host.report),
+                code=host.code,
             )
         if name == "sync":
             spills = FolderSpills(str(folder)) if host.spills is None else host.spills
             return SyncInterpreter(
-                SyncRuntime(host.approvals, host.report, progress=host.progress, spills=spills)
+                SyncRuntime(
+                    host.approvals,
+                    host.report,
+                    progress=host.progress,
+                    spills=spills,
+                    code=host.code,
+                )
             )
         store = AnyioFolderSpills(str(folder)) if host.spills is None else host.spills
-        runtime = AnyioRuntime(host.approvals, host.report, progress=host.progress, spills=store)
+        runtime = AnyioRuntime(
+            host.approvals, host.report, progress=host.progress, spills=store, code=host.code
+        )
         return AnyioInterpreter(name, runtime)
 
     return build

@@ -9,6 +9,7 @@ from typing import Any, final
 from toolfx.core.runtime import (
     ApprovalReply,
     ApprovalRequest,
+    CodeEngine,
     Description,
     Interpreter,
     ProgressEvent,
@@ -35,13 +36,15 @@ def ignore_progress(event: ProgressEvent) -> None:
 @dataclass(frozen=True, slots=True)
 class Host:
     """What a scenario's interpreter must use: its runtime's `approve` answers with `approvals`,
-    `report` hands each defect to `report`, `progress` hands each event to `progress`, and its
-    `spills` is `spills` when given (else the interpreter's own store)."""
+    `report` hands each defect to `report`, `progress` hands each event to `progress`, its
+    `spills` is `spills` when given (else the interpreter's own store), and its `code` engine is
+    `code` when given (else the interpreter's own)."""
 
     approvals: Callable[[ApprovalRequest], ApprovalReply]
     report: Callable[[BaseException, str], None]
     progress: ProgressReporter
     spills: SpillStore | None = None
+    code: CodeEngine | None = None
 
 
 InterpreterFactory = Callable[[Host], Interpreter]

@@ -22,6 +22,9 @@ except ImportError as _missing:
 
 from toolfx.testing._host import InterpreterFactory
 from toolfx.testing._scenarios_bounding import BoundingScenarios
+from toolfx.testing._scenarios_codemode import CodeModeScenarios
+from toolfx.testing._scenarios_codemode_log import CodeLogScenarios
+from toolfx.testing._scenarios_codemode_outcomes import CodeOutcomeScenarios
 from toolfx.testing._scenarios_faults import FaultScenarios
 from toolfx.testing._scenarios_materialization import MaterializationScenarios
 from toolfx.testing._scenarios_pipeline import PipelineScenarios
@@ -39,6 +42,9 @@ class ConformanceSuite(
     ProgressScenarios,
     BoundingScenarios,
     FaultScenarios,
+    CodeModeScenarios,
+    CodeOutcomeScenarios,
+    CodeLogScenarios,
 ):
     """Every scenario an interpreter must pass, as pytest test methods.
 
