@@ -25,7 +25,6 @@ from toolfx.core.runtime import ApprovalReply, CancelSignal, CodeLimits
 from toolfx.core.tools import (
     Ask,
     ErrorCode,
-    ExecutionToken,
     Output,
     PreToolDecision,
     TextBlock,
@@ -45,12 +44,17 @@ from toolfx.testing._scenarios_pipeline import PipelineWorld, World
 __all__ = [
     "CODER",
     "OUTER",
+    "TEXT",
+    "Args",
     "CodeModeScenarios",
+    "CodeModeWorld",
     "CodeWorld",
     "Coder",
     "Program",
     "Ran",
     "caught",
+    "details",
+    "shouting",
 ]
 
 CODER: Final = "coder"
@@ -115,13 +119,14 @@ class Coder:
         script: Script | Rejected,
         *,
         text: str = TEXT,
-        limits: CodeLimits = CodeLimits(),  # noqa: B008 (frozen)
+        limits: CodeLimits | None = None,
         signal: CancelSignal | None = None,
         scope: str = CODER,
         root_call_id: str | None = None,
     ) -> Ran:
-        """Run `script` as the program `text` through the pipeline, keeping its records."""
-        engine = ScriptedCode({TEXT: script}, limits=limits)
+        """Run `run_code` with the program `text` (the engine's script stands for `TEXT`) through
+        the pipeline with an engine of `limits`, keeping its records."""
+        engine = ScriptedCode({TEXT: script}, limits=CodeLimits() if limits is None else limits)
         host = Host(self.world.approve, self._report, ignore_progress, code=engine)
         call = ToolCall(
             OUTER, RUN_CODE, {"code": text}, signal or CancelSignal(), root_call_id=root_call_id
@@ -330,11 +335,8 @@ class CodeModeScenarios(CodeModeWorld):
         assert code.bodies == ["hi"]
 
     def test_each_failure_raises_its_exception_in_the_program(
-        self, world: World, interpreter_factory: InterpreterFactory
+        self, code: CodeWorld, coder: Coder
     ) -> None:
-        code = CodeWorld(world)
-        register_code_tools(code)
-
         async def stuck(args: Args, ctx: ToolRunContext) -> str:
             await ctx.runtime.sleep(30, ctx.signal)
             return "woke"
@@ -343,7 +345,7 @@ class CodeModeScenarios(CodeModeWorld):
             return Failure(ToolFailure("nothing to say"))
 
         for name, body, timeout in (("stuck", stuck, 0.05), ("refuse", refuse, None)):
-            world.location.register(
+            code.world.location.register(
                 define_tool(
                     name=name,
                     description=name,
@@ -371,7 +373,7 @@ class CodeModeScenarios(CodeModeWorld):
                     raised.append(caught(error))
             return raised
 
-        ran = Coder(world, interpreter_factory).run(script)
+        ran = coder.run(script)
         assert isinstance(ran.value, list)
         assert [kind for kind, _ in ran.value] == [
             "NameError",
@@ -431,7 +433,3 @@ class CodeModeScenarios(CodeModeWorld):
         assert isinstance(direct, ToolExecutionFailure)
         assert direct.error.code is ErrorCode.UNKNOWN_TOOL
         assert direct.error.message == "Unknown tool `shout`. Available tools: native, run_code."
-        through = ToolCall("via", "shout", {"text": "hi"}, CancelSignal(), parent=ExecutionToken())
-        assert isinstance(
-            interpret(execute(code.world.location.catalog(CODER), through)), ToolExecutionSuccess
-        )

@@ -16,7 +16,6 @@ import pytest
 from toolfx.core.runtime import CancelSignal, CodeLimits
 from toolfx.core.tools import ErrorCode, Output, ToolRunContext, define_tool
 from toolfx.interpreters.testing import Pause, Rejected
-from toolfx.testing._host import InterpreterFactory
 from toolfx.testing._scenarios_codemode import (
     CODER,
     TEXT,
@@ -200,7 +199,7 @@ class CodeOutcomeScenarios(CodeModeWorld):
         assert ran.session is None
 
     def test_a_cancel_mid_program_stops_it_and_aborts_the_call(
-        self, world: World, interpreter_factory: InterpreterFactory
+        self, world: World, coder: Coder
     ) -> None:
         signal = CancelSignal()
         said: list[str] = []
@@ -221,7 +220,7 @@ class CodeOutcomeScenarios(CodeModeWorld):
         )
         world.location.add_scope(CODER)
         world.location.present_as(CODER, "code")
-        ran = Coder(world, interpreter_factory).run(shouting("one", "two"), signal=signal)
+        ran = coder.run(shouting("one", "two"), signal=signal)
         assert ran.failure.error.code is ErrorCode.ABORTED
         assert said == ["one"]
         assert ran.session is not None
