@@ -1,6 +1,7 @@
 """The deterministic interpreter and its in-memory doubles: virtual time, seeded interleavings.
 
-The deterministic interpreter and its in-memory doubles: virtual time, seeded interleavings, faults.
+The deterministic interpreter and its in-memory doubles: virtual time, seeded interleavings, faults,
+scripted processes, and `ScriptedCode`, a Code Mode engine running scripted programs (no worker).
 """
 
 from toolfx.interpreters.testing._errors import Deadlock, DeterministicForeignAwaitError
