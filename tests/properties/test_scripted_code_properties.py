@@ -142,7 +142,8 @@ def test_every_call_gets_one_answer_and_the_value_is_what_the_script_received(
 ) -> None:
     text = f"program {plan!r}"
     engine = ScriptedCode({text: lambda: script_of(plan)})
-    session = engine.start(CodeProgram(text, "", frozenset(), CodeLimits()))
+    tools = frozenset({"add", "read", "search"})
+    session = engine.start(CodeProgram(text, "", tools, CodeLimits()))
     asked: list[int] = []
     answered: list[int] = []
     now = 0.0

@@ -32,9 +32,10 @@ TEXT = "await add(a=1, b=2)"
 
 def program(text: str = TEXT, limits: CodeLimits | None = None) -> CodeProgram:
     chosen = CodeLimits() if limits is None else limits
-    return CodeProgram(
-        text, "async def add(*, a: int, b: int) -> int: ...", frozenset({"add"}), chosen
+    stubs = (
+        "async def add(*, a: int, b: int) -> int: ...\nasync def mul(*, a: int, b: int) -> int: ..."
     )
+    return CodeProgram(text, stubs, frozenset({"add", "mul"}), chosen)
 
 
 def session(script: Script | Rejected, limits: CodeLimits | None = None) -> ScriptedSession:
@@ -141,6 +142,27 @@ def test_an_exception_the_script_raises_fails_the_program_naming_its_type() -> N
         "before\n",
     )
     assert failed.message.endswith("\nKeyError")
+
+
+def test_a_call_to_a_name_that_is_not_a_tool_raises_name_error_without_reaching_the_host() -> None:
+    def script() -> Run:
+        raised = []
+        for pause in (
+            Pause.call("div", a=1, b=2),
+            Pause.gather(Pause.call("add", a=1, b=1), Pause.call("sub", a=1, b=1)),
+        ):
+            try:
+                yield pause
+            except NameError as error:
+                raised.append(str(error))
+        total = yield Pause.call("add", a=1, b=1)
+        return [raised, total]
+
+    run = session(script)
+    assert run.begin() == CallsWaiting((HostCall(0, "add", {"a": 1, "b": 1}),))
+    expected = ["name 'div' is not a tool", "name 'sub' is not a tool"]
+    assert run.answer_calls({0: HostValue(2)}) == ProgramFinished([expected, 2])
+    assert [call.function for call in run.calls] == ["add"]
 
 
 # gathered calls ---------------------------------------------------------------------------------
@@ -342,6 +364,19 @@ def test_stop_during_a_step_ends_it_with_stopped() -> None:
     run = engine.start(program())
     assert run.begin() == ProgramFailed("stopped", "the program was stopped")
     assert run.calls == ()
+
+
+def test_an_answer_the_program_does_not_wait_for_after_stop_is_stopped() -> None:
+    def script() -> Run:
+        yield Pause.clock()
+        return None
+
+    run = session(script)
+    run.begin()
+    run.stop()
+    assert run.answer_sleep() == ProgramFailed("stopped", "the program was stopped")
+    with pytest.raises(RuntimeError, match="it ended"):
+        run.answer_clock(1.0)
 
 
 def test_close_ends_a_paused_script_is_idempotent_and_refuses_further_steps() -> None:

@@ -133,13 +133,13 @@ class CodeLogScenarios(CodeModeWorld):
         def script() -> Program:
             first = yield Pause.call("shout", text="a")
             try:
-                yield Pause.call("whisper", text="b")
-            except NameError as error:
+                yield Pause.call("shout", text=2)
+            except TypeError as error:
                 return [first, type(error).__name__]
             return "not raised"
 
         ran = coder.run(script, root_call_id="turn-1")
-        assert ran.value == ["A", "NameError"]
+        assert ran.value == ["A", "TypeError"]
         events = [(r.event, r.call_id) for r in ran.records]
         assert events == [
             ("tool/call", OUTER),
@@ -158,7 +158,7 @@ class CodeLogScenarios(CodeModeWorld):
         assert calls[1].arguments == {"text": "a"}
         first, second = dispatches(ran.records)
         assert (first.parent_call_id, first.name, first.is_error) == (OUTER, "shout", False)
-        assert (second.name, second.is_error) == ("whisper", True)
+        assert (second.name, second.is_error) == ("shout", True)
         wire = second.to_json()
         assert isinstance(wire, Mapping)
         assert (wire["event"], wire["parentCallId"]) == ("tool/code-dispatch", OUTER)

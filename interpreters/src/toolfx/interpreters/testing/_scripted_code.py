@@ -4,7 +4,9 @@ A `ScriptedCode` engine maps exact program text to a script: a generator functio
 `Pause`s and receives their answers, its return value being the program's value. A host call
 gets the value the host answers, or raises the exception its `HostError` names, so a script can
 catch it as a program would; gathered calls answer together, raising the first failure in order
-(as `asyncio.gather` does). Printed text is kept and bounded by the program's `output_bytes`; the
+(as `asyncio.gather` does). A call to a name that is not one of the program's functions raises
+`NameError` at once and never reaches the host, as in Monty (in a gather, before any call of it
+is handed out). Printed text is kept and bounded by the program's `output_bytes`; the
 limits only an engine sees (time, memory, recursion) and a worker crash are scripted outright.
 Each step is pure Python with no IO, so a script behaves the same under every interpreter.
 """
@@ -277,7 +279,7 @@ class ScriptedSession:
         """Resume the waiting calls: every one of them answered, by id, and nothing else."""
         waiting = self._waiting
         if not isinstance(waiting, _WaitingCalls):
-            raise RuntimeError(f"the program does not wait on calls ({self._state()})")
+            return self._misplaced(f"the program does not wait on calls ({self._state()})")
         waited = [call.id for call in waiting.calls]
         if sorted(answers) != waited:
             raise ValueError(f"the program waits on calls {waited}, not {sorted(answers)}")
@@ -294,13 +296,13 @@ class ScriptedSession:
     def answer_clock(self, seconds: float) -> ProgramStep:
         """Resume a clock read: the script receives `seconds`."""
         if not isinstance(self._waiting, _WaitingClock):
-            raise RuntimeError(f"the program does not read the clock ({self._state()})")
+            return self._misplaced(f"the program does not read the clock ({self._state()})")
         return self._resume(_Send(seconds))
 
     def answer_sleep(self) -> ProgramStep:
         """Resume a sleep that has passed: the script receives None."""
         if not isinstance(self._waiting, _WaitingSleep):
-            raise RuntimeError(f"the program does not sleep ({self._state()})")
+            return self._misplaced(f"the program does not sleep ({self._state()})")
         return self._resume(_Send(None))
 
     def stop(self) -> None:
@@ -340,15 +342,22 @@ class ScriptedSession:
             if self._stopping():
                 return self._end(_STOPPED)
             step = self._step(pause.move)
-            if not isinstance(step, _Send):
+            if not isinstance(step, _Send | _Throw):
                 return step
             resume = step
+
+    def _misplaced(self, refusal: str) -> ProgramStep:
+        """An answer the program does not wait for: `stopped` once stopped (the host may race
+        its own `stop`), else refused."""
+        if self._stopping() and self._outcome is None and not self._closed:
+            return self._end(_STOPPED)
+        raise RuntimeError(refusal)
 
     def _stopping(self) -> bool:
         """Whether `stop` was called (read afresh: another thread may call it at any time)."""
         return self._stop_wanted
 
-    def _step(self, move: _Move) -> ProgramStep | _Send:
+    def _step(self, move: _Move) -> ProgramStep | _Resume:
         """The step a script's move makes, or what the script receives at once."""
         limits = self._program.limits
         match move:
@@ -371,7 +380,11 @@ class ScriptedSession:
             case _:
                 assert_never(move)
 
-    def _wait_calls(self, moves: tuple[_Call, ...], *, gathered: bool) -> CallsWaiting:
+    def _wait_calls(self, moves: tuple[_Call, ...], *, gathered: bool) -> CallsWaiting | _Throw:
+        """The calls handed to the host; a name that is not a tool raises at once, as in Monty."""
+        unknown = [move.function for move in moves if move.function not in self._program.functions]
+        if unknown:
+            return _Throw(NameError(f"name {unknown[0]!r} is not a tool"))
         first = len(self._calls)
         calls = tuple(
             HostCall(first + offset, move.function, dict(move.arguments), move.positional)
