@@ -47,8 +47,7 @@ def raised(
     inner = error.exception()
     name = type(inner).__name__
     words = str(inner)
-    frames = error.traceback()
-    line, column = (frames[-1].line, frames[-1].column) if frames else (None, None)
+    line, column = _place(error)
     limit = _limit(name, words)
     if limit is not None:
         return ProgramFailed(
@@ -89,6 +88,13 @@ def crashed(error: MontyCrashedError, limits: CodeLimits, output: str) -> Progra
 def output_exceeded(limits: CodeLimits, output: str) -> ProgramFailed:
     """A program stopped for printing more than `limits.output_bytes`."""
     return ProgramFailed("limit", _sentence("output", limits, 0), limit="output", output=output)
+
+
+def _place(error: MontyRuntimeError) -> tuple[int | None, int | None]:
+    """The line and column in the program's own text (not in an `eval`'s) the error came from."""
+    frames = error.traceback()
+    own = [frame for frame in frames if frames and frame.filename == frames[0].filename]
+    return (own[-1].line, own[-1].column) if own else (None, None)
 
 
 def _limit(name: str, words: str) -> LimitName | None:
