@@ -199,6 +199,16 @@ def test_a_function_in_the_stubs_that_is_no_tool_raises_name_error() -> None:
     assert failed.message.endswith("NameError: name 'hidden' is not a tool")
 
 
+def test_a_tool_named_without_a_call_is_still_the_tool() -> None:
+    text = "f = get\ngetters = [get, get]\nrepeat = echo\n[await f(x=1), await repeat(value=2)]"
+    finished, steps = drive(start(text))
+    assert finished == ProgramFinished([10, 2])
+    assert steps == [
+        CallsWaiting((HostCall(0, "get", {"x": 1}),)),
+        CallsWaiting((HostCall(1, "echo", {"value": 2}),)),
+    ]
+
+
 def test_a_name_in_the_stubs_that_is_no_value_raises_name_error() -> None:
     failed = run("setting + 1", stubs=STUBS + "setting: int\n")
     assert isinstance(failed, ProgramFailed)

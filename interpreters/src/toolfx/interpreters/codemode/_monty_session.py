@@ -20,7 +20,7 @@ import signal
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Final, final
+from typing import Final, NoReturn, final
 
 from pydantic_monty import (
     ExternalSettledResult,
@@ -231,7 +231,7 @@ class MontyCodeSession:
                     case FutureSnapshot():
                         return self._waiting(snapshot)
                     case NameLookupSnapshot():
-                        snapshot = snapshot.resume()
+                        snapshot = self._looked_up(snapshot)
                     case FunctionSnapshot() if not snapshot.is_os_function:
                         snapshot = self._called(snapshot)
                     case FunctionSnapshot():
@@ -241,6 +241,13 @@ class MontyCodeSession:
                         snapshot = paused
         except (MontyTypingError, MontyRuntimeError, MontyCrashedError) as error:
             return self._failed(error)
+
+    def _looked_up(self, snapshot: NameLookupSnapshot) -> SyncSnapshot:
+        """A tool named but not called (`f = get`) is a host function; other names are unbound."""
+        name = snapshot.variable_name
+        if name in self._program.functions:
+            return snapshot.resume(value=_host_function(name))
+        return snapshot.resume()
 
     def _called(self, snapshot: FunctionSnapshot) -> SyncSnapshot:
         name = snapshot.function_name
@@ -313,6 +320,16 @@ def _settled(answer: HostValue | HostError) -> ExternalSettledResult:
             return {"return_value": value}
         case HostError(exception=exception, message=message):
             return {"exc_type": exception, "message": message}
+
+
+def _host_function(name: str) -> Callable[..., NoReturn]:
+    """What a tool's name is bound to in the program: Monty calls the host by its `__name__`."""
+
+    def host_function(*args: object, **kwargs: object) -> NoReturn:
+        raise RuntimeError(f"{name} runs as a step of its session, never in this process")
+
+    host_function.__name__ = host_function.__qualname__ = name
+    return host_function
 
 
 def _kill(pid: int) -> None:
