@@ -588,6 +588,9 @@ def test_a_given_pool_runs_the_engines_programs() -> None:
         ("exec(\"import os\\nos.getenv('HOME')\")", "exception", "RuntimeError"),
         ("exec('import socket')", "exception", "ModuleNotFoundError"),
         ("eval(\"__import__('os')\")", "exception", "NameError"),
+        ('print("a" * 10**7)', "limit", None),
+        ("[0] * 10**9", "limit", "MemoryError"),
+        ("def down(n: int) -> int:\n    return down(n)\ndown(0)", "limit", "RecursionError"),
     ],
 )
 def test_a_program_reaches_nothing_of_the_hosts(
