@@ -326,10 +326,11 @@ def test_syntax_monty_cannot_run_yet_is_rejected_before_anything_runs() -> None:
 
 def test_a_program_over_its_characters_is_refused_without_a_worker() -> None:
     closed = Monty(max_processes=1)  # never opened: a checkout would fail `unavailable`
-    failed = run("1 + 1  ", limits=CodeLimits(program_chars=6), engine=MontyEngine(pool=closed))
-    assert failed == ProgramFailed(
+    session = start("1 + 1  ", limits=CodeLimits(program_chars=6), engine=MontyEngine(pool=closed))
+    assert session.begin() == ProgramFailed(
         "limit", "The program has 7 characters; it may have 6.", limit="program"
     )
+    assert session.answer_sleep() == ProgramFailed("stopped", "The host stopped the program.")
 
 
 # --- failures ------------------------------------------------------------------------------

@@ -126,11 +126,13 @@ class MontyCodeSession:
             return self._end(self._stopped_step())
         limits = self._program.limits
         if len(self._program.text) > limits.program_chars:
-            return ProgramFailed(
-                "limit",
-                f"The program has {len(self._program.text)} characters; "
-                f"it may have {limits.program_chars}.",
-                limit="program",
+            return self._end(
+                ProgramFailed(
+                    "limit",
+                    f"The program has {len(self._program.text)} characters; "
+                    f"it may have {limits.program_chars}.",
+                    limit="program",
+                )
             )
         try:
             session = self._pool().checkout(
@@ -147,7 +149,9 @@ class MontyCodeSession:
             )
             session.__enter__()
         except (TimeoutError, RuntimeError) as error:
-            return ProgramFailed("unavailable", f"No Monty worker could run the program: {error}")
+            return self._end(
+                ProgramFailed("unavailable", f"No Monty worker could run the program: {error}")
+            )
         if not self._hold(session):
             session.__exit__(None, None, None)
             return self._stopped_step()
