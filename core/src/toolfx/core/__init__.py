@@ -9,6 +9,7 @@ it, docs/architecture.md explains it). Bottom up:
 - `schema`: a Python type turned into a schema, a validator and a decoder (`schema_of`).
 - `runtime`: the capabilities descriptions run over (the only suspension points).
 - `tools`: definitions, run context, executions, decisions, results, failures, content, cards.
+- `codemode`: Code Mode: the `run_code` transport and its stubs (`code_stubs`).
 - `records` | `registry`: durable records and their wire form | Registry, Catalog, Location.
 - `pipeline`: one call through every stage, batches, the returns-shaped composition.
 - `providers`: round trips with model providers, one module per wire format (`openai_chat`,
@@ -19,6 +20,7 @@ an interpreter (`toolfx.interpreters`) provides. Every name a user needs is impo
 here; the faces also export the few helpers other layers and distributions share.
 """
 
+from toolfx.core.codemode import CodeStubs, StubTool, code_stubs
 from toolfx.core.json import (
     FrozenDict,
     FrozenJson,
@@ -253,6 +255,7 @@ __all__ = [
     "ChangeListener",
     "CheckedSchema",
     "CodeDispatchLogListener",
+    "CodeStubs",
     "CompiledSchema",
     "Confinement",
     "ContentBlock",
@@ -337,6 +340,7 @@ __all__ = [
     "SpillError",
     "SpillLocation",
     "SpillStore",
+    "StubTool",
     "SupportsModelDump",
     "TerminalCallCard",
     "TerminalResultCard",
@@ -379,6 +383,7 @@ __all__ = [
     "call_view_from_json",
     "call_view_to_json",
     "check_json_schema",
+    "code_stubs",
     "common_ends",
     "compile_json_schema",
     "content_from_json",

@@ -1,3 +1,5 @@
 """Code Mode: the `run_code` transport, its stubs and its bridge to the pipeline."""
 
-__all__: list[str] = []
+from toolfx.core.codemode._stubs import CodeStubs, StubTool, code_stubs
+
+__all__ = ["CodeStubs", "StubTool", "code_stubs"]
