@@ -151,3 +151,39 @@ def test_random_stubs_give_the_checker_every_function(
     stubs = code_stubs(tools)
     program = "[" + ", ".join(stubs.functions) + "]"
     _start(pool, stubs, program)  # an unresolved name would be a MontyTypingError
+
+
+def test_arguments_named_like_builtins_or_types_keep_their_names_and_types(
+    pool: pydantic_monty.Monty,
+) -> None:
+    node: FrozenJson = {"type": "object", "properties": {"a": {"type": "string"}}}
+    parameters: FrozenJson = {
+        "type": "object",
+        "properties": {"Node": {"$ref": "#/$defs/Node"}, "str": {"type": "integer"}},
+        "required": ["Node", "str"],
+        "$defs": {"Node": node},
+    }
+    stubs = code_stubs([StubTool("f", "d", parameters)])
+    assert dict(stubs.arguments["f"]) == {"Node": "Node", "str": "str"}
+    snapshot = _start(pool, stubs, 'await f(Node={"a": "x"}, str=1)')
+    assert isinstance(snapshot, pydantic_monty.FunctionSnapshot)
+    for wrong in ('await f(Node={"a": 1}, str=1)', 'await f(Node={"a": "x"}, str="1")'):
+        with pytest.raises(pydantic_monty.MontyTypingError):
+            _start(pool, stubs, wrong)
+
+
+def test_a_class_past_the_budget_still_checks_as_a_dict(pool: pydantic_monty.Monty) -> None:
+    properties: dict[str, FrozenJson] = {f"key_{i:04}_{'k' * 30}": {} for i in range(1200)}
+    properties["kids"] = {"type": "array", "items": {"$ref": "#/$defs/Node"}}
+    parameters: FrozenJson = {
+        "type": "object",
+        "properties": {"root": {"$ref": "#/$defs/Node"}},
+        "required": ["root"],
+        "$defs": {"Node": {"type": "object", "properties": properties}},
+    }
+    stubs = code_stubs([StubTool("f", "d", parameters)])
+    assert "Node = dict[str, Any]" in stubs.text
+    snapshot = _start(pool, stubs, 'await f(root={"kids": [{"x": 1}]})')
+    assert isinstance(snapshot, pydantic_monty.FunctionSnapshot)
+    with pytest.raises(pydantic_monty.MontyTypingError):
+        _start(pool, stubs, "await f(root=1)")

@@ -453,3 +453,13 @@ def test_many_properties_are_bounded_by_the_node_budget() -> None:
     function = stub_functions(text)["tool"]
     assert len(function.optional) == 6000  # every property stays an argument
     assert text.count(": Any = ...") > 0  # past the budget they are typed Any
+
+
+def test_a_class_past_the_text_budget_is_declared_a_plain_dict_under_its_name() -> None:
+    properties: dict[str, FrozenJson] = {f"key_{i:04}_{'k' * 30}": {} for i in range(1200)}
+    properties["kids"] = {"type": "array", "items": {"$ref": "#/$defs/Node"}}
+    node: FrozenJson = {"type": "object", "properties": properties}
+    annotation, text = _argument({"$ref": "#/$defs/Node"}, defs={"Node": node})
+    assert annotation == "Node"
+    assert "Node = dict[str, Any]" in text
+    assert "class Node" not in text

@@ -32,7 +32,7 @@ def _escape(char: str) -> str:
 
 def _printable(text: str, keep: str) -> str:
     """`text` with every non-printable character but `keep` escaped (backslashes untouched)."""
-    if text.isprintable():
+    if text.replace(keep, "").isprintable():
         return text
     return "".join(c if c.isprintable() or c == keep else _escape(c) for c in text)
 

@@ -10,7 +10,8 @@ target once as a class named after the pointer's last segment, referenced by nam
 such a class is a forward reference string; any other cycle is `Any`). Everything else is `Any`.
 
 Bounds: past `MAX_DEPTH` nested schemas, past `MAX_NODES` schema nodes or once a tool's
-declarations and reused annotations reach `MAX_CHARS` characters, a schema is `Any`; so a tool's
+declarations and reused annotations reach `MAX_CHARS` characters, a schema is `Any` (a class
+already named is declared `dict[str, Any]`, since a forward reference may name it); so a tool's
 types cost time and text linear in its schemas plus a constant, whatever their shape (a
 self-referencing Python object included).
 """
