@@ -158,6 +158,42 @@ def test_a_def_used_twice_is_declared_once() -> None:
     assert list(_classes(text)) == ["Address"]
 
 
+def test_tools_sharing_a_model_share_its_declaration() -> None:
+    options: FrozenJson = {"type": "object", "properties": {"follow": {"type": "boolean"}}}
+    other: FrozenJson = {"type": "object", "properties": {"follow": {"type": "string"}}}
+
+    def uses(defs: FrozenJson, name: str) -> StubTool:
+        reference: FrozenJson = {"$ref": "#/$defs/Options"}
+        output: FrozenJson = {"$ref": "#/$defs/Options", "$defs": defs}
+        return _tool({"properties": {"o": reference}, "$defs": defs}, output, name=name)
+
+    stubs = code_stubs(
+        [
+            uses({"Options": options}, "a"),
+            uses({"Options": options}, "b"),
+            uses({"Options": other}, "c"),
+        ]
+    )
+    assert _classes(stubs.text) == {
+        "Options": ["follow: NotRequired[bool]"],
+        "Options_2": ["follow: NotRequired[str]"],
+    }
+    functions = stub_functions(stubs.text)
+    assert [functions[n].returns for n in "abc"] == ["Options", "Options", "Options_2"]
+
+
+def test_self_referencing_models_are_not_shared() -> None:
+    node: FrozenJson = {"type": "object", "properties": {"next": {"$ref": "#/$defs/Node"}}}
+    tools = [
+        _tool({"properties": {"n": {"$ref": "#/$defs/Node"}}, "$defs": {"Node": node}}, name=n)
+        for n in "ab"
+    ]
+    assert _classes(code_stubs(tools).text) == {
+        "Node": ["next: NotRequired['Node']"],
+        "Node_2": ["next: NotRequired['Node_2']"],
+    }
+
+
 def test_a_self_referencing_class_uses_a_forward_reference() -> None:
     node: FrozenJson = {
         "type": "object",

@@ -110,6 +110,13 @@ class Namespace:
         self._taken.add(candidate)
         return candidate
 
+    def release(self, name: str) -> None:
+        """Give back an identifier that ended up unused (its suffix is the next one tried)."""
+        self._taken.discard(name)
+        base, _, number = name.rpartition("_")
+        if number.isdigit() and base in self._next:
+            self._next[base] = min(self._next[base], int(number))
+
     def allocate_all(self, names: Iterable[str]) -> Mapping[str, str]:
         """Identifiers for distinct names, independent of their order: name -> identifier."""
         ordered = list(names)

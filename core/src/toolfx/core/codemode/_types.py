@@ -63,6 +63,8 @@ _SCALARS: Final = {
 _INT_LITERAL_BOUND: Final = 2**63
 _WORD: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _MISSING: Final = object()
+_Field = tuple[str, str, str]
+_Shape = tuple[str, str | None, tuple[_Field, ...]]
 _SOFT_KEYWORDS: Final = frozenset((*keyword.softkwlist, "type"))
 
 
@@ -89,13 +91,18 @@ class Budget:
 
 @final
 class Declarations:
-    """The type declarations of a whole stub module, in dependency order, and their namespace."""
+    """The type declarations of a whole stub module, in dependency order, and their namespace.
 
-    __slots__ = ("lines", "names")
+    A TypedDict whose stem, description and fields match one declared before is that one, so a
+    model several tools share (the same `$defs` entry, say) is declared once.
+    """
+
+    __slots__ = ("lines", "names", "shapes")
 
     def __init__(self, names: Namespace) -> None:
         self.names = names
         self.lines: list[str] = []
+        self.shapes: dict[_Shape, str] = {}
 
 
 def _union(members: Sequence[str]) -> str:
@@ -162,7 +169,15 @@ def _object_properties(schema: Mapping[str, object]) -> Mapping[str, object] | N
 class SchemaTypes:
     """Annotations for the schemas of one JSON Schema document (a tool's parameters or output)."""
 
-    __slots__ = ("_budget", "_declarations", "_done", "_pending", "_root", "_root_hint")
+    __slots__ = (
+        "_budget",
+        "_declarations",
+        "_done",
+        "_forwarded",
+        "_pending",
+        "_root",
+        "_root_hint",
+    )
 
     def __init__(
         self,
@@ -177,6 +192,7 @@ class SchemaTypes:
         self._budget = budget
         self._done: dict[str, str] = {}
         self._pending: dict[str, str | None] = {}
+        self._forwarded: set[str] = set()
 
     def annotation(self, schema: object, hint: tuple[str, ...], depth: int) -> str:
         """The annotation of `schema`; `hint` names a class it needs (its path in the document)."""
@@ -222,8 +238,7 @@ class SchemaTypes:
         if kind == "object":
             properties = _object_properties(schema)
             if properties is not None:
-                name = self._declarations.names.allocate(pascal_name(hint))
-                return self._typed_dict(name, schema, properties, depth)
+                return self._typed_dict(pascal_name(hint), schema, properties, depth)
             extra = schema.get("additionalProperties")
             if isinstance(extra, Mapping):
                 return f"dict[str, {self.annotation(extra, (*hint, 'Value'), depth + 1)}]"
@@ -253,7 +268,10 @@ class SchemaTypes:
             return done if self._budget.charge(done) else ANY
         if reference in self._pending:
             pending = self._pending[reference]
-            return ANY if pending is None else string_literal(pending)
+            if pending is None:
+                return ANY
+            self._forwarded.add(reference)
+            return string_literal(pending)
         target = local_target(self._root, reference)
         if not isinstance(target, Mapping):
             return ANY
@@ -264,43 +282,63 @@ class SchemaTypes:
             self._pending[reference] = None
             text = self.annotation(target, hint, depth + 1)
         else:
-            name = self._declarations.names.allocate(pascal_name(hint))
-            self._pending[reference] = name
-            text = self._typed_dict(name, target, properties, depth + 1)
+            text = self._typed_dict(pascal_name(hint), target, properties, depth + 1, reference)
         del self._pending[reference]
         self._done[reference] = text
         return text
 
     def _typed_dict(
         self,
-        name: str,
+        stem: str,
         schema: Mapping[str, object],
         properties: Mapping[str, object],
         depth: int,
+        reference: str | None = None,
     ) -> str:
+        """The name of the TypedDict for `schema`, declared now unless an identical one exists.
+
+        The target of a `reference` is named before its fields, so that they can refer to it.
+        """
+        names = self._declarations.names
+        name = None
+        if reference is not None:
+            name = names.allocate(stem)
+            self._pending[reference] = name
         required = schema.get("required")
         needed = (
             {r for r in required if isinstance(r, str)}
             if isinstance(required, Sequence) and not isinstance(required, str)
             else set()
         )
-        fields: list[tuple[str, str, str]] = []
+        fields: list[_Field] = []
         for key, subschema in properties.items():
-            annotation = self.annotation(subschema, (name, key[:MAX_NAME_CHARS]), depth + 1)
+            annotation = self.annotation(subschema, (stem, key[:MAX_NAME_CHARS]), depth + 1)
             typed = annotation if key in needed else f"NotRequired[{annotation}]"
             described = subschema.get("description") if isinstance(subschema, Mapping) else None
             note = f"  # {comment_text(described)}" if isinstance(described, str) else ""
             fields.append((key, typed, note))
-        lines = _declaration(name, schema.get("description"), fields)
+        described = schema.get("description")
+        shape = (stem, described if isinstance(described, str) else None, tuple(fields))
+        forwarded = reference in self._forwarded  # its own name is in its fields: keep it
+        same = self._declarations.shapes.get(shape)
+        if same is not None and not forwarded:
+            if name is not None:
+                names.release(name)
+            return same
+        if name is None:
+            name = names.allocate(stem)
+        lines = _declaration(name, shape[1], fields)
         if not self._budget.charge("".join(lines)):
             lines = [f"{name} = dict[str, Any]", ""]  # a forward reference may name it already
+        elif not forwarded:
+            self._declarations.shapes[shape] = name
         self._declarations.lines.extend(lines)
         return name
 
 
-def _declaration(name: str, description: object, fields: list[tuple[str, str, str]]) -> list[str]:
+def _declaration(name: str, description: str | None, fields: list[_Field]) -> list[str]:
     """A TypedDict's lines: class syntax when every key can be a field name, else functional."""
-    lines = [f"# {comment_text(description)}"] if isinstance(description, str) else []
+    lines = [f"# {comment_text(description)}"] if description is not None else []
     used = {w for _, typed, _ in fields for w in _WORD.findall(typed)}
     if all(_field_name(key) and key not in used for key, _, _ in fields):
         lines.append(f"class {name}(TypedDict):")
