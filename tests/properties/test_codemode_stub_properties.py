@@ -8,8 +8,9 @@ import keyword
 from collections.abc import Mapping
 
 from hypothesis import given
+from hypothesis import strategies as st
 
-from tests.stubs_strategies import stub_tools
+from tests.stubs_strategies import hostile_text, stub_tools
 from tests.stubs_support import stub_functions
 from toolfx.core import StubTool, code_stubs
 from toolfx.core.codemode._types import MAX_CHARS
@@ -85,3 +86,10 @@ def test_stubs_grow_at_most_linearly_in_their_input(tools: list[StubTool]) -> No
     )
     assert len(stubs.text) <= 12 * len(source) + (MAX_CHARS + 200) * len(tools) + 100
     stubs.text.encode()  # printable UTF-8, whatever the input held
+
+
+@given(st.lists(hostile_text, max_size=8, unique=True))
+def test_any_names_at_all_still_map_one_to_one(names: list[str]) -> None:
+    stubs = code_stubs([StubTool(name, "", {}) for name in names])
+    assert list(stubs.functions.values()) == names
+    assert list(stub_functions(stubs.text)) == list(stubs.functions)
