@@ -154,7 +154,11 @@ def local_target(root: object, reference: str) -> object:
 
 
 def _object_properties(schema: Mapping[str, object]) -> Mapping[str, object] | None:
-    """The properties of a plain object schema (no union, enum or reference beside them)."""
+    """The properties of a plain object schema (no union, enum or reference beside them).
+
+    Only such a schema is a class of its own when a reference names it: the reference then
+    stands for the class, which a cycle through it can name before it is declared.
+    """
     properties = schema.get("properties")
     if not isinstance(properties, Mapping) or not properties:
         return None
@@ -236,8 +240,8 @@ class SchemaTypes:
                 return f"list[{self.annotation(items, (*hint, 'Item'), depth + 1)}]"
             return "list[Any]"
         if kind == "object":
-            properties = _object_properties(schema)
-            if properties is not None:
+            properties = schema.get("properties")
+            if isinstance(properties, Mapping) and properties:
                 return self._typed_dict(pascal_name(hint), schema, properties, depth)
             extra = schema.get("additionalProperties")
             if isinstance(extra, Mapping):
