@@ -483,9 +483,9 @@ def test_a_self_containing_python_object_terminates() -> None:
 def test_shared_refs_cannot_blow_the_text_up_exponentially() -> None:
     defs: dict[str, FrozenJson] = {"D0": {"enum": ["x" * 50, "y" * 50]}}
     for level in range(1, 8):
-        below = {"$ref": f"#/$defs/D{level - 1}"}
-        listed = {"type": "array", "items": below}
-        mapped = {"type": "object", "additionalProperties": below}
+        below: FrozenJson = {"$ref": f"#/$defs/D{level - 1}"}
+        listed: FrozenJson = {"type": "array", "items": below}
+        mapped: FrozenJson = {"type": "object", "additionalProperties": below}
         defs[f"D{level}"] = {"anyOf": [below, listed, mapped]}  # each level triples the text
     text = _argument({"$ref": "#/$defs/D7"}, defs=defs)[1]
     assert len(text) < 40_000
