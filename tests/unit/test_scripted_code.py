@@ -290,6 +290,22 @@ def test_a_crash_fails_the_program_as_crashed() -> None:
     assert failed.failure == "crashed"
 
 
+def test_a_program_longer_than_its_limit_never_runs() -> None:
+    ran: list[str] = []
+
+    def script() -> Run:
+        ran.append("ran")
+        yield from ()
+        return None
+
+    failed = session(script, CodeLimits(program_chars=len(TEXT) - 1)).begin()
+    assert isinstance(failed, ProgramFailed)
+    assert (failed.failure, failed.limit) == ("limit", "program")
+    assert f"it may have {len(TEXT) - 1}" in failed.message
+    assert ran == []
+    assert session(script, CodeLimits(program_chars=len(TEXT))).begin() == ProgramFinished(None)
+
+
 # rejected and unknown programs ------------------------------------------------------------------
 
 

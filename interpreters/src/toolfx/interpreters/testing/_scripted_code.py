@@ -6,8 +6,9 @@ gets the value the host answers, or raises the exception its `HostError` names, 
 catch it as a program would; gathered calls answer together, raising the first failure in order
 (as `asyncio.gather` does). A call to a name that is not one of the program's functions raises
 `NameError` at once and never reaches the host, as in Monty (in a gather, before any call of it
-is handed out). Printed text is kept and bounded by the program's `output_bytes`; the
-limits only an engine sees (time, memory, recursion) and a worker crash are scripted outright.
+is handed out). Printed text is kept and bounded by the program's `output_bytes`, and a
+program longer than its `program_chars` never runs (as in Monty); the limits only an engine sees
+(time, memory, recursion) and a worker crash are scripted outright.
 Each step is pure Python with no IO, so a script behaves the same under every interpreter.
 """
 
@@ -264,6 +265,10 @@ class ScriptedSession:
         self._check_open()
         if self._stopping():
             return self._end(_STOPPED)
+        text, limits = self._program.text, self._program.limits
+        if len(text) > limits.program_chars:
+            too_long = f"the program has {len(text)} characters; it may have {limits.program_chars}"
+            return self._end(ProgramFailed("limit", too_long, limit="program"))
         script = self._script
         if script is None:
             return self._end(ProgramFailed("unavailable", _unmatched(self._program.text)))
