@@ -13,6 +13,7 @@ from toolfx.interpreters.anyio import (
     run_anyio,
     run_anyio_async,
 )
+from toolfx.interpreters.codemode import MontyEngine
 from toolfx.interpreters.sync import SyncInterpreter, SyncRuntime, run_sync
 from toolfx.interpreters.testing import (
     CancelAt,
@@ -51,6 +52,7 @@ __all__ = [
     "LocalFileSystem",
     "MemoryFileSystem",
     "MemorySpills",
+    "MontyEngine",
     "ProcessMatcher",
     "RaiseAt",
     "RaiseInto",
