@@ -125,7 +125,9 @@ class PanelDisplay:
         console = self._console
         match record:
             case SessionHeader():
-                console.rule(Text(f"toolfx session · {record.interpreter}", style="bold"))
+                shown = "" if record.present == "native" else f" · tools as {record.present}"
+                title = f"toolfx session · {record.interpreter}{shown}"
+                console.rule(Text(title, style="bold"))
                 workspace = visible(record.workspace, lines=False)
                 console.print(Text(f"workspace {workspace}", style="dim"))
             case TurnRecord():
@@ -140,7 +142,7 @@ class PanelDisplay:
                     console.print(self._pending(record))
             case ToolApprovalRecord():
                 self._replies[_reply_kind(record.reply)] += 1
-                console.print(self._approval(record))
+                console.print(self._nested(record.call_id, self._approval(record)))
             case ToolResultRecord():
                 error = record.result.error
                 self._outcomes["ok" if error is None else error.info.code.value] += 1
@@ -235,6 +237,13 @@ class PanelDisplay:
             return None
         args = definition.parameters.validate(call.arguments)
         return (definition, args.unwrap()) if isinstance(args, Success) else None
+
+    def _nested(self, call_id: str, shown: RenderableType) -> RenderableType:
+        """What is shown of a call: indented under its program when a program made the call."""
+        call = self._calls.get(call_id)
+        if call is None or call.parent_call_id is None:
+            return shown
+        return Padding(shown, (0, 0, 0, SUB_CALL_INDENT))
 
     def _call_view(self, call: ToolCallRecord) -> RenderableType:
         decoded = self._decoded(call)
