@@ -326,10 +326,11 @@ def test_syntax_monty_cannot_run_yet_is_rejected_before_anything_runs() -> None:
 
 def test_a_program_over_its_characters_is_refused_without_a_worker() -> None:
     closed = Monty(max_processes=1)  # never opened: a checkout would fail `unavailable`
-    failed = run("1 + 1  ", limits=CodeLimits(program_chars=6), engine=MontyEngine(pool=closed))
-    assert failed == ProgramFailed(
+    session = start("1 + 1  ", limits=CodeLimits(program_chars=6), engine=MontyEngine(pool=closed))
+    assert session.begin() == ProgramFailed(
         "limit", "The program has 7 characters; it may have 6.", limit="program"
     )
+    assert session.answer_sleep() == ProgramFailed("stopped", "The host stopped the program.")
 
 
 # --- failures ------------------------------------------------------------------------------
@@ -379,7 +380,8 @@ def test_each_limit_of_the_sandbox_says_which(
 ) -> None:
     failed = run(text, limits=limits)
     assert isinstance(failed, ProgramFailed)
-    assert (failed.failure, failed.limit, failed.exception) == ("limit", limit, exception)
+    assert (failed.failure, failed.limit, failed.exception) == ("limit", limit, None)
+    assert f"({exception}: " in failed.message  # Monty's own words follow the sentence
 
 
 def test_time_waiting_on_calls_does_not_count_toward_the_time_limit() -> None:
@@ -454,8 +456,9 @@ def test_no_free_worker_is_unavailable() -> None:
 # --- stop and close ------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("end", ["stop", "close"])
 def test_stop_from_another_thread_ends_a_running_loop_and_frees_the_worker(
-    small_pool: Monty,
+    small_pool: Monty, end: str
 ) -> None:
     engine = MontyEngine(CodeLimits(seconds=60.0), pool=small_pool)
     session = start("await get(x=1)\nwhile True:\n    pass", engine=engine)
@@ -467,7 +470,7 @@ def test_stop_from_another_thread_ends_a_running_loop_and_frees_the_worker(
     runner.start()
     while session._running is None and runner.is_alive():
         threading.Event().wait(0.001)
-    session.stop()
+    getattr(session, end)()
     runner.join()
     assert steps == [ProgramFailed("stopped", "The host stopped the program.")]
     assert session._session is None
@@ -565,7 +568,7 @@ def test_a_given_pool_runs_the_engines_programs() -> None:
 
 
 @pytest.mark.parametrize(
-    ("text", "failure", "exception"),
+    ("text", "failure", "detail"),
     [
         ('open("/etc/passwd").read()', "type", None),
         (
@@ -588,14 +591,22 @@ def test_a_given_pool_runs_the_engines_programs() -> None:
         ("exec(\"import os\\nos.getenv('HOME')\")", "exception", "RuntimeError"),
         ("exec('import socket')", "exception", "ModuleNotFoundError"),
         ("eval(\"__import__('os')\")", "exception", "NameError"),
+        ('print("a" * 10**7)', "limit", "output"),
+        ("[0] * 10**9", "limit", "memory"),
+        ("def down(n: int) -> int:\n    return down(n)\ndown(0)", "limit", "recursion"),
     ],
 )
 def test_a_program_reaches_nothing_of_the_hosts(
-    text: str, failure: str, exception: str | None
+    text: str, failure: str, detail: str | None
 ) -> None:
+    """Each hostile program fails typed; `detail` is its exception, or the limit it hit."""
     failed = run(text)
     assert isinstance(failed, ProgramFailed)
-    assert (failed.failure, failed.exception) == (failure, exception)
+    assert failed.failure == failure
+    if failure == "limit":
+        assert failed.limit == detail
+    else:
+        assert failed.exception == detail
     if failure == "exception":
         # the program's own last line, not a line of the text an eval or exec ran
         assert (failed.line, failed.column) == (text.count("\n") + 1, 1)

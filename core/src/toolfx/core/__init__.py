@@ -20,7 +20,7 @@ an interpreter (`toolfx.interpreters`) provides. Every name a user needs is impo
 here; the faces also export the few helpers other layers and distributions share.
 """
 
-from toolfx.core.codemode import RUN_CODE, RunCodeArgs
+from toolfx.core.codemode import RUN_CODE, CodeStubs, RunCodeArgs, StubTool, code_stubs
 from toolfx.core.json import (
     FrozenDict,
     FrozenJson,
@@ -285,6 +285,7 @@ __all__ = [
     "CodeProgram",
     "CodeResultCard",
     "CodeSession",
+    "CodeStubs",
     "CompiledSchema",
     "Confinement",
     "ContentBlock",
@@ -380,6 +381,7 @@ __all__ = [
     "SpillError",
     "SpillLocation",
     "SpillStore",
+    "StubTool",
     "SupportsModelDump",
     "TerminalCallCard",
     "TerminalResultCard",
@@ -423,6 +425,7 @@ __all__ = [
     "call_view_from_json",
     "call_view_to_json",
     "check_json_schema",
+    "code_stubs",
     "common_ends",
     "compile_json_schema",
     "content_from_json",

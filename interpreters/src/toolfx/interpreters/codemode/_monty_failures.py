@@ -54,7 +54,6 @@ def raised(
             "limit",
             f"{_sentence(limit, limits, suspensions)} ({name}: {words})",
             limit=limit,
-            exception=name,
             line=line,
             column=column,
             output=output,

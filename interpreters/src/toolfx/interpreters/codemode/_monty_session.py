@@ -6,11 +6,18 @@ answered with a future at once and collected, until every task of the program wa
 (Monty's `FutureSnapshot`): then the collected calls are the step, in the order the program made
 them. A clock read or a sleep is a step of its own. Every other OS call (files, environment,
 network, imports the checker did not resolve) gets Monty's default error, so the program
-reaches nothing of the host's but its tool calls, clock and sleeps.
+reaches nothing of the host's but its tool calls, clock and sleeps. A tool named without being
+called (`f = get`) is bound to a host function of that name; other unknown names stay unbound.
+
+Sleeps do not overlap: a sleep gathered with tool calls or other sleeps is its own step, taken
+when the program reaches it, before the calls gathered with it are handed out (the steps have
+no way to say "these calls, and meanwhile this sleep").
 
 `stop` may come from any thread: it marks the session stopped and kills the worker of the step
 running (its pid is read before each step, while this session holds the worker, so the pid
 cannot be another session's); the step returns `stopped` and the pool replaces the worker.
+`stop` never blocks; `close` gives a paused program's worker back to the pool (a short round
+trip to the worker). A `stop` while `begin` waits for a free worker takes effect once it has one.
 """
 
 from __future__ import annotations
@@ -119,11 +126,13 @@ class MontyCodeSession:
             return self._end(self._stopped_step())
         limits = self._program.limits
         if len(self._program.text) > limits.program_chars:
-            return ProgramFailed(
-                "limit",
-                f"The program has {len(self._program.text)} characters; "
-                f"it may have {limits.program_chars}.",
-                limit="program",
+            return self._end(
+                ProgramFailed(
+                    "limit",
+                    f"The program has {len(self._program.text)} characters; "
+                    f"it may have {limits.program_chars}.",
+                    limit="program",
+                )
             )
         try:
             session = self._pool().checkout(
@@ -140,7 +149,9 @@ class MontyCodeSession:
             )
             session.__enter__()
         except (TimeoutError, RuntimeError) as error:
-            return ProgramFailed("unavailable", f"No Monty worker could run the program: {error}")
+            return self._end(
+                ProgramFailed("unavailable", f"No Monty worker could run the program: {error}")
+            )
         if not self._hold(session):
             session.__exit__(None, None, None)
             return self._stopped_step()
