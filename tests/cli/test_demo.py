@@ -1,11 +1,12 @@
-"""`toolfx demo`: every card kind, an approval, a denial, a failure and bounded output; its log
-replays to the same bytes under every interpreter."""
+"""`toolfx demo`: every card kind, an approval, a denial, a failure, bounded output and a Code Mode
+turn; its log replays to the same bytes under every interpreter; without Monty it says so."""
 
 from __future__ import annotations
 
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -33,17 +34,35 @@ def test_the_demo_shows_every_kind_of_card_and_outcome(capsys: pytest.CaptureFix
         "src/test_greet.py does not exist",  # the failing call
         "of 2400; more from line",  # bounded read of the long log
         "bytes not kept",  # bounded command output
-        "10 calls: 8 succeeded, 2 failed (DENIED 1, TOOL_ERROR 1)",
+        "│    4 files, defs = await asyncio.gather(",  # the Code Mode program, as code
+        "    ╭─ glob · code-1:code:1 ─",  # its calls, nested under it
+        "    ╭─ grep · code-1:code:2 ─",
+        "2 tool calls, 0 failed",  # what the program made of them
+        '{"python_files":2,"functions":3,"per_file":{"src/greet.py":2,"src/shapes.py":1}}',
+        "11 calls: 9 succeeded, 2 failed (DENIED 1, TOOL_ERROR 1)",
+        "2 program tool calls: 2 succeeded, 0 failed",
         "1 approval asked: allowed once 1",
     ]:
         assert shown in out, shown
     assert "\x1b[" not in out
 
 
+def test_without_monty_the_demos_program_says_how_to_install_it(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "pydantic_monty", None)  # `import pydantic_monty` fails
+    ran = toolfx(capsys, "demo", "--no-color")
+    assert ran.code == 0
+    assert "Code Mode needs an engine: install the `codemode` extra" in ran.out
+    assert "11 calls: 8 succeeded, 3 failed (DENIED 1, TOOL_ERROR 2)" in ran.out
+
+
 def test_the_demo_prints_json_lines(capsys: pytest.CaptureFixture[str]) -> None:
     ran = toolfx(capsys, "demo", "--json")
-    results = [json.loads(line) for line in ran.out.splitlines()]
-    assert len(results) == 10
+    lines = [json.loads(line) for line in ran.out.splitlines()]
+    results = [line for line in lines if "parentCallId" not in line]
+    assert len(results) == 11
+    assert [line["tool"] for line in lines if "parentCallId" in line] == ["glob", "grep"]
     denied = next(result for result in results if result["callId"] == "bash-2")
     assert denied["tool"] == "bash"
     assert denied["isError"] is True
@@ -60,9 +79,9 @@ def test_replaying_the_log_prints_the_live_output_byte_for_byte(
     replayed = toolfx(capsys, "replay", log, "--no-color")
     assert replayed.code == 0
     assert replayed.out == live.out
-    assert f"toolfx session · {interpreter}" in live.out
+    assert f"toolfx session · {interpreter} · tools as both" in live.out
     replayed_json = toolfx(capsys, "replay", log, "--json")
-    assert len(replayed_json.out.splitlines()) == 10
+    assert len(replayed_json.out.splitlines()) == 13  # 11 calls and the program's 2
 
 
 def test_the_installed_script_runs_the_demo_honouring_no_color() -> None:
@@ -71,5 +90,5 @@ def test_the_installed_script_runs_the_demo_honouring_no_color() -> None:
         [TOOLFX, "demo"], capture_output=True, text=True, env=env, timeout=60, check=False
     )
     assert done.returncode == 0, done.stderr
-    assert "10 calls: 8 succeeded, 2 failed" in done.stdout
+    assert "11 calls: 9 succeeded, 2 failed" in done.stdout
     assert "\x1b[" not in done.stdout

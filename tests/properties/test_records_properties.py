@@ -47,6 +47,8 @@ from toolfx.core.records import (
 from toolfx.core.runtime import ApprovalReply, RejectedWithFeedback
 from toolfx.core.tools import (
     AudioBlock,
+    CodeCallCard,
+    CodeResultCard,
     ContentBlock,
     ContextMessage,
     DiffCallCard,
@@ -133,6 +135,7 @@ call_views: st.SearchStrategy[ToolCallView] = st.one_of(
     st.builds(GenericCallCard, texts, call_kinds, frozen_json, opt_texts, locations),
     st.builds(TerminalCallCard, texts, opt_texts, opt_texts),
     st.builds(DiffCallCard, texts, diffs, locations),
+    st.builds(CodeCallCard, texts, texts, opt_texts),
 )
 result_views: st.SearchStrategy[ToolResultView] = st.one_of(
     st.builds(GenericResultCard, opt_texts, opt_texts),
@@ -165,6 +168,7 @@ result_views: st.SearchStrategy[ToolResultView] = st.one_of(
         opt_texts,
     ),
     st.builds(WebFetchResultCard, texts, ints, st.booleans(), opt_texts),
+    st.builds(CodeResultCard, ints, ints, opt_texts, opt_texts),
 )
 call_records = st.builds(ToolCallRecord, texts, texts, texts, frozen_json, opt_texts, opt_texts)
 result_records = st.builds(ToolResultRecord, texts, durables)

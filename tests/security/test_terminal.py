@@ -25,10 +25,17 @@ from tests.security.terminal_support import (
     render,
     terminal_console,
 )
-from toolfx.core.records import ToolApprovalRecord, ToolCallRecord, ToolResultRecord
+from toolfx.core.records import (
+    ToolApprovalRecord,
+    ToolCallRecord,
+    ToolCodeDispatchRecord,
+    ToolResultRecord,
+)
 from toolfx.core.registry import Location
 from toolfx.core.runtime import ApprovalRequest, RejectedWithFeedback
 from toolfx.core.tools import (
+    CodeCallCard,
+    CodeResultCard,
     DiffCallCard,
     DiffResultCard,
     ErrorCode,
@@ -42,6 +49,7 @@ from toolfx.core.tools import (
     SearchResultCard,
     TerminalCallCard,
     TerminalResultCard,
+    TextBlock,
     ToolCallView,
     ToolResultView,
     ToolRunContext,
@@ -68,6 +76,8 @@ CALL_CARDS: dict[str, Callable[[str], ToolCallView]] = {
     "edit diff": lambda p: DiffCallCard(title=p, diffs=(FileDiff(p, f"old {p}\n", f"new {p}\n"),)),
     "write diff": lambda p: DiffCallCard(title=p, diffs=(FileDiff(p, None, f"{p}\n{p}"),)),
     "unchanged diff": lambda p: DiffCallCard(title=p, diffs=(FileDiff(p, p, p),)),
+    "code": lambda p: CodeCallCard(title=p, code=f"x = {p!r}\n# {p}\n{p}", lang="python"),
+    "code of a hostile language": lambda p: CodeCallCard(title=p, code=p, lang=p),
 }
 RESULT_CARDS: dict[str, Callable[[str], ToolResultView]] = {
     "generic": lambda p: GenericResultCard(title=p, content=p),
@@ -87,6 +97,7 @@ RESULT_CARDS: dict[str, Callable[[str], ToolResultView]] = {
     ),
     "web search": lambda p: WebSearchResultCard((WebSource(p, p),), True, answer=p, title=p),
     "web fetch": lambda p: WebFetchResultCard(url=p, status_code=200, truncated=True, title=p),
+    "code": lambda p: CodeResultCard(2, 1, title=p, content=p),
 }
 
 
@@ -134,6 +145,9 @@ def test_session_records_show_ids_names_and_asks_only_visibly(payload: str) -> N
         ToolApprovalRecord(payload, "edit", ("a",), None, RejectedWithFeedback(payload)),
         ToolResultRecord.of(payload, failed(ErrorCode.TOOL_ERROR, payload)),
         ToolResultRecord.of("unknown", failed(ErrorCode.INVALID_ARGS, payload)),
+        ToolCallRecord(f"{payload}:code:1", payload, payload, {payload: payload}, None, payload),
+        ToolCodeDispatchRecord(f"{payload}:code:1", payload, payload, True, (TextBlock(payload),)),
+        ToolCodeDispatchRecord("unknown:code:1", payload, payload, False, (TextBlock(payload),)),
     ):
         display.show(record)
     display.finish()
@@ -208,7 +222,7 @@ def test_tools_lists_hostile_schemas_as_the_same_json_shown_visibly(
     )
     location = Location()
     location.register(tool)
-    monkeypatch.setattr(commands, "load_catalog", lambda root: location.catalog())
+    monkeypatch.setattr(commands, "load_catalog", lambda root, present: location.catalog())
     ran = toolfx(capsys, "tools", "--format", form)
     assert ran.code == 0
     assert_only_own_styling(ran.out)

@@ -33,6 +33,8 @@ from toolfx.core.records import (
 from toolfx.core.runtime import CancelSignal
 from toolfx.core.tools import (
     AudioBlock,
+    CodeCallCard,
+    CodeResultCard,
     ContextMessage,
     DiffCallCard,
     DiffResultCard,
@@ -497,6 +499,11 @@ CALL_CARDS: list[tuple[object, dict[str, object]]] = [
             "locations": [{"path": "a.py", "line": 3}],
         },
     ),
+    (CodeCallCard("Run", "1 + 1"), {"card": "code", "title": "Run", "code": "1 + 1"}),
+    (
+        CodeCallCard("Run", "x = 1\nx", "python"),
+        {"card": "code", "title": "Run", "code": "x = 1\nx", "lang": "python"},
+    ),
 ]
 
 RESULT_CARDS: list[tuple[object, dict[str, object]]] = [
@@ -565,6 +572,17 @@ RESULT_CARDS: list[tuple[object, dict[str, object]]] = [
         WebFetchResultCard("https://a", 404, True),
         {"card": "web", "kind": "fetch", "url": "https://a", "statusCode": 404, "truncated": True},
     ),
+    (CodeResultCard(0, 0), {"card": "code", "calls": 0, "failed": 0}),
+    (
+        CodeResultCard(3, 1, "3 tool calls, 1 failed", "[1, 2]"),
+        {
+            "card": "code",
+            "title": "3 tool calls, 1 failed",
+            "calls": 3,
+            "failed": 1,
+            "content": "[1, 2]",
+        },
+    ),
 ]
 
 
@@ -612,6 +630,13 @@ def test_generic_raw_input_null_reads_as_none() -> None:
             "expected string, found integer 1",
         ),
         ({"card": "diff", "title": "t"}, "", "missing required key 'diffs'"),
+        ({"card": "code", "title": "t"}, "", "missing required key 'code'"),
+        (
+            {"card": "code", "title": "t", "code": "x", "lang": None},
+            "/lang",
+            "expected string, found null",
+        ),
+        ({"card": "code", "title": "t", "code": "x", "args": []}, "/args", "unexpected key 'args'"),
     ],
 )
 def test_call_card_errors(value: object, path: str, reason: str) -> None:
@@ -674,6 +699,17 @@ def test_call_card_errors(value: object, path: str, reason: str) -> None:
             {"card": "web", "kind": "fetch", "url": "u", "truncated": False},
             "",
             "missing required key 'statusCode'",
+        ),
+        ({"card": "code", "calls": 1}, "", "missing required key 'failed'"),
+        (
+            {"card": "code", "calls": 1, "failed": False},
+            "/failed",
+            "expected integer, found boolean false",
+        ),
+        (
+            {"card": "code", "calls": 1, "failed": 0, "content": 1},
+            "/content",
+            "expected string, found integer 1",
         ),
     ],
 )

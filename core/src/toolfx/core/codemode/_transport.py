@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Final, TypedDict
 
 from returns.result import Failure, Result, Success
 
+from toolfx.core.codemode._cards import program_card, program_result_card
 from toolfx.core.codemode._host import CodeHost
 from toolfx.core.codemode._names import RUN_CODE
 from toolfx.core.codemode._program import ProgramOutcome, run_program
@@ -80,6 +81,8 @@ def code_transport(tools: Sequence[StubTool]) -> ToolDefinition[RunCodeArgs, Jso
         parameters=RunCodeArgs,
         output=Output(JsonValue),
         execute=run_code,
+        present_call=program_card,
+        present_result=program_result_card,
         options=ToolOptions(codemode=False),
     )
 

@@ -159,7 +159,7 @@ class BatchLedger:
                 write_record(runtime, sink, ToolResultRecord.of(call_id, closing))
             for index in unfinished.values():  # the rest never started: both records, in order
                 call = self._calls[index]
-                if write_record(runtime, sink, self._opened(call)) is None:
+                if write_record(runtime, sink, call.record(self._catalog.scope)) is None:
                     write_record(runtime, sink, ToolResultRecord.of(call.call_id, filled[index]))
         return tuple(result for result in self.results if result is not None)
 
@@ -173,17 +173,6 @@ class BatchLedger:
                 ErrorCode.ABORTED, f"`{name}` was interrupted ({why}) before it finished"
             )
             write_record(self._runtime, sink, ToolResultRecord.of(call_id, result))
-
-    def _opened(self, call: ToolCall) -> ToolCallRecord:
-        """The `tool/call` record `run_call` would have written for a call that never started."""
-        return ToolCallRecord(
-            call.call_id,
-            call.root_call_id or call.call_id,
-            call.name,
-            None if call.arguments_error is not None else call.arguments,  # type: ignore[arg-type]
-            self._catalog.scope,
-            call.parent_call_id,
-        )
 
 
 def _take(

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
         ToolExecutionResult,
     )
 
-__all__ = ["CallState", "CodeBridge", "RunContext", "dispatch", "success_of"]
+__all__ = ["BLOCK_TYPES", "CallState", "CodeBridge", "RunContext", "dispatch", "success_of"]
 
 CodeBridge = Callable[
     ["ToolExecution", "CancelSignal", "Sequence[SubCall]", int],
@@ -171,7 +171,7 @@ class RunContext:
 _PLAIN_VALUES: Final = frozenset({str, int, float, bool, type(None), dict, list, tuple})
 """Exact types a body's value can have that are never awaitable and never a `Result`."""
 
-_BLOCK_TYPES: Final = frozenset(get_args(ContentBlock))
+BLOCK_TYPES: Final = frozenset(get_args(ContentBlock))
 """The exact types of content blocks, which a `WithContent` must hold."""
 
 
@@ -245,7 +245,7 @@ def _with_content(
 ) -> ToolExecutionResult:
     """The success of a value the body gave with its content, both checked."""
     for index, block in enumerate(returned.content):
-        if type(block) not in _BLOCK_TYPES:
+        if type(block) not in BLOCK_TYPES:
             return _deferred(
                 failed(
                     ErrorCode.INVALID_TOOL_OUTPUT,

@@ -135,6 +135,17 @@ class ToolCall:
         _deps(self, deps)
         _arguments_error(self, snapshot if failed_snapshot else None)
 
+    def record(self, agent: str | None) -> ToolCallRecord:
+        """The `tool/call` record of this call made by `agent` (its arguments, if JSON)."""
+        return ToolCallRecord(
+            self.call_id,
+            self.root_call_id or self.call_id,
+            self.name,
+            None if self.arguments_error is not None else self.arguments,  # type: ignore[arg-type]
+            agent,
+            self.parent_call_id,
+        )
+
     @classmethod
     def unparsed(
         cls, call_id: str, name: str, text: str, problem: JsonError, signal: CancelSignal

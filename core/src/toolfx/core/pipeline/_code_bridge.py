@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Final, get_args
+from typing import TYPE_CHECKING
 
+from toolfx.core.pipeline._body import BLOCK_TYPES
 from toolfx.core.pipeline._schedule import schedule
-from toolfx.core.records import ToolCallRecord, ToolCodeDispatchRecord, write_record
+from toolfx.core.records import ToolCodeDispatchRecord, write_record
 from toolfx.core.tools import (
     CALL_FAILURES,
     CodeDispatchLog,
@@ -36,8 +37,6 @@ __all__ = ["RunOne", "dispatch_sub_calls"]
 
 RunOne = Callable[["Runtime", "Catalog", "ToolCall"], Awaitable["ToolExecutionResult"]]
 """Runs one call through the pipeline without a record sink (`run_call`)."""
-
-_BLOCK_TYPES: Final = frozenset(get_args(ContentBlock))
 
 
 async def dispatch_sub_calls(  # noqa: PLR0917 (the outer call's state, then its calls)
@@ -72,15 +71,7 @@ async def _settle(  # noqa: PLR0917 (a partial's bound state)
 ) -> ToolExecutionResult:
     """One sub-call: its `tool/call`, the pipeline, the log waterfall, its `tool/code-dispatch`."""
     if sink is not None:
-        opened = ToolCallRecord(
-            call.call_id,
-            outer.root_call_id,
-            call.name,
-            None if call.arguments_error is not None else call.arguments,  # type: ignore[arg-type]
-            catalog.scope,
-            outer.call_id,
-        )
-        refused = write_record(runtime, sink, opened)
+        refused = write_record(runtime, sink, call.record(catalog.scope))
         if refused is not None:
             return defect(refused, f"writing the `tool/call` record of `{call.name}` (not run)")
     result = await run(runtime, catalog, call)
@@ -103,7 +94,7 @@ async def _logged(
     try:
         blocks = tuple(await _waterfall(listeners, log, 0))
         for index, block in enumerate(blocks):
-            if type(block) not in _BLOCK_TYPES:
+            if type(block) not in BLOCK_TYPES:
                 raise TypeError(f"block {index} is {type(block).__name__}, not a content block")
     except CALL_FAILURES as error:  # contained: the log keeps what the sub-call settled with
         runtime.report(error, f"a code-dispatch-log listener (logging {log.sub_call_id})")

@@ -1,5 +1,9 @@
 """Presentation cards on the wire: `card`-tagged JSON objects (web cards add a `kind` tag).
 
+A `code` card (Code Mode's `run_code`) is toolfx's own addition to the spec's vocabulary: a pending
+program `{card: 'code', title, code, lang?}` and a completed one `{card: 'code', title?, calls,
+failed, content?}`.
+
 Field names are the spec's camelCase (rawInput, oldText, newText, exitCode, totalLines,
 statusCode); an optional field is omitted when it holds its default (None, or no items) and, when
 present, must hold its type: `null` is accepted only by `rawInput` (any JSON) and `oldText`
@@ -31,6 +35,8 @@ from toolfx.core.records._wire import (
     read_tag,
 )
 from toolfx.core.tools import (
+    CodeCallCard,
+    CodeResultCard,
     DiffCallCard,
     DiffResultCard,
     FileDiff,
@@ -138,6 +144,9 @@ def _call_view_plain(view: ToolCallView) -> _Plain:
         case DiffCallCard():
             out["diffs"] = [_diff_plain(diff) for diff in view.diffs]
             _put_items(out, "locations", view.locations, _location_plain)
+        case CodeCallCard():
+            out["code"] = view.code
+            _put(out, "lang", view.lang)
         case _:
             assert_never(view)
     return out
@@ -174,6 +183,9 @@ def _result_view_plain(view: ToolResultView) -> _Plain:
             out["truncated"] = view.truncated
         case WebFetchResultCard():
             out.update(url=view.url, statusCode=view.status_code, truncated=view.truncated)
+        case CodeResultCard():
+            out.update(calls=view.calls, failed=view.failed)
+            _put(out, "content", view.content)
         case _:
             assert_never(view)
     return out
@@ -182,10 +194,10 @@ def _result_view_plain(view: ToolResultView) -> _Plain:
 _CALL_KINDS: Final[Mapping[str, ToolCallKind]] = {kind: kind for kind in get_args(ToolCallKind)}
 
 
-_CALL_CARDS: Final = ("generic", "terminal", "diff")
+_CALL_CARDS: Final = ("generic", "terminal", "diff", "code")
 
 
-_RESULT_CARDS: Final = ("generic", "terminal", "diff", "search", "read", "web")
+_RESULT_CARDS: Final = ("generic", "terminal", "diff", "search", "read", "web", "code")
 
 
 _WEB_KINDS: Final = ("search", "fetch")
@@ -270,6 +282,13 @@ def read_call_view(value: object) -> ToolCallView:
             description=optional(obj, "description", as_str, None),
             cwd=optional(obj, "cwd", as_str, None),
         )
+    if card == "code":
+        obj = read_object(value, ("card", "title", "code"), ("lang",))
+        return CodeCallCard(
+            title=field(obj, "title", as_str),
+            code=field(obj, "code", as_str),
+            lang=optional(obj, "lang", as_str, None),
+        )
     obj = read_object(value, ("card", "title", "diffs"), ("locations",))
     return DiffCallCard(
         title=field(obj, "title", as_str),
@@ -301,6 +320,14 @@ def read_result_view(value: object) -> ToolResultView:
         obj = read_object(value, ("card", "diffs"), ("title",))
         return DiffResultCard(
             title=optional(obj, "title", as_str, None), diffs=field(obj, "diffs", _diffs)
+        )
+    if card == "code":
+        obj = read_object(value, ("card", "calls", "failed"), ("title", "content"))
+        return CodeResultCard(
+            calls=field(obj, "calls", as_int),
+            failed=field(obj, "failed", as_int),
+            title=optional(obj, "title", as_str, None),
+            content=optional(obj, "content", as_str, None),
         )
     if card == "search":
         obj = read_object(

@@ -5,6 +5,8 @@ content, cards.
 """
 
 from toolfx.core.tools._cards import (
+    CodeCallCard,
+    CodeResultCard,
     DiffCallCard,
     DiffResultCard,
     FileDiff,
@@ -95,8 +97,10 @@ __all__ = [
     "AudioBlock",
     "Block",
     "Body",
+    "CodeCallCard",
     "CodeDispatchLog",
     "CodeDispatchLogListener",
+    "CodeResultCard",
     "ContentBlock",
     "ContextMessage",
     "Deny",

@@ -8,6 +8,8 @@ from typing import Literal, final
 from toolfx.core.json import FrozenJson
 
 __all__ = [
+    "CodeCallCard",
+    "CodeResultCard",
     "DiffCallCard",
     "DiffResultCard",
     "FileDiff",
@@ -95,7 +97,19 @@ class DiffCallCard:
     card: Literal["diff"] = "diff"
 
 
-ToolCallView = GenericCallCard | TerminalCallCard | DiffCallCard
+@final
+@dataclass(frozen=True, slots=True)
+class CodeCallCard:
+    """A pending program (Code Mode's `run_code`): its source, shown as code."""
+
+    title: str
+    code: str
+    lang: str | None = None
+    """A language hint for highlighting (`python` for `run_code`)."""
+    card: Literal["code"] = "code"
+
+
+ToolCallView = GenericCallCard | TerminalCallCard | DiffCallCard | CodeCallCard
 """How a UI shows a call while it is pending."""
 
 
@@ -205,6 +219,19 @@ class WebFetchResultCard:
     kind: Literal["fetch"] = "fetch"
 
 
+@final
+@dataclass(frozen=True, slots=True)
+class CodeResultCard:
+    """A completed program: how many tool calls it made, how many failed, and its result."""
+
+    calls: int
+    failed: int
+    title: str | None = None
+    content: str | None = None
+    """What the program gave the model (its value, what it printed), or why it failed."""
+    card: Literal["code"] = "code"
+
+
 ToolResultView = (
     GenericResultCard
     | TerminalResultCard
@@ -213,5 +240,6 @@ ToolResultView = (
     | ReadResultCard
     | WebSearchResultCard
     | WebFetchResultCard
+    | CodeResultCard
 )
 """How a UI shows a call once it has completed."""

@@ -7,9 +7,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import final
 
+from toolfx.core.registry import PresentationMode
 from toolfx.core.runtime import SANDBOX_MODES, SandboxMode
 from toolfx.interpreters.cli._log import INTERPRETERS, Interpreter
-from toolfx.interpreters.cli._providers import SchemaFormat
+from toolfx.interpreters.cli._providers import PRESENTATIONS, SchemaFormat
 
 __all__ = [
     "Command",
@@ -46,6 +47,7 @@ class RunCommand:
     deny_asks: bool = False
     output: OutputOptions = OutputOptions()
     sandbox: SandboxMode = "auto"
+    present: PresentationMode = "native"
 
 
 @final
@@ -75,6 +77,7 @@ class ToolsCommand:
 
     form: SchemaFormat = "json"
     workspace: str = "."
+    present: PresentationMode = "native"
 
 
 @final
@@ -85,6 +88,7 @@ class McpServeCommand:
     workspace: str = "."
     rules: str | None = None
     sandbox: SandboxMode = "auto"
+    present: PresentationMode = "native"
 
 
 Command = RunCommand | DemoCommand | ReplayCommand | ToolsCommand | McpServeCommand
@@ -138,6 +142,14 @@ def _parser() -> argparse.ArgumentParser:
             help="what confines bash commands (default: auto, bubblewrap then Landlock; "
             "where none is available every command asks)",
         )
+    for command in (run, tools, serve):
+        command.add_argument(
+            "--present",
+            choices=tuple(PRESENTATIONS),
+            default="native",
+            help="how the model reaches the tools: native tool calls, one `run_code` tool "
+            "whose Python program calls them (code), or both (default: native)",
+        )
     return parser
 
 
@@ -145,9 +157,11 @@ def parse_args(argv: Sequence[str]) -> Command:
     """The command `argv` asks for; a bad command line exits (code 2) with argparse's usage."""
     args = _parser().parse_args(argv)
     if args.command == "tools":
-        return ToolsCommand(args.format, args.workspace)
+        return ToolsCommand(args.format, args.workspace, PRESENTATIONS[args.present])
     if args.command == "mcp":
-        return McpServeCommand(args.workspace, args.rules, args.sandbox)
+        return McpServeCommand(
+            args.workspace, args.rules, args.sandbox, PRESENTATIONS[args.present]
+        )
     output = OutputOptions(json=args.json, color=not args.no_color)
     if args.command == "replay":
         return ReplayCommand(args.log, output)
@@ -164,4 +178,5 @@ def parse_args(argv: Sequence[str]) -> Command:
         args.deny_asks,
         output,
         args.sandbox,
+        PRESENTATIONS[args.present],
     )

@@ -21,6 +21,8 @@ from rich.text import Text
 from toolfx.core.json import FrozenJson
 from toolfx.core.plaintext import unified_diff
 from toolfx.core.tools import (
+    CodeCallCard,
+    CodeResultCard,
     DiffCallCard,
     DiffResultCard,
     FileDiff,
@@ -75,6 +77,8 @@ def call_body(view: ToolCallView) -> RenderableType:
                 parts.append(Text(f"in {_name(view.cwd)}", style="dim"))
         case DiffCallCard():
             parts.extend(_diff(diff) for diff in view.diffs)
+        case CodeCallCard():
+            parts.append(_highlighted(_lines(view.code), view.lang or "text", 1))
         case _:
             assert_never(view)
     return Group(*parts)
@@ -110,6 +114,9 @@ def result_body(view: ToolResultView) -> RenderableType:
         case WebFetchResultCard():
             cut = " (truncated)" if view.truncated else ""
             parts.append(Text(f"{_name(view.url)} → HTTP {view.status_code}{cut}"))
+        case CodeResultCard():
+            if view.content is not None:
+                parts.append(_plain(view.content))
         case _:
             assert_never(view)
     return Group(*parts)

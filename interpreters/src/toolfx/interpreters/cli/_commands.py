@@ -140,7 +140,9 @@ def run(command: RunCommand) -> int:
     )
     root = workspace_root(command.workspace)
     turns = parse_session(read_text(command.session, "session file"))
-    catalog = load_catalog(root, load_rules(command.rules), command.sandbox)
+    catalog = load_catalog(
+        root, load_rules(command.rules), command.sandbox, present=command.present
+    )
     interactive = all(stream is not None and stream.isatty() for stream in (sys.stdin, sys.stdout))
 
     def answer_for(display: Display) -> Answer:
@@ -151,7 +153,7 @@ def run(command: RunCommand) -> int:
             prompter=prompter if interactive else None,
         )
 
-    header = SessionHeader(root, command.interpreter)
+    header = SessionHeader(root, command.interpreter, command.present)
     play(turns, catalog, header, answer_for, log=command.log, output=command.output)
     return 0
 
@@ -173,7 +175,7 @@ def _refuse_to_overwrite(log: str | None, inputs: Mapping[str, str | None]) -> N
 def replay(command: ReplayCommand) -> int:
     """`toolfx replay`: show a log's records again with the same tools' presenters."""
     header, records = read_log(read_text(command.log, "log"))
-    display = _display(command.output, load_catalog(header.workspace))
+    display = _display(command.output, load_catalog(header.workspace, present=header.present))
     for record in (header, *records):
         display.show(record)
     display.finish()
@@ -182,7 +184,7 @@ def replay(command: ReplayCommand) -> int:
 
 def tools(command: ToolsCommand) -> int:
     """`toolfx tools`: print the tools' schemas in the chosen form."""
-    catalog = load_catalog(workspace_root(command.workspace))
+    catalog = load_catalog(workspace_root(command.workspace), present=command.present)
     exported, notes = export_schemas(catalog, command.form)
     print(visible_json(json.dumps(exported, indent=2, ensure_ascii=False)))
     for note in notes:  # what the provider's form could not keep, for the person reading

@@ -1,9 +1,11 @@
 """The session log: JSONL of a `session` header, then `turn` marks and the tool records
-(`tool/call`, `tool/approval`, `tool/result`) in the order they happened.
+(`tool/call`, `tool/approval`, `tool/result`, `tool/code-dispatch`) in the order they happened.
 
-The header names the workspace root and the interpreter, so a replay rebuilds the same tool
-definitions (and runs nothing); each `turn` mark gives the turn's number and how many calls it
-has. The tool records are core's durable records, in their own wire form.
+The header names the workspace root, the interpreter and how the tools were presented (`native`
+when a log written before the presentation was recorded leaves it out), so a replay rebuilds the
+same tool definitions (and runs nothing); each `turn` mark gives the turn's number and how many
+calls it has. The tool records are core's durable records, in their own wire form, a Code Mode
+program's calls among them (`tool/call` with a `parentCallId`, then `tool/code-dispatch`).
 """
 
 from __future__ import annotations
@@ -28,7 +30,9 @@ from toolfx.core.records import (
     read_tag,
     record_from_json,
 )
+from toolfx.core.registry import PresentationMode
 from toolfx.interpreters.cli._log_file import LogFile
+from toolfx.interpreters.cli._providers import PRESENTATIONS
 
 __all__ = [
     "INTERPRETERS",
@@ -56,15 +60,22 @@ INTERPRETERS: Final[Mapping[str, Interpreter]] = {
 @final
 @dataclass(frozen=True, slots=True)
 class SessionHeader:
-    """The log's first line: the workspace root the session ran in, and its interpreter."""
+    """The log's first line: the workspace root the session ran in, its interpreter, and how its
+    tools were presented to the model."""
 
     workspace: str
     interpreter: Interpreter
+    present: PresentationMode = "native"
 
     def to_json(self) -> FrozenJson:
-        """The wire form: event `session`, workspace and interpreter."""
+        """The wire form: event `session`, workspace, interpreter and present."""
         return freeze(
-            {"event": "session", "workspace": self.workspace, "interpreter": self.interpreter}
+            {
+                "event": "session",
+                "workspace": self.workspace,
+                "interpreter": self.interpreter,
+                "present": self.present,
+            }
         )
 
 
@@ -129,9 +140,12 @@ def _read_line(number: int, line: str, *, first: bool) -> LogRecord:
 
 def _header(value: object) -> SessionHeader:
     read_tag(value, "event", ("session",), "first event")
-    obj = read_object(value, ("event", "workspace", "interpreter"))
+    obj = read_object(value, ("event", "workspace", "interpreter"), ("present",))
     interpreter = INTERPRETERS[read_tag(obj, "interpreter", INTERPRETERS, "interpreter")]
-    return SessionHeader(field(obj, "workspace", as_str), interpreter)
+    present: PresentationMode = "native"
+    if "present" in obj:
+        present = PRESENTATIONS[read_tag(obj, "present", PRESENTATIONS, "presentation")]
+    return SessionHeader(field(obj, "workspace", as_str), interpreter, present)
 
 
 def _turn(value: object) -> TurnRecord:

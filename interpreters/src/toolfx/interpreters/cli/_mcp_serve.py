@@ -1,10 +1,11 @@
 """`toolfx mcp serve`: the installed tools over a workspace, as an MCP server on stdin and stdout.
 
 The tools come from the `toolfx.tools` providers like every command's (`load_catalog`), under the
-rules file if one is given; `tools/list` gives their native schemas and `tools/call` runs them
-through the pipeline (`_mcp_calls.py`). While it serves, stdout carries only the protocol (the SDK
-points the process's fd 1 at stderr); logs go to stderr, made visible (a client's ids and
-messages are in them).
+rules file if one is given, presented as `--present` says (under `code` the client is offered
+`run_code`, whose programs call the tools, instead of the tools themselves); `tools/list` gives
+the native schemas and `tools/call` runs them through the pipeline (`_mcp_calls.py`). While it
+serves, stdout carries only the protocol (the SDK points the process's fd 1 at stderr); logs go to
+stderr, made visible (a client's ids and messages are in them).
 """
 
 from __future__ import annotations
@@ -55,7 +56,9 @@ def mcp_tool(schema: ToolSchema) -> types.Tool:
 def mcp_serve(command: McpServeCommand) -> int:
     """`toolfx mcp serve`: serve the catalog over stdio until the client closes the connection."""
     root = workspace_root(command.workspace)
-    catalog = load_catalog(root, load_rules(command.rules), command.sandbox)
+    catalog = load_catalog(
+        root, load_rules(command.rules), command.sandbox, present=command.present
+    )
     handler = logging.StreamHandler()  # stderr
     handler.setFormatter(VisibleFormatter(LOG_FORMAT))
     logging.basicConfig(handlers=[handler])

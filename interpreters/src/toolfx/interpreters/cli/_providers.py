@@ -10,12 +10,13 @@ from typing import Any, Final, Literal, Protocol
 
 from toolfx.core.json import JsonValue, thaw_json
 from toolfx.core.providers import ToolNote, anthropic_messages, gemini, openai_chat
-from toolfx.core.registry import Catalog, Location
+from toolfx.core.registry import Catalog, Location, PresentationMode, Registry
 from toolfx.core.runtime import SandboxMode
 from toolfx.core.tools import ToolDefinition
 
 __all__ = [
     "GROUP",
+    "PRESENTATIONS",
     "ProviderError",
     "SchemaFormat",
     "ToolProvider",
@@ -25,6 +26,14 @@ __all__ = [
 
 GROUP: Final = "toolfx.tools"
 """The entry point group tool providers register under."""
+
+PRESENTATIONS: Final[Mapping[str, PresentationMode]] = {
+    "native": "native",
+    "code": "code",
+    "both": "both",
+}
+"""Every way of presenting the tools by its name: as native tool calls, through Code Mode's
+`run_code`, or both."""
 
 
 class ToolProvider(Protocol):
@@ -58,8 +67,10 @@ def load_catalog(
     rules: JsonValue = None,
     sandbox: SandboxMode = "auto",
     environ: Mapping[str, str] | None = None,
+    present: PresentationMode = "native",
 ) -> Catalog:
-    """Every installed provider's tools over `root` under `rules` and `sandbox`, in one catalog.
+    """Every installed provider's tools over `root` under `rules` and `sandbox`, in one catalog
+    presented as `present` (under `code` and `both` it offers `run_code` over them).
 
     `environ` (default: this process's environment) is handed to each provider.
 
@@ -69,7 +80,7 @@ def load_catalog(
     found = sorted(entry_points(group=GROUP), key=lambda point: point.name)
     if not found:
         raise ProviderError(f"no tool provider is installed (entry point group {GROUP!r})")
-    location = Location()
+    location = Location(Registry(default_mode=present))
     for point in found:
         provider: ToolProvider = point.load()
         try:

@@ -1,5 +1,9 @@
 """Showing a session: each log record as it comes, as panels (or JSON lines), then a summary.
 
+A Code Mode program's tool calls (a `tool/call` with a parent, settled by its `tool/code-dispatch`)
+are shown nested under the program's card, one card each when it settles: the call and the
+content the log keeps.
+
 What is shown is a function of the records and the tools' presenters only, so a live run and
 the replay of its log print the same bytes (without colour). A progress bar, on a terminal only,
 follows a long turn and leaves nothing behind. Text from tools, the session or the log reaches
@@ -15,16 +19,29 @@ from contextlib import AbstractContextManager, contextmanager
 from typing import Any, Final, Protocol, final
 
 from returns.result import Success
-from rich.console import Console, RenderableType
+from rich.console import Console, Group, RenderableType
+from rich.padding import Padding
 from rich.panel import Panel
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
+from rich.rule import Rule
 from rich.text import Text
 
 from toolfx.core.json import JsonValue, thaw_json
-from toolfx.core.records import ToolApprovalRecord, ToolCallRecord, ToolResultRecord
+from toolfx.core.records import (
+    ToolApprovalRecord,
+    ToolCallRecord,
+    ToolCodeDispatchRecord,
+    ToolResultRecord,
+)
 from toolfx.core.registry import Catalog
 from toolfx.core.runtime import ApprovalReply, ProgressEvent, RejectedWithFeedback
-from toolfx.core.tools import GenericCallCard, GenericResultCard, ToolDefinition, content_text
+from toolfx.core.tools import (
+    DurableResult,
+    GenericCallCard,
+    GenericResultCard,
+    ToolDefinition,
+    content_text,
+)
 from toolfx.interpreters.cli._cards import call_body, result_body
 from toolfx.interpreters.cli._log import LogRecord, SessionHeader, TurnRecord
 from toolfx.interpreters.cli._visible import visible
@@ -33,6 +50,9 @@ __all__ = ["PROGRESS_MIN_CALLS", "Display", "JsonDisplay", "PanelDisplay"]
 
 PROGRESS_MIN_CALLS: Final = 5
 """A turn with more calls than this shows a progress bar (on a terminal)."""
+
+SUB_CALL_INDENT: Final = 4
+"""How far a program's tool call is indented under the program's card."""
 
 _REPLIES: Final = {
     "allowed-once": "allowed once",
@@ -85,6 +105,7 @@ class PanelDisplay:
         "_outcomes",
         "_progress",
         "_replies",
+        "_sub_outcomes",
         "_task",
     )
 
@@ -93,6 +114,7 @@ class PanelDisplay:
         self._catalog = catalog
         self._calls: dict[str, ToolCallRecord] = {}
         self._outcomes: Counter[str] = Counter()
+        self._sub_outcomes: Counter[bool] = Counter()
         self._replies: Counter[str] = Counter()
         self._progress: Progress | None = None
         self._task: TaskID | None = None
@@ -103,7 +125,9 @@ class PanelDisplay:
         console = self._console
         match record:
             case SessionHeader():
-                console.rule(Text(f"toolfx session · {record.interpreter}", style="bold"))
+                shown = "" if record.present == "native" else f" · tools as {record.present}"
+                title = f"toolfx session · {record.interpreter}{shown}"
+                console.rule(Text(title, style="bold"))
                 workspace = visible(record.workspace, lines=False)
                 console.print(Text(f"workspace {workspace}", style="dim"))
             case TurnRecord():
@@ -114,15 +138,20 @@ class PanelDisplay:
                     self._task = progress.add_task(f"turn {record.turn}", total=record.calls)
             case ToolCallRecord():
                 self._calls[record.call_id] = record
-                console.print(self._pending(record))
+                if record.parent_call_id is None:  # a program's call is shown once it settles
+                    console.print(self._pending(record))
             case ToolApprovalRecord():
                 self._replies[_reply_kind(record.reply)] += 1
-                console.print(self._approval(record))
+                console.print(self._nested(record.call_id, self._approval(record)))
             case ToolResultRecord():
                 error = record.result.error
                 self._outcomes["ok" if error is None else error.info.code.value] += 1
                 console.print(self._completed(record))
                 self._call_done(record.call_id)
+            case ToolCodeDispatchRecord():
+                self._sub_outcomes[record.is_error] += 1
+                console.print(Padding(self._dispatched(record), (0, 0, 0, SUB_CALL_INDENT)))
+                self._call_done(record.call_id, advance=False)
 
     def finish(self) -> None:
         """Print the summary: calls by outcome, approvals by answer."""
@@ -135,6 +164,11 @@ class PanelDisplay:
         asks = f"{_counted(sum(replies.values()), 'approval')} asked"
         self._console.rule(Text("summary", style="bold"))
         self._console.print(Text(calls + (f" ({codes})" if codes else "")))
+        made = sum(self._sub_outcomes.values())
+        if made:
+            failed = self._sub_outcomes[True]
+            programs = f"{_counted(made, 'program tool call')}: {made - failed} succeeded"
+            self._console.print(Text(f"{programs}, {failed} failed"))
         self._console.print(Text(asks + (f": {answers}" if answers else "")))
 
     @contextmanager
@@ -174,13 +208,16 @@ class PanelDisplay:
             self._progress.start()
         return self._progress
 
-    def _call_done(self, call_id: str) -> None:
+    def _call_done(self, call_id: str, *, advance: bool = True) -> None:
+        """Drop the call's bar; a call of the turn (not a program's) also advances the turn's."""
         progress = self._progress
         if progress is None:
             return
         task = self._call_tasks.pop(call_id, None)
         if task is not None:
             progress.remove_task(task)
+        if not advance:
+            return
         turn = next((t for t in progress.tasks if t.id == self._task), None)
         if turn is not None:
             progress.advance(turn.id)
@@ -201,14 +238,39 @@ class PanelDisplay:
         args = definition.parameters.validate(call.arguments)
         return (definition, args.unwrap()) if isinstance(args, Success) else None
 
-    def _pending(self, call: ToolCallRecord) -> RenderableType:
+    def _nested(self, call_id: str, shown: RenderableType) -> RenderableType:
+        """What is shown of a call: indented under its program when a program made the call."""
+        call = self._calls.get(call_id)
+        if call is None or call.parent_call_id is None:
+            return shown
+        return Padding(shown, (0, 0, 0, SUB_CALL_INDENT))
+
+    def _call_view(self, call: ToolCallRecord) -> RenderableType:
         decoded = self._decoded(call)
         view = None
         if decoded is not None and decoded[0].present_call is not None:
             view = decoded[0].present_call(decoded[1])
         if view is None:
             view = GenericCallCard(title=call.name, raw_input=call.arguments)
-        return _panel(call_body(view), call.name, call.call_id, "call", "blue")
+        return call_body(view)
+
+    def _pending(self, call: ToolCallRecord) -> RenderableType:
+        return _panel(self._call_view(call), call.name, call.call_id, "call", "blue")
+
+    def _dispatched(self, record: ToolCodeDispatchRecord) -> RenderableType:
+        """A program's call once settled: its call card and its result as the log keeps it."""
+        call = self._calls.get(record.call_id)
+        decoded = None if call is None else self._decoded(call)
+        view = None
+        if not record.is_error and decoded is not None and decoded[0].present_result is not None:
+            view = decoded[0].present_result(decoded[1], DurableResult(record.content))
+        if view is None:
+            view = GenericResultCard(content=content_text(record.content))
+        parts = [result_body(view)]
+        if call is not None:
+            parts[:0] = [self._call_view(call), Rule(style="dim")]
+        status, colour = ("failed", "red") if record.is_error else ("done", "green")
+        return _panel(Group(*parts), record.name, record.call_id, status, colour)
 
     def _completed(self, record: ToolResultRecord) -> RenderableType:
         call = self._calls.get(record.call_id)
@@ -256,7 +318,8 @@ def _panel(body: RenderableType, name: str, call_id: str, status: str, colour: s
 
 @final
 class JsonDisplay:
-    """Records as JSON lines: one object per completed call, for machines."""
+    """Records as JSON lines: one object per completed call (a program's calls too, with their
+    `parentCallId`), for machines."""
 
     __slots__ = ("_names", "_write")
 
@@ -270,6 +333,8 @@ class JsonDisplay:
             self._names[record.call_id] = record.name
         elif isinstance(record, ToolResultRecord):
             self._write(json.dumps(_result_json(self._names.get(record.call_id), record)) + "\n")
+        elif isinstance(record, ToolCodeDispatchRecord):
+            self._write(json.dumps(_dispatch_json(record)) + "\n")
 
     def finish(self) -> None:
         """Nothing follows the last result."""
@@ -294,4 +359,14 @@ def _result_json(name: str | None, record: ToolResultRecord) -> JsonValue:
         if error is None
         else {"code": error.info.code.value, "message": error.message},
         "meta": thaw_json(result.meta),
+    }
+
+
+def _dispatch_json(record: ToolCodeDispatchRecord) -> JsonValue:
+    return {
+        "callId": record.call_id,
+        "parentCallId": record.parent_call_id,
+        "tool": record.name,
+        "isError": record.is_error,
+        "content": content_text(record.content),
     }

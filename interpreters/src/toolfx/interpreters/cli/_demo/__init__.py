@@ -1,6 +1,9 @@
 """`toolfx demo`: the bundled session (session.jsonl) against a temporary copy of the bundled
 workspace, under the bundled rules (rules.json), with a scripted approver that allows each ask
-once. It shows every card kind, an approval, a denial, a failing call and bounded output.
+once. It shows every card kind, an approval, a denial, a failing call, bounded output, and one
+Code Mode turn (the tools are presented `both` ways): a `run_code` program that gathers a glob
+and a grep and counts the functions in each file. Without Monty (the `codemode` extra) that call
+fails saying how to install it, and the rest of the demo runs as before.
 """
 
 from __future__ import annotations
@@ -19,10 +22,13 @@ from toolfx.interpreters.cli._log import SessionHeader
 from toolfx.interpreters.cli._providers import load_catalog
 from toolfx.interpreters.cli._session import parse_session
 
-__all__ = ["BUILD_LOG_LINES", "demo"]
+__all__ = ["BUILD_LOG_LINES", "DEMO_PRESENTATION", "demo"]
 
 BUILD_LOG_LINES: Final = 2400
 """The generated build log's length: over the 2,000 lines a read or a command may show."""
+
+DEMO_PRESENTATION: Final = "both"
+"""The demo's tools are native tool calls and reachable from its `run_code` program."""
 
 _DATA: Final = files(__name__)
 
@@ -36,8 +42,8 @@ def demo(command: DemoCommand) -> int:
         _write_build_log(os.path.join(root, "logs", "build.log"))
         turns = parse_session((_DATA / "session.jsonl").read_text("utf-8"))
         rules = json.loads((_DATA / "rules.json").read_text("utf-8"))
-        catalog = load_catalog(root, rules, command.sandbox)
-        header = SessionHeader(root, command.interpreter)
+        catalog = load_catalog(root, rules, command.sandbox, present=DEMO_PRESENTATION)
+        header = SessionHeader(root, command.interpreter, DEMO_PRESENTATION)
         play(
             turns,
             catalog,
