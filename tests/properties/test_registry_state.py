@@ -216,7 +216,7 @@ class View:
 
 def check_catalog(catalog: Catalog, view: View) -> None:
     """The catalog answers exactly as the view says, for every name, argument and field."""
-    for name in (*NAMES, "run_code"):
+    for name in NAMES:
         assert catalog.get(name) is view.tools.get(name), name
         registration = catalog.registration(name)
         if registration is None:
@@ -229,7 +229,9 @@ def check_catalog(catalog: Catalog, view: View) -> None:
         for arguments, x in ARGUMENTS:
             expected_exec = expected_mode(view.tools.get(name), x)
             assert catalog.execution_mode(name, arguments) == expected_exec, (name, arguments)
-    schemas = catalog.schemas()
+    offered = view.mode != "native"  # `run_code` over the Code Mode tools, made per snapshot
+    check_transport(catalog, view, offered=offered)
+    schemas = [s for s in catalog.schemas() if s.name != "run_code"]
     assert [s.name for s in schemas] == sorted(view.tools)
     for schema in schemas:
         assert type(schema) is ToolSchema
@@ -240,7 +242,20 @@ def check_catalog(catalog: Catalog, view: View) -> None:
         assert schema.parameters == definition.parameters.json_schema
     assert catalog.presentation_mode == view.mode
     assert catalog.guards() == view.guards
-    assert len(catalog) == len(view.tools)
+    assert len(catalog) == len(view.tools) + offered
+
+
+def check_transport(catalog: Catalog, view: View, *, offered: bool) -> None:
+    """`run_code` is offered exactly under `code`/`both`, its stubs naming each Code Mode tool."""
+    transport = catalog.registration("run_code")
+    assert (transport is not None) is offered
+    if transport is None:
+        return
+    assert transport.permission == "run_code"
+    assert catalog.execution_mode("run_code", {"code": ""}) == "exclusive"
+    stubs = transport.definition.description
+    for name, definition in view.tools.items():
+        assert (f"async def {name}(" in stubs) is definition.options.codemode, name
 
 
 class RegistryMachine(RuleBasedStateMachine):

@@ -1189,3 +1189,22 @@ def test_a_string_is_not_taken_for_a_list_of_names() -> None:
         loc.restrict("agent", allow="read")
     with pytest.raises(TypeError, match="deny takes"):
         loc.restrict("agent", deny="read")
+
+
+def test_a_child_scope_never_inherits_its_parents_run_code(location: Location) -> None:
+    location.register(tool("shared"))
+    location.add_scope("parent")
+    location.present_as("parent", "code")
+    location.add_scope("coder", "parent")  # presented as code too, by inheritance
+    location.register(tool("own"), "coder")
+    location.add_scope("plain", "parent")
+    location.present_as("plain", "native")
+    coder = location.catalog("coder").direct("run_code")
+    parent = location.catalog("parent").direct("run_code")
+    assert coder is not None
+    assert parent is not None
+    assert coder is not parent
+    assert "async def own(" in coder.definition.description  # its own tools, not its parent's
+    assert "async def own(" not in parent.definition.description
+    assert "run_code" not in location.catalog("plain")
+    assert list(location.catalog("plain").direct_names()) == ["shared"]

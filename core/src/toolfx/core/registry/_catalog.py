@@ -54,6 +54,8 @@ class CatalogData:
     `run_code` under `code` and `both`."""
     code: Mapping[str, Registration]
     """The tools a Code Mode program reaches (its sub-dispatches): the Code Mode tools."""
+    inherited: Mapping[str, Registration]
+    """What a child scope inherits: every tool but this scope's own `run_code`."""
     plan: HookPlan
     mode: PresentationMode
     output_limits: OutputLimits
@@ -106,6 +108,7 @@ def compile_catalog(
     for hook in hooks:
         by_kind[hook.kind].append(hook.function)
     code = {n: r for n, r in ordered.items() if r.definition.options.codemode}
+    inherited = MappingProxyType(ordered)
     direct = ordered
     if mode != "native":
         transport = Registration(TRANSPORT_HANDLE, scope, RUN_CODE, _transport(code))
@@ -127,9 +130,10 @@ def compile_catalog(
     native_schemas = schemas if direct is ordered else tuple(r.schema for r in direct.values())
     # read-only views, one each: a caller holding the view cannot add, drop or swap a tool
     return CatalogData(
-        MappingProxyType(ordered),
+        inherited if mode == "native" else MappingProxyType(ordered),
         MappingProxyType(direct),
         MappingProxyType(code),
+        inherited,
         plan,
         mode,
         output_limits,

@@ -321,7 +321,7 @@ class Registry:
         if scope is GLOBAL:
             tools = own
         else:
-            inherited = self.data(self._parents[scope]).tools
+            inherited = self.data(self._parents[scope]).inherited
             tools = admitted(
                 inherited, [r for r in self._restrictions.values() if r.scope == scope]
             )
