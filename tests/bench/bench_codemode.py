@@ -1,12 +1,13 @@
 """Benchmarks of Code Mode: what a tool call made from a `run_code` program costs (issue 14).
 
 Measured side by side in one run, over the same trivial tool, one call at a time and 1,000
-gathered (a parallel-safe tool, at the parallel limit Code Mode schedules with):
+gathered at once (a parallel-safe tool, at the parallel limit Code Mode schedules with), 5,000
+calls a program:
 
-- native: the calls as `execute` calls one after another, or as one `execute_batch`, each call
-  built from its arguments as a model's would be;
+- native: the calls as `execute` calls one after another, or as `execute_batch`es of 1,000, each
+  call built from its arguments as a model's would be;
 - Code Mode: one `run_code` call whose program makes the same calls (`for i in range(N): await
-  get(x=i)`, or `await asyncio.gather(*[pget(x=i) for i in range(N)])`) in Monty;
+  get(x=i)`, or `await asyncio.gather(*[pget(x=i) for i in range(1000)])` five times) in Monty;
 - Monty alone: the same program straight through `pydantic_monty`, each call answered with a
   future and each `FutureSnapshot` with the values: no toolfx at all;
 - toolfx alone: the same `run_code` call with an engine that hands out the same steps at once,
@@ -59,9 +60,12 @@ from toolfx.interpreters.codemode._monty_session import PRELUDE
 from toolfx.interpreters.sync import SyncRuntime, run_sync
 from toolfx.interpreters.testing import DeterministicInterpreter
 
-CALLS: Final = 1_000
-"""Calls each program makes: one at a time (a pause of the program each), or gathered (one)."""
-ROUNDS: Final = 7
+GATHER: Final = 1_000
+"""Calls gathered at once (one pause of the program for all of them)."""
+CALLS: Final = 5 * GATHER
+"""Calls each program makes: one at a time, or five gathers of `GATHER`. Many, so the noise of
+the fixed cost (type checking: +-30 ms on a busy machine) stays small per call."""
+ROUNDS: Final = 5
 """Timed runs of each measurement; the fastest is kept (the least disturbed)."""
 LIMITS: Final = CodeLimits(tool_calls=CALLS)
 """The engine's limits: the defaults, with room for every call the programs make."""
@@ -71,7 +75,8 @@ SUSPENSIONS: Final = 100_000
 EMPTY: Final = "None"
 ONE_AT_A_TIME: Final = f"for i in range({CALLS}):\n    await get(x=i)\nNone"
 GATHERED: Final = (
-    f"import asyncio\nawait asyncio.gather(*[pget(x=i) for i in range({CALLS})])\nNone"
+    f"import asyncio\nfor _ in range({CALLS // GATHER}):\n"
+    f"    await asyncio.gather(*[pget(x=i) for i in range({GATHER})])\nNone"
 )
 
 
@@ -136,10 +141,11 @@ def _native(catalog: Catalog, shape: Shape) -> Description[None]:
     async def program(runtime: Runtime) -> None:
         signal = CancelSignal()
         if shape.gathered:
-            calls = [ToolCall(f"c{i}", shape.tool, {"x": i}, signal) for i in range(CALLS)]
-            batch = execute_batch(catalog, calls, limit=LIMITS.parallel_calls)
-            for result in (await batch.program(runtime)).results:
-                _succeeded(result)
+            for _ in range(CALLS // GATHER):
+                calls = [ToolCall(f"c{i}", shape.tool, {"x": i}, signal) for i in range(GATHER)]
+                batch = execute_batch(catalog, calls, limit=LIMITS.parallel_calls)
+                for result in (await batch.program(runtime)).results:
+                    _succeeded(result)
             return
         for i in range(CALLS):
             call = ToolCall(f"c{i}", shape.tool, {"x": i}, signal)
@@ -252,7 +258,7 @@ class _InstantEngine:
     def start(self, program: CodeProgram) -> CodeSession:
         for shape in SHAPES:
             if shape.program == program.text:
-                return _InstantSession(shape.tool, CALLS, CALLS if shape.gathered else 1)
+                return _InstantSession(shape.tool, CALLS, GATHER if shape.gathered else 1)
         return _InstantSession("", 0, 1)  # the empty program
 
 
