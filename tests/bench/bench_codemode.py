@@ -19,7 +19,10 @@ result). Per-call figures subtract what an empty program costs, measured the sam
 fixed cost is its own row: type checking is most of it (compare the two "Monty alone, empty
 program" rows). The target: Code Mode per sub-call <= 2 x a native call + Monty's own cost per
 call, checked by the "target <= 1" rows: the sync interpreter in detail, anyio on asyncio and the
-deterministic interpreter a line each.
+deterministic interpreter a line each. Monty's own cost is measured with a host that answers at
+once; a host that works between answers makes each of Monty's round trips dearer (the worker
+has gone idle), which one more row shows: Monty alone with the host spinning for a native call's
+time before each answer, that time taken out again.
 """
 
 from __future__ import annotations
@@ -169,8 +172,9 @@ def _succeeded(result: ToolExecutionResult) -> None:
         raise SystemExit(f"bench_codemode: a call failed: {result.error.message}")
 
 
-def _monty_alone(pool: Monty, stubs: str | None, text: str) -> None:
-    """Run `text` straight in Monty (type-checked against `stubs` unless None)."""
+def _monty_alone(pool: Monty, stubs: str | None, text: str, busy: float = 0.0) -> None:
+    """Run `text` straight in Monty (type-checked against `stubs` unless None), the host busy
+    for `busy` seconds before each answer of values."""
     limits: ResourceLimits = {
         "max_memory": LIMITS.memory_bytes,
         "max_recursion_depth": LIMITS.recursion_depth,
@@ -187,12 +191,20 @@ def _monty_alone(pool: Monty, stubs: str | None, text: str) -> None:
                 waiting[snapshot.call_id] = snapshot.kwargs["x"]
                 snapshot = snapshot.resume({"future": ...})
             elif isinstance(snapshot, FutureSnapshot):
+                _spin(busy)
                 pending = snapshot.pending_call_ids
                 snapshot = snapshot.resume(
                     {call: {"return_value": waiting.pop(call)} for call in pending}
                 )
             else:
                 raise SystemExit(f"bench_codemode: Monty paused on {snapshot!r}")
+
+
+def _spin(seconds: float) -> None:
+    """Keep this thread computing for `seconds` (a host doing a call's work meanwhile)."""
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        pass
 
 
 @final
@@ -356,6 +368,16 @@ def run() -> list[Case]:
                 per_sub_call = _per_call(timer, _code_mode(code, shape.program), fixed[name])
                 if name == "sync":
                     toolfx = _per_call(instant, _code_mode(code, shape.program), instant_fixed)
+                    if not shape.gathered:  # Monty's cost grows with the host's time per answer
+                        busy = functools.partial(alone, busy=per_native / 1e6)
+                        monty_busy = (_fastest(busy) - monty_fixed) / CALLS * 1e6 - per_native
+                        cases.append(
+                            (
+                                f"Monty alone per external call, {shape.label}, the host busy "
+                                "for a native call's time per answer (that time not counted)",
+                                monty_busy,
+                            )
+                        )
                     cases.extend(
                         [
                             (f"native execute per call, {shape.label}, sync", per_native),
