@@ -24,6 +24,10 @@ _EXCEPTIONS: Final[Mapping[ErrorCode, HostException]] = {
 }
 
 
+_SCALARS: Final = frozenset({str, int, float, bool, type(None)})
+"""The types of frozen JSON values that are their own plain copy."""
+
+
 def exception_of(code: ErrorCode) -> HostException:
     """The exception a failure with `code` raises in the program (RuntimeError by default)."""
     return _EXCEPTIONS.get(code, "RuntimeError")
@@ -32,6 +36,7 @@ def exception_of(code: ErrorCode) -> HostException:
 def answer_of(name: str, result: ToolExecutionResult) -> HostValue | HostError:
     """The program's answer: the decoded value, or an exception naming the tool and the code."""
     if isinstance(result, ToolExecutionSuccess):
-        return HostValue(thaw_json(result.value))
+        value = result.value
+        return HostValue(value if type(value) in _SCALARS else thaw_json(value))
     code = result.error.code
     return HostError(exception_of(code), f"`{name}` failed ({code.value}): {result.error.message}")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, final, runtime_checkable
 
@@ -27,9 +27,9 @@ class SubCall:
 class CodeHost(Protocol):
     """The pipeline's side of a `run_code` call (its body's context implements it)."""
 
-    async def dispatch_code(
+    def dispatch_code(
         self, calls: Sequence[SubCall], limit: int
-    ) -> tuple[ToolExecutionResult, ...]:
+    ) -> Awaitable[tuple[ToolExecutionResult, ...]]:
         """Run `calls` through the pipeline as sub-dispatches of this call, like one batch
         (`limit` parallel-safe ones at once); one result each, in their order."""
         ...

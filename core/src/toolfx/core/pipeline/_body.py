@@ -136,14 +136,14 @@ class RunContext:
         """The agent on whose behalf the call runs."""
         return self._execution.agent
 
-    async def dispatch_code(
+    def dispatch_code(
         self, calls: Sequence[SubCall], limit: int
-    ) -> tuple[ToolExecutionResult, ...]:
+    ) -> Awaitable[tuple[ToolExecutionResult, ...]]:
         """Run a program's calls as sub-dispatches of this call (the `run_code` body only)."""
         bridge = self._state.bridge
         if bridge is None:
             raise RuntimeError(f"`{self._execution.name}` is not the Code Mode transport")
-        return await bridge(self._execution, self._signal, calls, limit)
+        return bridge(self._execution, self._signal, calls, limit)  # no frame of its own
 
     def attach_meta(self, meta: FrozenJson) -> None:
         """Give this call's result `meta` (the `run_code` body: its sub-call summary)."""

@@ -291,7 +291,7 @@ def _call_state(
     return state
 
 
-async def _sub_dispatch(  # noqa: PLR0917 (a partial's bound state, then the bridge's)
+def _sub_dispatch(  # noqa: PLR0917 (a partial's bound state, then the bridge's)
     runtime: Runtime,
     catalog: Catalog,
     sink: RecordSink | None,
@@ -300,9 +300,9 @@ async def _sub_dispatch(  # noqa: PLR0917 (a partial's bound state, then the bri
     signal: CancelSignal,
     calls: Sequence[SubCall],
     limit: int,
-) -> tuple[ToolExecutionResult, ...]:
+) -> Coroutine[Any, Any, tuple[ToolExecutionResult, ...]]:
     """A program's calls as sub-dispatches of `outer`: `<id>:code:<n>`, its root, token, deps."""
-    sub_calls = tuple(
+    sub_calls = [
         ToolCall(
             f"{outer.call_id}:code:{call.number}",
             call.name,
@@ -314,8 +314,8 @@ async def _sub_dispatch(  # noqa: PLR0917 (a partial's bound state, then the bri
             deps,
         )
         for call in calls
-    )
-    return await dispatch_sub_calls(runtime, catalog, sink, outer, sub_calls, limit, run_call)
+    ]
+    return dispatch_sub_calls(runtime, catalog, sink, outer, sub_calls, limit, run_call)
 
 
 def _settled(

@@ -49,25 +49,33 @@ async def dispatch_sub_calls(  # noqa: PLR0917 (the outer call's state, then its
     run: RunOne,
 ) -> tuple[ToolExecutionResult, ...]:
     """Each of a program's calls through the pipeline (grouped like a batch), in their order."""
+    if sink is None and not catalog.plan.code_dispatch_log:  # nothing to write or log: the call
+        settle: Callable[[ToolCall], Awaitable[ToolExecutionResult]] = functools.partial(
+            run, runtime, catalog
+        )
+    else:
+        settle = functools.partial(_settle, runtime, catalog, sink, outer, run)
+    if len(calls) == 1:  # a program awaiting its calls one at a time: nothing to schedule
+        return (await settle(calls[0]),)
     results: list[ToolExecutionResult | None] = [None] * len(calls)
     for group in schedule(catalog, calls):
-        thunks = [
-            functools.partial(_settle, runtime, catalog, sink, outer, calls[index], run)
-            for index in group
-        ]
-        settled = [await thunks[0]()] if len(thunks) == 1 else await runtime.gather(thunks, limit)
+        if len(group) == 1:
+            settled = [await settle(calls[group[0]])]
+        else:
+            thunks = [functools.partial(settle, calls[index]) for index in group]
+            settled = await runtime.gather(thunks, limit)
         for index, result in zip(group, settled, strict=True):
             results[index] = result
     return tuple(result for result in results if result is not None)
 
 
-async def _settle(  # noqa: PLR0917 (a partial's bound state)
+async def _settle(  # noqa: PLR0917 (a partial's bound state, then the call)
     runtime: Runtime,
     catalog: Catalog,
     sink: RecordSink | None,
     outer: ToolExecution,
-    call: ToolCall,
     run: RunOne,
+    call: ToolCall,
 ) -> ToolExecutionResult:
     """One sub-call: its `tool/call`, the pipeline, the log waterfall, its `tool/code-dispatch`."""
     if sink is not None:
