@@ -16,11 +16,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from toolfx.core import (
+    Ask,
     CallsWaiting,
     CancelSignal,
     ClockWanted,
     CodeLimits,
     CodeProgram,
+    CodeStubs,
+    ContextMessage,
     ErrorCode,
     HostCall,
     HostError,
@@ -31,14 +34,18 @@ from toolfx.core import (
     ProgramFinished,
     ProgramStep,
     SleepWanted,
+    TextBlock,
     ToolCall,
     ToolExecutionFailure,
     ToolExecutionResult,
     ToolExecutionSuccess,
+    ToolRunContext,
     define_tool,
     execute,
 )
+from toolfx.core.codemode import SubCall
 from toolfx.core.codemode._answers import answer_of
+from toolfx.core.codemode._program import _sub_call
 from toolfx.core.tools import failed
 from toolfx.interpreters import DeterministicInterpreter, SyncRuntime, run_sync
 
@@ -316,3 +323,79 @@ def test_every_failure_code_raises_its_exception(code: ErrorCode) -> None:
     }.get(code, "RuntimeError")
     assert answer.exception == expected
     assert answer.message == f"`tool` failed ({code.value}): why"
+
+
+def test_two_values_for_one_argument_are_a_type_error_and_never_dispatched() -> None:
+    stubs = CodeStubs("", {"double": "double"}, {"double": {"x_": "x"}})
+    refused = _sub_call(HostCall(0, "double", {"x_": 1, "x": 2}), stubs, 1)
+    assert refused == HostError("TypeError", "`double` got two values for its argument `x`")
+    mapped = _sub_call(HostCall(0, "double", {"x_": 1, "y": 2}), stubs, 1)
+    assert mapped == SubCall(1, "double", {"x": 1, "y": 2})  # unmapped names go as they are
+
+
+def test_sub_calls_carry_their_contexts_and_turn_ending_to_the_program_result() -> None:
+    def noting(args: Args, ctx: ToolRunContext) -> int:
+        ctx.defer_context(ContextMessage((TextBlock(f"saw {args['x']}"),), "note"))
+        if args["x"] == 2:
+            ctx.conclude_turn()
+        return args["x"]
+
+    location = Location()
+    location.register(
+        define_tool(
+            name="note",
+            description="Notes x.",
+            parameters=Args,
+            output=Output(int),
+            execute=noting,
+        )
+    )
+    location.add_scope("agent")
+    location.present_as("agent", "code")
+    session = FakeSession(
+        [
+            CallsWaiting((HostCall(0, "note", {"x": 1}), HostCall(1, "note", {"x": 2}))),
+            lambda answers: ProgramFinished("done"),
+        ]
+    )
+    call = ToolCall("c1", "run_code", {"code": "p"}, CancelSignal())
+    result = run_sync(
+        execute(location.catalog("agent"), call), SyncRuntime(code=FakeEngine(session))
+    )
+    assert isinstance(result, ToolExecutionSuccess)
+    assert [m.content for m in result.additional_contexts] == [
+        (TextBlock("saw 1"),),
+        (TextBlock("saw 2"),),
+    ]
+    assert result.concludes_turn
+
+
+def test_a_cancelled_sub_call_ends_the_program_instead_of_answering_it() -> None:
+    ran: list[int] = []
+    location = _location(ran)
+
+    async def ask(execution: object, next_decision: object) -> Ask:
+        return Ask("check first")
+
+    location.on_pre_execute(ask, "agent")  # type: ignore[arg-type]
+    session = FakeSession([CallsWaiting((HostCall(0, "double", {"x": 1}),))])
+    call = ToolCall("c1", "run_code", {"code": "p"}, CancelSignal())
+    runtime = SyncRuntime(
+        approvals=lambda request: "allowed-once" if request.tool == "run_code" else "cancelled",
+        code=FakeEngine(session),
+    )
+    failure = _failure(run_sync(execute(location.catalog("agent"), call), runtime))
+    assert failure.error.code is ErrorCode.ABORTED
+    assert "`double` was cancelled before it started" in failure.error.message
+    assert session.answers == []  # the program never saw the cancellation as a failure
+    assert (session.stopped, session.closed) == (1, 1)
+    assert failure.meta == {"calls": 1, "failed": 1}
+    assert ran == []
+
+
+def test_clock_reads_and_sleeps_past_their_count_stop_the_program() -> None:
+    session = FakeSession([ClockWanted(), lambda _: ClockWanted(), lambda _: ClockWanted()])
+    failure = _failure(_run(FakeEngine(session, CodeLimits(pauses=2))))
+    assert failure.error.info.details == {"failure": "limit", "limit": "pauses"}
+    assert len(session.answers) == 2
+    assert session.stopped == 1

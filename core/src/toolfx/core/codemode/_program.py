@@ -4,17 +4,19 @@ The engine runs the program; this loop answers it. A `CallsWaiting` goes through
 sub-dispatches (numbered from 1 in the program's order across the whole run), a clock read gets
 the runtime's clock, a sleep sleeps on the runtime (virtual time under the deterministic
 interpreter). Each blocking engine step runs through `Runtime.run_blocking`; the caller's signal
-stops the program wherever it is, and a stopped program raises `Cancelled` (ABORTED).
+stops the program wherever it is, and a stopped program raises `Cancelled` (ABORTED), as does a
+sub-call that was cancelled (a program must not take a cancellation for a failure it can catch).
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, final
+from typing import TYPE_CHECKING, Final, final
 
 from toolfx.core.codemode._answers import answer_of
 from toolfx.core.codemode._host import SubCall
+from toolfx.core.json import snapshot_json
 from toolfx.core.runtime import (
     CALLER_CANCELLED,
     CallsWaiting,
@@ -27,33 +29,28 @@ from toolfx.core.runtime import (
     ProgramFinished,
     SleepWanted,
 )
-from toolfx.core.tools import ToolExecutionSuccess
+from toolfx.core.tools import ErrorCode, ToolExecutionSuccess
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from toolfx.core.codemode._host import CodeHost
     from toolfx.core.codemode._stubs import CodeStubs
+    from toolfx.core.json import FrozenJson
     from toolfx.core.runtime import (
         CancelSignal,
         CodeLimits,
         CodeSession,
         HostCall,
+        LimitName,
         ProgramStep,
-        Runtime,
     )
+    from toolfx.core.tools import ToolRunContext
 
-__all__ = ["ProgramOutcome", "run_program"]
+__all__ = ["run_program"]
 
-
-@final
-@dataclass(frozen=True, slots=True)
-class ProgramOutcome:
-    """How a program ended, with how many tool calls it made and how many of them failed."""
-
-    end: ProgramFinished | ProgramFailed
-    calls: int
-    failed: int
+_ABORTED: Final = frozenset({ErrorCode.ABORTED, ErrorCode.ABORTED_BEFORE_DISPATCH})
+"""A sub-call ended by cancellation (or by a framework deferring its ask) ends the program."""
 
 
 @final
@@ -65,36 +62,46 @@ class _Tally:
     calls: int = 0
     failed: int = 0
     slept: float = 0.0
+    pauses: int = 0
+
+    def summary(self) -> FrozenJson:
+        """The result's meta: how many tool calls the program made, how many failed."""
+        summary: FrozenJson = snapshot_json({"calls": self.calls, "failed": self.failed}).unwrap()
+        return summary
 
 
 async def run_program(
-    runtime: Runtime, host: CodeHost, signal: CancelSignal, text: str, stubs: CodeStubs
-) -> ProgramOutcome:
-    """Run `text` against `stubs` in the runtime's engine; `Cancelled` if `signal` stops it."""
+    ctx: ToolRunContext, host: CodeHost, text: str, stubs: CodeStubs
+) -> ProgramFinished | ProgramFailed:
+    """Run `text` against `stubs` in the runtime's engine, attaching the sub-call summary as the
+    result's meta whatever happens; `Cancelled` if the call's signal (or a sub-call's
+    cancellation) stops it."""
+    runtime, signal = ctx.runtime, ctx.signal
     engine = runtime.code
     limits = engine.limits
-    if len(text) > limits.program_chars:
-        too_long = f"The program is {len(text)} characters; the limit is {limits.program_chars}"
-        return ProgramOutcome(ProgramFailed("limit", too_long, limit="program"), 0, 0)
     run = _Tally()
+    if len(text) > limits.program_chars:
+        host.attach_meta(run.summary())
+        too_long = f"The program is {len(text)} characters; the limit is {limits.program_chars}"
+        return ProgramFailed("limit", too_long, limit="program")
     session = engine.start(CodeProgram(text, stubs.text, frozenset(stubs.functions), limits))
     unsubscribe = signal.on_cancel(session.stop)
     try:
         step = await runtime.run_blocking(session.begin)
         while run.end is None:
             _stop_if_cancelled(signal)
-            step = await _answer(runtime, host, signal, session, step, stubs, limits, run)
+            step = await _answer(ctx, host, session, step, stubs, limits, run)
     finally:
         unsubscribe()
         session.close()
+        host.attach_meta(run.summary())
     _stop_if_cancelled(signal)
-    return ProgramOutcome(run.end, run.calls, run.failed)
+    return run.end
 
 
 async def _answer(  # noqa: PLR0917 (one step of the loop, with all it needs)
-    runtime: Runtime,
+    ctx: ToolRunContext,
     host: CodeHost,
-    signal: CancelSignal,
     session: CodeSession,
     step: ProgramStep,
     stubs: CodeStubs,
@@ -102,19 +109,16 @@ async def _answer(  # noqa: PLR0917 (one step of the loop, with all it needs)
     run: _Tally,
 ) -> ProgramStep:
     """Answer one pause and run to the next (or note how the program ended)."""
+    runtime = ctx.runtime
     match step:
         case CallsWaiting(calls=calls):
             if run.calls + len(calls) > limits.tool_calls:
-                session.stop()
-                run.end = ProgramFailed(
-                    "limit",
-                    f"The program made more than {limits.tool_calls} tool calls",
-                    limit="tool_calls",
-                )
-                return step
-            answers = await _dispatched(host, calls, stubs, limits, run)
+                return _ended(session, run, f"{limits.tool_calls} tool calls", "tool_calls")
+            answers = await _dispatched(ctx, host, session, calls, stubs, limits, run)
             return await runtime.run_blocking(lambda: session.answer_calls(answers))
         case ClockWanted():
+            if (paused := _paused(session, run, limits)) is not None:
+                return paused
             now = runtime.now()
             return await runtime.run_blocking(lambda: session.answer_clock(now))
         case SleepWanted(seconds=seconds):
@@ -122,49 +126,84 @@ async def _answer(  # noqa: PLR0917 (one step of the loop, with all it needs)
                 run.end = ProgramFailed("exception", f"sleep length must be >= 0, not {seconds}")
                 return step
             if run.slept + seconds > limits.sleep_seconds:
-                session.stop()
-                run.end = ProgramFailed(
-                    "limit",
-                    f"The program slept more than {limits.sleep_seconds:g}s in all",
-                    limit="sleep",
-                )
-                return step
+                return _ended(session, run, f"{limits.sleep_seconds:g}s of sleep", "sleep")
+            if (paused := _paused(session, run, limits)) is not None:
+                return paused
             run.slept += seconds
-            await runtime.sleep(seconds, signal)
+            await runtime.sleep(seconds, ctx.signal)
             return await runtime.run_blocking(session.answer_sleep)
         case ProgramFinished() | ProgramFailed():
             if isinstance(step, ProgramFailed) and step.failure == "stopped":
-                raise Cancelled(signal.reason or CALLER_CANCELLED)
+                raise Cancelled(ctx.signal.reason or CALLER_CANCELLED)
             run.end = step
             return step
 
 
-async def _dispatched(
+def _paused(session: CodeSession, run: _Tally, limits: CodeLimits) -> ProgramFailed | None:
+    """Count one clock read or sleep; past `limits.pauses` the program ends."""
+    run.pauses += 1
+    if run.pauses > limits.pauses:
+        return _ended(session, run, f"{limits.pauses} clock reads and sleeps", "pauses")
+    return None
+
+
+def _ended(session: CodeSession, run: _Tally, what: str, limit: LimitName) -> ProgramFailed:
+    """Stop the program at one of the host's limits, noting which."""
+    session.stop()
+    run.end = ProgramFailed("limit", f"The program went past {what}", limit=limit)
+    return run.end
+
+
+async def _dispatched(  # noqa: PLR0917 (the loop's state, then the calls)
+    ctx: ToolRunContext,
     host: CodeHost,
+    session: CodeSession,
     calls: tuple[HostCall, ...],
     stubs: CodeStubs,
     limits: CodeLimits,
     run: _Tally,
 ) -> Mapping[int, HostValue | HostError]:
-    """Each waiting call answered: keyword calls through the pipeline, positional ones refused."""
+    """Each waiting call answered: keyword calls through the pipeline (their contexts and turn
+    ending carried to this call's result), the ones no tool could take refused."""
     answers: dict[int, HostValue | HostError] = {}
     dispatched: list[tuple[HostCall, SubCall]] = []
     for call in calls:
-        name = stubs.functions.get(call.function, call.function)
-        if call.positional:
-            answers[call.id] = HostError(
-                "TypeError", f"`{call.function}` takes keyword arguments only"
-            )
+        sub = _sub_call(call, stubs, run.calls + 1)
+        if isinstance(sub, HostError):
+            answers[call.id] = sub
             continue
-        names = stubs.arguments.get(call.function, {})
-        arguments = {names.get(key, key): value for key, value in call.arguments.items()}
         run.calls += 1
-        dispatched.append((call, SubCall(run.calls, name, arguments)))
+        dispatched.append((call, sub))
     results = await host.dispatch_code([sub for _, sub in dispatched], limits.parallel_calls)
     for (call, sub), result in zip(dispatched, results, strict=True):
-        run.failed += not isinstance(result, ToolExecutionSuccess)
+        for message in result.additional_contexts:
+            ctx.defer_context(message)
+        if isinstance(result, ToolExecutionSuccess):
+            if result.concludes_turn:
+                ctx.conclude_turn()
+        else:
+            run.failed += 1
+            if result.error.code in _ABORTED:  # not an answer: the program must not go on
+                session.stop()
+                raise Cancelled(result.error.message)
         answers[call.id] = answer_of(sub.name, result)
     return answers
+
+
+def _sub_call(call: HostCall, stubs: CodeStubs, number: int) -> SubCall | HostError:
+    """The sub-call a host call makes (its names mapped back), or why no tool can take it."""
+    if call.positional:
+        return HostError("TypeError", f"`{call.function}` takes keyword arguments only")
+    names = stubs.arguments.get(call.function, {})
+    arguments: dict[str, object] = {}
+    for key, value in call.arguments.items():
+        name = names.get(key, key)
+        if name in arguments:
+            twice = f"`{call.function}` got two values for its argument `{name}`"
+            return HostError("TypeError", twice)
+        arguments[name] = value
+    tool = stubs.functions.get(call.function, call.function)
+    return SubCall(number, tool, arguments)
 
 
 def _stop_if_cancelled(signal: CancelSignal) -> None:

@@ -18,7 +18,7 @@ from returns.result import Failure, Result, Success
 from toolfx.core.codemode._cards import program_card, program_result_card
 from toolfx.core.codemode._host import CodeHost
 from toolfx.core.codemode._names import RUN_CODE
-from toolfx.core.codemode._program import ProgramOutcome, run_program
+from toolfx.core.codemode._program import run_program
 from toolfx.core.codemode._stubs import StubTool, code_stubs
 from toolfx.core.json import JsonValue, snapshot_json
 from toolfx.core.runtime import ProgramFailed, ProgramFinished
@@ -35,7 +35,6 @@ from toolfx.core.tools import (
 )
 
 if TYPE_CHECKING:
-    from toolfx.core.json import FrozenJson
     from toolfx.core.tools import ToolRunContext
 
 __all__ = ["RunCodeArgs", "code_transport"]
@@ -71,9 +70,7 @@ def code_transport(tools: Sequence[StubTool]) -> ToolDefinition[RunCodeArgs, Jso
             return Failure(
                 ToolFailure.of(ErrorCode.UNEXPECTED_ERROR, "run_code runs only in the pipeline")
             )
-        outcome = await run_program(ctx.runtime, ctx, ctx.signal, args["code"], stubs)
-        ctx.attach_meta(_summary(outcome))
-        return _outcome(outcome.end)
+        return _outcome(await run_program(ctx, ctx, args["code"], stubs))
 
     return define_tool(
         name=RUN_CODE,
@@ -85,10 +82,6 @@ def code_transport(tools: Sequence[StubTool]) -> ToolDefinition[RunCodeArgs, Jso
         present_result=program_result_card,
         options=ToolOptions(codemode=False),
     )
-
-
-def _summary(outcome: ProgramOutcome) -> FrozenJson:
-    return snapshot_json({"calls": outcome.calls, "failed": outcome.failed}).unwrap()
 
 
 def _outcome(end: ProgramFinished | ProgramFailed) -> Result[WithContent[JsonValue], ToolFailure]:

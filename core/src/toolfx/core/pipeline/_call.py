@@ -418,6 +418,8 @@ async def _ask(
         return defect(error, f"the approval service (asked about `{execution.name}`)")
     if reply == "allowed-once":
         return None
+    if reply == "cancelled":  # the ask was called off (the caller, or a framework deferring it)
+        return aborted(execution.name, "its approval was cancelled", body_started=False)
     if isinstance(reply, RejectedWithFeedback):
         return failed(ErrorCode.DENIED, f"Denied{why}; the user said: {reply.feedback}")
     return failed(ErrorCode.DENIED, f"Denied: approval needed{why}; the answer was {reply}")

@@ -45,7 +45,9 @@ HOST_EXCEPTIONS: Final[tuple[HostException, ...]] = (
     "RuntimeError",
 )
 
-LimitName = Literal["time", "memory", "recursion", "tool_calls", "output", "sleep", "program"]
+LimitName = Literal[
+    "time", "memory", "recursion", "tool_calls", "pauses", "output", "sleep", "program"
+]
 """Which of a program's limits it ran into."""
 
 
@@ -64,6 +66,8 @@ class CodeLimits:
     """Tool calls the program may make in all."""
     parallel_calls: int = 8
     """Gathered parallel-safe calls that may run at once."""
+    pauses: int = 10_000
+    """Clock reads and sleeps the program may make in all (each is a round trip to the host)."""
     output_bytes: int = 64 * 1024
     """Bytes the program may print (UTF-8)."""
     sleep_seconds: float = 30.0
@@ -81,6 +85,7 @@ class CodeLimits:
             "recursion_depth",
             "tool_calls",
             "parallel_calls",
+            "pauses",
             "output_bytes",
             "program_chars",
         ):
