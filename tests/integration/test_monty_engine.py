@@ -432,6 +432,14 @@ def test_a_value_nested_past_the_recursion_limit_is_that_limit(text: str) -> Non
     assert failed.message.startswith("The program's value is nested too deeply")
 
 
+def test_an_answer_too_large_for_the_programs_memory_is_the_memory_limit() -> None:
+    session = start("v = await echo(value=1)\n'kept'", limits=CodeLimits(memory_bytes=8 * 2**20))
+    failed, _ = drive(session, lambda call: HostValue("x" * 20 * 2**20))
+    assert isinstance(failed, ProgramFailed)
+    assert (failed.failure, failed.limit) == ("limit", "memory")
+    assert failed.message.startswith("The program ran out of memory")
+
+
 def test_a_value_just_within_the_recursion_limit_is_whole() -> None:
     text = "d = '<deeply nested>'\nfor i in range(9):\n    d = [d, []]\nd"
     finished = run(text, limits=CodeLimits(recursion_depth=10))

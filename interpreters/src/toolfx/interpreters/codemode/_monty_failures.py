@@ -3,9 +3,10 @@
 Monty reports its limits as exceptions the program cannot catch, told apart by their words:
 `TimeoutError: feed time limit exceeded`, `MemoryError: memory limit exceeded`,
 `RecursionError: maximum recursion depth exceeded`, `RuntimeError: suspension limit N
-exceeded`; what Monty measured (time taken, bytes wanted) follows a colon and is left out of
-the message, which must not vary between runs. Any other exception (a `TimeoutError` a tool
-call raised included) is the program's.
+exceeded` (and `MemoryError: the worker exceeded its memory limit and was terminated` when an
+answer of the host's would not fit); what Monty measured (time taken, bytes wanted) follows a
+colon and is left out of the message, which must not vary between runs. Any other exception (a
+`TimeoutError` a tool call raised included) is the program's.
 Syntax Monty cannot run yet (`yield`, `type X = ...`, class inheritance) fails before anything
 runs with a `NotImplementedError` from its parser: a rejection, like a syntax error.
 
@@ -50,6 +51,9 @@ _DIAGNOSTIC: Final = re.compile(
 )
 _UNSUPPORTED_SYNTAX: Final = "The monty syntax parser does not yet support"
 _EVALUATED_TEXT: Final = re.compile(r"\(<string>, line \d+\)$")
+_MEMORY_WORDS: Final = ("memory limit exceeded", "the worker exceeded its memory limit")
+"""How Monty says the heap limit was hit: by the program, or by a value the host answered with
+(the worker is then killed)."""
 _CUT: Final = "<deeply nested>"
 """What Monty puts in place of the part of a value past the recursion limit."""
 
@@ -181,7 +185,7 @@ def _limit(name: str, words: str) -> LimitName | None:
     match name:
         case "TimeoutError" if "time limit exceeded" in words:
             return "time"
-        case "MemoryError" if words.startswith("memory limit exceeded"):
+        case "MemoryError" if words.startswith(_MEMORY_WORDS):
             return "memory"
         case "RecursionError" if words.startswith("maximum recursion depth exceeded"):
             return "recursion"
