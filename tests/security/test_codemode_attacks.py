@@ -454,11 +454,17 @@ def _hostile_tool(seen: list[FrozenJson]) -> ToolDefinition[FrozenJson, JsonValu
 
 
 def _stubs(location: Location) -> ast.Module:
+    """The stubs as the model reads them: the one code block that ends `run_code`'s guide,
+    fenced by more backticks than any run in it (a description's ``` closes nothing)."""
     transport = location.catalog("agent").get(RUN_CODE)
     assert transport is not None
-    found = re.search(r"```python\n(.*)\n```", transport.description, re.DOTALL)
-    assert found is not None
-    return ast.parse(found[1])
+    opened = re.search(r"^(`{3,})python$", transport.description, re.MULTILINE)
+    assert opened is not None
+    fence = opened[1]
+    block, closing, after = transport.description[opened.end() + 1 :].partition(f"\n{fence}")
+    assert (closing, after) == (f"\n{fence}", "")
+    assert not re.search(f"^{fence}", block, re.MULTILINE)  # nothing inside closes it early
+    return ast.parse(block)
 
 
 def test_hostile_names_descriptions_and_enums_stay_stubs_and_map_back() -> None:
