@@ -28,6 +28,7 @@ from tests.unit.test_codemode_transport import FakeEngine, FakeSession
 from toolfx.core import (
     RUN_CODE,
     CallsWaiting,
+    CancelSignal,
     Catalog,
     CodeLimits,
     ErrorCode,
@@ -36,13 +37,17 @@ from toolfx.core import (
     Location,
     Output,
     ProgramFinished,
+    ToolCall,
     ToolDefinition,
+    ToolExecutionFailure,
     ToolOptions,
     define_tool,
+    execute,
 )
 from toolfx.core.json import FrozenJson, JsonValue, thaw_json
 from toolfx.core.schema import raw_schema
-from toolfx.interpreters import MontyEngine
+from toolfx.interpreters import MontyEngine, SyncRuntime, run_sync
+from toolfx.testing import DelegatingRuntime
 
 SECRET: Final = "canary-7f3a9c1e"
 """Text a hostile program must never bring back: a file's and an environment variable's."""
@@ -244,6 +249,34 @@ def test_a_program_that_would_exhaust_the_host_ends_at_a_limit_it_names(
     ran_counts = {len(desk.ran) for desk in made}
     assert ran_counts <= {0, SMALL.tool_calls}, ran_counts  # never past the tool call limit
     figures.bypass("code mode: exhaust", 1, 0)
+
+
+class CountingClock(DelegatingRuntime):
+    """A sync runtime counting the host round trips a program's clock reads cost."""
+
+    def __init__(self) -> None:
+        super().__init__(SyncRuntime())
+        self.reads = 0
+
+    def now(self) -> float:
+        self.reads += 1
+        return super().now()
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="clock reads and zero-second sleeps are bounded only by MontyEngine.suspensions "
+    "(100,000 by default), not by any CodeLimits field: each is a host round trip (measured: "
+    "2.4 s of host work on sync, 12-16 s on asyncio, none of it counted as the program's time)",
+)
+def test_a_busy_loop_of_clock_reads_costs_no_more_host_round_trips_than_tool_calls() -> None:
+    runtime = CountingClock()
+    call = ToolCall(
+        "c1", RUN_CODE, {"code": "import time\nwhile True:\n    time.time()"}, CancelSignal()
+    )
+    result = run_sync(execute(Desk().catalog, call), runtime)
+    assert isinstance(result, ToolExecutionFailure)
+    assert runtime.reads <= CodeLimits().tool_calls
 
 
 # --- confuse the host ------------------------------------------------------------------------
