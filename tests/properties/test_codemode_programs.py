@@ -59,8 +59,11 @@ NAMES: Final = (
     "9lives",
     "Tool",
     "x",
+    "time",
+    "json",
 )
-"""Tool names, several of them not usable as the program's identifiers (mapped by the stubs)."""
+"""Tool names, several not usable as the program's identifiers (mapped by the stubs), some the
+names of modules the sandbox has (a program that does not import them calls the tool)."""
 
 
 class XArgs(TypedDict):
