@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final, TypedDict
+from typing import Final, Literal, TypedDict
 
 import pytest
 
@@ -550,3 +550,42 @@ def test_hostile_names_descriptions_and_enums_stay_stubs_and_map_back() -> None:
         assert value_of(accepted) == {"class": 1, "__class__": quote}
     wrong = run_everywhere(fresh, f"await {function.name}({arguments[0]}=1, {arguments[1]}='zz')")
     check_failure(wrong, ErrorCode.INVALID_ARGS, REJECTED)
+
+
+Inner = TypedDict("Inner", {"import os": int})
+Hostile = TypedDict(
+    "Hostile",
+    {"class": int, "__class__": Literal["a\"b'''"], "": int, 'a"b\n': int, "def": Inner},
+)
+HOSTILE_VALUE: Final[Hostile] = {
+    "class": 1,
+    "__class__": "a\"b'''",
+    "": 2,
+    'a"b\n': 3,
+    "def": {"import os": 4},
+}
+
+
+def test_a_hostile_output_type_is_read_by_its_keys() -> None:
+    def fresh() -> Catalog:
+        location = Location()
+        location.register(
+            define_tool(
+                name="give",
+                description="A value with hostile keys.",
+                parameters=XArgs,
+                output=Output(Hostile),
+                execute=lambda args, ctx: HOSTILE_VALUE,
+            )
+        )
+        location.add_scope("agent")
+        location.present_as("agent", "code")
+        return location.catalog("agent")
+
+    code = (
+        "r = await give(x=1)\n"
+        "[r['class'] + r[''] + r['a\"b\\n'] + r['def']['import os'], r['__class__'], r]"
+    )
+    assert value_of(run_everywhere(fresh, code)) == [10, "a\"b'''", HOSTILE_VALUE]
+    wrong = run_everywhere(fresh, "r = await give(x=1)\nr['klass']")
+    check_failure(wrong, ErrorCode.INVALID_ARGS, REJECTED)  # the checker knows the keys
