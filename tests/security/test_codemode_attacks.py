@@ -99,6 +99,27 @@ def check_failure(ran: Ran, code: ErrorCode, details: Mapping[str, FrozenJson]) 
     return failure.error.message
 
 
+@pytest.mark.parametrize(
+    ("arguments", "words"),
+    [
+        ({"code": "1", "limits": {"seconds": 1e9}}, "expected no property 'limits'"),
+        ({"code": "1", "seconds": 1e9}, "expected no property 'seconds'"),
+        ({"code": 5}, "/code: expected string"),
+        ({}, "expected required property 'code'"),
+    ],
+)
+def test_the_model_chooses_the_program_only_never_its_limits(
+    arguments: dict[str, object], words: str
+) -> None:
+    desk = Desk()
+    call = ToolCall("c1", RUN_CODE, arguments, CancelSignal())
+    result = run_sync(execute(desk.catalog, call))
+    assert isinstance(result, ToolExecutionFailure)
+    assert result.error.code is ErrorCode.INVALID_ARGS
+    assert words in result.error.message
+    assert desk.ran == []
+
+
 # --- escape ----------------------------------------------------------------------------------
 
 REJECTED: Final = {"failure": "type"}
