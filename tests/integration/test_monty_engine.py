@@ -324,6 +324,29 @@ def test_syntax_monty_cannot_run_yet_is_rejected_before_anything_runs() -> None:
     assert "does not yet support type aliases" in failed.message
 
 
+def test_a_program_monty_cannot_parse_is_rejected_with_its_place() -> None:
+    failed, steps = drive(start("x = 1\n" + "[" * 300 + "]" * 300))  # the checker passes it
+    assert steps == []
+    assert isinstance(failed, ProgramFailed)
+    assert (failed.failure, failed.line) == ("syntax", 2)
+    assert failed.message.endswith("SyntaxError: Source is too deeply nested")
+
+
+@pytest.mark.parametrize("text", ['eval("1 +")', 'exec("def f(:")'])
+def test_a_syntax_error_in_evaluated_text_is_the_programs_exception(text: str) -> None:
+    failed = run(f"await get(x=1)\n{text}")
+    assert isinstance(failed, ProgramFailed)
+    assert (failed.failure, failed.exception, failed.line, failed.column) == (
+        "exception",
+        "SyntaxError",
+        2,
+        1,
+    )
+    assert "(<string>, line 1)" in failed.message
+    caught = run(f'try:\n    {text}\nexcept SyntaxError:\n    r = "caught"\nr')
+    assert caught == ProgramFinished("caught")
+
+
 def test_a_program_over_its_characters_is_refused_without_a_worker() -> None:
     closed = Monty(max_processes=1)  # never opened: a checkout would fail `unavailable`
     session = start("1 + 1  ", limits=CodeLimits(program_chars=6), engine=MontyEngine(pool=closed))
@@ -384,6 +407,46 @@ def test_each_limit_of_the_sandbox_says_which(
     assert f"({exception}: " in failed.message  # Monty's own words follow the sentence
 
 
+def test_a_limits_message_leaves_out_what_monty_measured() -> None:
+    """The same program fails with the same words each run (its records are the same)."""
+    text = "a = [1]\nwhile True:\n    a = a + a"
+    first, second = (run(text, limits=CodeLimits(memory_bytes=5_000_000)) for _ in range(2))
+    assert isinstance(first, ProgramFailed)
+    assert first == second
+    assert first.message.endswith("(MemoryError: memory limit exceeded)")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "d = 1\nfor i in range(12):\n    d = [d]\nd",
+        "d = 1\nfor i in range(12):\n    d = {'k': d}\nd",
+        "d = 1\nfor i in range(12):\n    d = (d,)\n[d]",
+    ],
+)
+def test_a_value_nested_past_the_recursion_limit_is_that_limit(text: str) -> None:
+    """Monty hands a value over only that deep and puts a marker in the rest: not a value."""
+    failed = run(text, limits=CodeLimits(recursion_depth=10))
+    assert isinstance(failed, ProgramFailed)
+    assert (failed.failure, failed.limit) == ("limit", "recursion")
+    assert failed.message.startswith("The program's value is nested too deeply")
+
+
+def test_an_answer_too_large_for_the_programs_memory_is_the_memory_limit() -> None:
+    session = start("v = await echo(value=1)\n'kept'", limits=CodeLimits(memory_bytes=8 * 2**20))
+    failed, _ = drive(session, lambda call: HostValue("x" * 20 * 2**20))
+    assert isinstance(failed, ProgramFailed)
+    assert (failed.failure, failed.limit) == ("limit", "memory")
+    assert failed.message.startswith("The program ran out of memory")
+
+
+def test_a_value_just_within_the_recursion_limit_is_whole() -> None:
+    text = "d = '<deeply nested>'\nfor i in range(9):\n    d = [d, []]\nd"
+    finished = run(text, limits=CodeLimits(recursion_depth=10))
+    assert isinstance(finished, ProgramFinished)
+    assert str(finished.value).count("<deeply nested>") == 1
+
+
 def test_time_waiting_on_calls_does_not_count_toward_the_time_limit() -> None:
     def slowly(call: HostCall) -> HostValue | HostError:
         threading.Event().wait(0.015)  # 20 answers wait past the program's 0.2 seconds
@@ -416,7 +479,7 @@ def test_printing_past_the_output_limit_stops_the_program_and_keeps_what_fit() -
 def test_too_many_pauses_for_the_host_is_the_tool_calls_limit() -> None:
     failed = run("for i in range(20):\n    await get(x=i)", engine=MontyEngine(suspensions=10))
     assert isinstance(failed, ProgramFailed)
-    assert (failed.failure, failed.limit) == ("limit", "tool_calls")
+    assert (failed.failure, failed.limit) == ("limit", "pauses")
     assert failed.message.startswith("The program paused for the host more than 10 times")
 
 

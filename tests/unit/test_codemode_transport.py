@@ -377,7 +377,7 @@ def test_a_cancelled_sub_call_ends_the_program_instead_of_answering_it() -> None
     async def ask(execution: object, next_decision: object) -> Ask:
         return Ask("check first")
 
-    location.on_pre_execute(ask, "agent")  # type: ignore[arg-type]
+    location.on_pre_execute(ask, "agent")
     session = FakeSession([CallsWaiting((HostCall(0, "double", {"x": 1}),))])
     call = ToolCall("c1", "run_code", {"code": "p"}, CancelSignal())
     runtime = SyncRuntime(

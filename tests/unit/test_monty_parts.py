@@ -1,5 +1,6 @@
 """The Monty engine's pure parts: bounded output, the program's clock, sleep requests, the
-shared pool's one-time start, and which engine a runtime gets by default."""
+shared pool's one-time start, which engine a runtime gets by default, and finding a value Monty
+cut at the recursion depth."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from toolfx.core.runtime import CodeLimits, CodeProgram, ProgramFailed
 from toolfx.interpreters import MontyEngine
 from toolfx.interpreters.codemode import UnavailableEngine, _monty_pool, default_engine
 from toolfx.interpreters.codemode._monty_clock import ClockRead, ProgramClock, sleep_seconds
+from toolfx.interpreters.codemode._monty_failures import cut_short
 from toolfx.interpreters.codemode._monty_output import BoundedOutput, OutputExceeded
 
 
@@ -185,3 +187,27 @@ def test_the_interpreters_import_without_monty() -> None:
 def test_engine_suspensions_must_be_a_positive_int(suspensions: object) -> None:
     with pytest.raises(ValueError, match=r"MontyEngine\.suspensions must be a positive int"):
         MontyEngine(suspensions=suspensions)  # type: ignore[arg-type]
+
+
+CUT = "<deeply nested>"
+
+
+@pytest.mark.parametrize(
+    ("value", "cut"),
+    [
+        ([[[CUT]]], True),
+        ({"a": [CUT]}, False),  # the marker two deep, the limit three: the program's text
+        ([[{CUT: CUT}]], True),
+        ([[(1, CUT)]], True),
+        ([[frozenset({CUT})]], True),
+        ([[[]]], False),
+        ([[[1]]], False),
+        ([[CUT]], False),
+        ([[[[CUT]]]], False),  # deeper than Monty would leave it: never its marker
+        (CUT, False),
+    ],
+)
+def test_a_value_is_cut_short_only_with_the_marker_exactly_at_the_depth(
+    value: object, cut: bool
+) -> None:
+    assert cut_short(value, 3) is cut

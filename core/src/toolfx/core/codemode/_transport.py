@@ -10,6 +10,7 @@ stops the program (ABORTED).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final, TypedDict
 
@@ -54,9 +55,12 @@ dict, list, str, int, float, bool, None); what it prints is shown too. A failed 
 raises, and the program may catch it: NameError (unknown tool), TypeError (invalid arguments),
 PermissionError (denied), TimeoutError (timed out), RuntimeError (any other failure).
 
-```python
+{fence}python
 {stubs}
-```"""
+{fence}"""
+
+
+_BACKTICKS: Final = re.compile("`+")
 
 
 def code_transport(tools: Sequence[StubTool]) -> ToolDefinition[RunCodeArgs, JsonValue]:
@@ -74,7 +78,7 @@ def code_transport(tools: Sequence[StubTool]) -> ToolDefinition[RunCodeArgs, Jso
 
     return define_tool(
         name=RUN_CODE,
-        description=_GUIDE.format(stubs=stubs.text.rstrip()),
+        description=_GUIDE.format(stubs=stubs.text.rstrip(), fence=_fence(stubs.text)),
         parameters=RunCodeArgs,
         output=Output(JsonValue),
         execute=run_code,
@@ -82,6 +86,13 @@ def code_transport(tools: Sequence[StubTool]) -> ToolDefinition[RunCodeArgs, Jso
         present_result=program_result_card,
         options=ToolOptions(codemode=False),
     )
+
+
+def _fence(text: str) -> str:
+    """A Markdown fence longer than any run of backticks in `text` (a tool's description may
+    hold one), so the stubs stay one code block for the model."""
+    longest = max((len(run) for run in _BACKTICKS.findall(text)), default=0)
+    return "`" * max(3, longest + 1)
 
 
 def _outcome(end: ProgramFinished | ProgramFailed) -> Result[WithContent[JsonValue], ToolFailure]:

@@ -38,6 +38,7 @@ from pydantic_monty import (
     MontyCrashedError,
     MontyRuntimeError,
     MontySession,
+    MontySyntaxError,
     MontyTypingError,
     NameLookupSnapshot,
     SyncSnapshot,
@@ -64,9 +65,12 @@ from toolfx.interpreters.codemode._monty_clock import (
 )
 from toolfx.interpreters.codemode._monty_failures import (
     crashed,
+    cut_short,
     output_exceeded,
     raised,
     rejected,
+    too_deep,
+    unparsed,
 )
 from toolfx.interpreters.codemode._monty_output import BoundedOutput
 
@@ -238,20 +242,29 @@ class MontyCodeSession:
             while True:
                 match snapshot:
                     case MontyComplete():
-                        return ProgramFinished(snapshot.output, self._output.text)
+                        return self._finished(snapshot.output)
                     case FutureSnapshot():
                         return self._waiting(snapshot)
                     case NameLookupSnapshot():
                         snapshot = self._looked_up(snapshot)
                     case FunctionSnapshot() if not snapshot.is_os_function:
                         snapshot = self._called(snapshot)
+                        if len(self._calls) > self._program.limits.tool_calls:
+                            return self._too_many_calls()
                     case FunctionSnapshot():
                         paused = self._os_call(snapshot)
                         if isinstance(paused, ClockWanted | SleepWanted):
                             return paused
                         snapshot = paused
-        except (MontyTypingError, MontyRuntimeError, MontyCrashedError) as error:
+        except (MontyTypingError, MontySyntaxError, MontyRuntimeError, MontyCrashedError) as error:
             return self._failed(error)
+
+    def _finished(self, value: object) -> ProgramFinished | ProgramFailed:
+        """The program's value, unless Monty cut it short at the recursion depth."""
+        limits = self._program.limits
+        if cut_short(value, limits.recursion_depth):
+            return too_deep(limits, self._output.text)
+        return ProgramFinished(value, self._output.text)
 
     def _looked_up(self, snapshot: NameLookupSnapshot) -> SyncSnapshot:
         """A tool named but not called (`f = get`) is a host function; other names are unbound."""
@@ -270,6 +283,12 @@ class MontyCodeSession:
             snapshot.call_id, name, snapshot.kwargs, tuple(snapshot.args)
         )
         return snapshot.resume({"future": ...})
+
+    def _too_many_calls(self) -> ProgramFailed:
+        """More calls gathered at once than the program may make in all: none is handed out."""
+        limit = self._program.limits.tool_calls
+        said = f"The program gathered more than {limit} tool calls at once"
+        return ProgramFailed("limit", said, limit="tool_calls", output=self._output.text)
 
     def _os_call(self, snapshot: FunctionSnapshot) -> ClockWanted | SleepWanted | SyncSnapshot:
         name = snapshot.function_name
@@ -290,7 +309,7 @@ class MontyCodeSession:
         return CallsWaiting(tuple(self._calls.pop(call) for call in ids))
 
     def _failed(
-        self, error: MontyTypingError | MontyRuntimeError | MontyCrashedError
+        self, error: MontyTypingError | MontySyntaxError | MontyRuntimeError | MontyCrashedError
     ) -> ProgramFailed:
         output = self._output.text
         if self._output.exceeded:
@@ -298,6 +317,8 @@ class MontyCodeSession:
         match error:
             case MontyTypingError():
                 return rejected(error)
+            case MontySyntaxError():
+                return unparsed(error, output)
             case MontyRuntimeError():
                 return raised(error, self._program.limits, self._suspensions, output)
             case MontyCrashedError():
