@@ -516,6 +516,23 @@ def test_no_free_worker_is_unavailable() -> None:
     assert "no monty worker became available" in failed.message
 
 
+def test_a_stop_while_waiting_for_a_worker_is_seen_within_a_turn() -> None:
+    with Monty(min_processes=1, max_processes=1, checkout_timeout=0.05) as pool:
+        engine = MontyEngine(pool=pool)
+        holding = start("await get(x=1)", engine=engine)
+        assert isinstance(holding.begin(), CallsWaiting)
+        waiting = start("1", engine=engine)
+        began: list[ProgramStep] = []
+        thread = threading.Thread(target=lambda: began.append(waiting.begin()))
+        thread.start()
+        waiting.stop()  # at once or after some turns of waiting: never the minute of all turns
+        thread.join()
+        holding.close()
+    (step,) = began
+    assert isinstance(step, ProgramFailed)
+    assert step.failure == "stopped"  # not `unavailable`: it stopped waiting
+
+
 # --- stop and close ------------------------------------------------------------------------
 
 

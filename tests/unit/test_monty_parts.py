@@ -134,7 +134,7 @@ def test_the_shared_pool_starts_once_however_many_threads_ask(
     assert made[0] == {
         "min_processes": 1,
         "max_processes": _monty_pool.MAX_WORKERS,
-        "checkout_timeout": _monty_pool.CHECKOUT_SECONDS,
+        "checkout_timeout": _monty_pool.CHECKOUT_TURN,
         "feed_duration_limit_grace": _monty_pool.FEED_GRACE,
     }
 

@@ -19,12 +19,22 @@ from typing import Final, final
 
 from pydantic_monty import Monty
 
-__all__ = ["CHECKOUT_SECONDS", "FEED_GRACE", "MAX_WORKERS", "SharedPool", "shared_pool"]
+__all__ = [
+    "CHECKOUT_TURN",
+    "CHECKOUT_TURNS",
+    "FEED_GRACE",
+    "MAX_WORKERS",
+    "SharedPool",
+    "shared_pool",
+]
 
 MAX_WORKERS: Final = 16
 """Workers the shared pool runs at most (one per program running or paused)."""
-CHECKOUT_SECONDS: Final = 60.0
-"""How long a program waits for a free worker of the shared pool."""
+CHECKOUT_TURN: Final = 0.5
+"""Seconds of one turn of waiting for a free worker of the shared pool (its checkout timeout)."""
+CHECKOUT_TURNS: Final = 120
+"""Turns a program waits for a free worker (a minute on the shared pool), seeing a `stop`
+between any two."""
 FEED_GRACE: Final = 1.0
 """Seconds past a program's time limit before the shared pool kills its worker."""
 
@@ -46,7 +56,7 @@ class SharedPool:
                 pool = Monty(
                     min_processes=1,
                     max_processes=MAX_WORKERS,
-                    checkout_timeout=CHECKOUT_SECONDS,
+                    checkout_timeout=CHECKOUT_TURN,
                     feed_duration_limit_grace=FEED_GRACE,
                 )
                 pool.__enter__()

@@ -73,6 +73,7 @@ from toolfx.interpreters.codemode._monty_failures import (
     unparsed,
 )
 from toolfx.interpreters.codemode._monty_output import BoundedOutput
+from toolfx.interpreters.codemode._monty_pool import CHECKOUT_TURNS
 
 __all__ = ["MontyCodeSession"]
 
@@ -139,6 +140,26 @@ class MontyCodeSession:
                 )
             )
         try:
+            session = self._checked_out()
+        except (TimeoutError, RuntimeError) as error:
+            return self._end(
+                ProgramFailed("unavailable", f"No Monty worker could run the program: {error}")
+            )
+        if session is None:  # stopped while it waited for a worker
+            return self._end(self._stopped_step())
+        if not self._hold(session):
+            session.__exit__(None, None, None)
+            return self._stopped_step()
+        text = self._program.text
+        return self._step(lambda held: held.feed_start(text, print_callback=self._output))
+
+    def _checked_out(self) -> MontySession | None:
+        """A worker's session for this program, waiting for one in `CHECKOUT_TURNS` turns of the
+        pool's checkout timeout, so a `stop` meanwhile is seen within a turn (None: stopped);
+        TimeoutError once the last turn is over."""
+        limits = self._program.limits
+        turns = CHECKOUT_TURNS
+        while True:
             session = self._pool().checkout(
                 type_check=True,
                 type_check_stubs=PRELUDE + self._program.stubs,
@@ -151,16 +172,16 @@ class MontyCodeSession:
                 },
                 os_policy={"datetime": "call_host", "sleep": "call_host"},
             )
-            session.__enter__()
-        except (TimeoutError, RuntimeError) as error:
-            return self._end(
-                ProgramFailed("unavailable", f"No Monty worker could run the program: {error}")
-            )
-        if not self._hold(session):
-            session.__exit__(None, None, None)
-            return self._stopped_step()
-        text = self._program.text
-        return self._step(lambda held: held.feed_start(text, print_callback=self._output))
+            try:
+                session.__enter__()
+            except TimeoutError:
+                turns -= 1
+                if self._stopped:
+                    return None
+                if turns == 0:
+                    raise
+                continue
+            return session
 
     def answer_calls(self, answers: Mapping[int, HostValue | HostError]) -> ProgramStep:
         """Resume the waiting calls, by their ids, and run to the next pause."""
