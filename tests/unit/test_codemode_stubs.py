@@ -10,6 +10,7 @@ import pytest
 
 from tests.stubs_support import stub_functions
 from toolfx.core import CodeStubs, FrozenJson, StubTool, code_stubs
+from toolfx.core.codemode._identifiers import SANDBOX_MODULES
 
 
 def _tool(
@@ -508,3 +509,13 @@ def test_a_class_past_the_text_budget_is_declared_a_plain_dict_under_its_name() 
     assert annotation == "Node"
     assert "Node = dict[str, Any]" in text
     assert "class Node" not in text
+
+
+@pytest.mark.parametrize("module", SANDBOX_MODULES)
+def test_a_tool_named_like_a_module_the_program_may_import_takes_another_name(
+    module: str,
+) -> None:
+    stubs = code_stubs([StubTool(module, "A tool.", {"type": "object", "properties": {}})])
+    (identifier,) = stubs.functions
+    assert identifier != module  # `import time` in the program would hide the tool
+    assert stubs.functions[identifier] == module

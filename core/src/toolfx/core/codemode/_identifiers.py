@@ -20,6 +20,7 @@ from typing import Final, final
 
 __all__ = [
     "MAX_NAME_CHARS",
+    "SANDBOX_MODULES",
     "STUB_IMPORTS",
     "Namespace",
     "is_argument_reserved",
@@ -34,6 +35,36 @@ MAX_NAME_CHARS: Final = 64
 STUB_IMPORTS: Final = ("Any", "Literal", "NotRequired", "TypedDict")
 """The names the stubs import from `typing`."""
 
+SANDBOX_MODULES: Final = (
+    "asyncio",  # a program imports it to gather calls
+    "base64",
+    "binascii",
+    "bisect",
+    "collections",
+    "copy",
+    "csv",
+    "dataclasses",
+    "datetime",
+    "decimal",
+    "functools",
+    "hashlib",
+    "itertools",
+    "json",
+    "math",
+    "os",
+    "pathlib",
+    "posixpath",
+    "random",
+    "re",
+    "sys",
+    "time",
+    "tomllib",
+    "typing",
+    "unicodedata",
+)
+"""The modules a program may import in Monty 1.4: a tool named like one would be hidden by the
+import, so it takes another name."""
+
 _NOT_WORD: Final = re.compile(r"[^A-Za-z0-9_]")
 _PLAIN: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _MODULE_RESERVED: Final = frozenset(
@@ -42,8 +73,7 @@ _MODULE_RESERVED: Final = frozenset(
         *keyword.softkwlist,
         *dir(builtins),
         *STUB_IMPORTS,
-        "typing",
-        "asyncio",  # a program imports it to gather calls
+        *SANDBOX_MODULES,
     )
 )
 _KEYWORDS: Final = frozenset(keyword.kwlist)
