@@ -56,13 +56,17 @@ def test_output_cut_never_splits_a_character() -> None:
 
 
 def test_clock_starts_at_the_wall_clock_and_moves_by_the_runtimes_seconds() -> None:
-    clock = ProgramClock()
-    before = datetime.datetime.now(datetime.UTC).timestamp()
-    first = clock.epoch(1_000.0)
-    after = datetime.datetime.now(datetime.UTC).timestamp()
-    assert before <= first <= after
-    assert clock.epoch(4_600.0) == first + 3_600.0
-    assert clock.epoch(1_000.0) == first
+    reads: list[float] = []
+
+    def wall() -> float:
+        reads.append(1_700_000_000.0)
+        return reads[-1]
+
+    clock = ProgramClock(wall)
+    assert clock.epoch(1_000.0) == 1_700_000_000.0
+    assert clock.epoch(4_600.0) == 1_700_003_600.0
+    assert clock.epoch(1_000.0) == 1_700_000_000.0
+    assert len(reads) == 1  # the wall clock is read once, at the first read
 
 
 @given(st.floats(0, 10**6), st.floats(0, 10**6))

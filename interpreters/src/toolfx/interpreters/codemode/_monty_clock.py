@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final, final
 
@@ -39,15 +40,17 @@ SLEEP_FUNCTIONS: Final = frozenset({"time.sleep", "asyncio.sleep"})
 class ProgramClock:
     """One program's wall clock: a base taken at its first read, moved by monotonic seconds."""
 
-    __slots__ = ("_base",)
+    __slots__ = ("_base", "_wall")
 
-    def __init__(self) -> None:
+    def __init__(self, wall: Callable[[], float] = time.time) -> None:
+        """`wall` gives the epoch seconds the program's clock starts from (read once)."""
+        self._wall = wall
         self._base: tuple[float, float] | None = None
 
     def epoch(self, monotonic: float) -> float:
         """Epoch seconds for the runtime's `monotonic` seconds."""
         if self._base is None:
-            self._base = (time.time(), monotonic)
+            self._base = (self._wall(), monotonic)
         wall, start = self._base
         return wall + (monotonic - start)
 
