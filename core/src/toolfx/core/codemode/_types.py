@@ -31,6 +31,7 @@ from toolfx.core.codemode._identifiers import (
     plain_identifier,
 )
 from toolfx.core.codemode._literals import comment_text, string_literal
+from toolfx.core.jsonschema import NO_TARGET, follow_pointer
 
 __all__ = [
     "ANY",
@@ -62,7 +63,6 @@ _SCALARS: Final = {
 }
 _INT_LITERAL_BOUND: Final = 2**63
 _WORD: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_MISSING: Final = object()
 _Field = tuple[str, str, str]
 _Shape = tuple[str, str | None, tuple[_Field, ...]]
 _SOFT_KEYWORDS: Final = frozenset((*keyword.softkwlist, "type"))
@@ -138,19 +138,8 @@ def local_target(root: object, reference: str) -> object:
     fragment = unquote(reference[1:])
     if fragment and not fragment.startswith("/"):
         return None  # an anchor: not resolved here
-    node = root
-    for raw in fragment.split("/")[1:]:
-        segment = raw.replace("~1", "/").replace("~0", "~")
-        if isinstance(node, Mapping):
-            node = node.get(segment, _MISSING)
-        elif isinstance(node, Sequence) and not isinstance(node, str) and segment.isdigit():
-            index = int(segment)
-            node = node[index] if index < len(node) else _MISSING
-        else:
-            return None
-        if node is _MISSING:
-            return None
-    return node
+    node = follow_pointer(root, fragment)
+    return None if node is NO_TARGET else node
 
 
 def _object_properties(schema: Mapping[str, object]) -> Mapping[str, object] | None:

@@ -8,9 +8,11 @@ from toolfx.core.jsonschema._check import (
     compile_json_schema,
 )
 from toolfx.core.jsonschema._problems import JsonSchemaError, Problems, Profile, SchemaProblem
+from toolfx.core.jsonschema._refs import NO_TARGET, follow_pointer
 from toolfx.core.jsonschema._validation import ValidationFailure, ValidationIssue
 
 __all__ = [
+    "NO_TARGET",
     "VALIDATOR_CACHE_SIZE",
     "CheckedSchema",
     "CompiledSchema",
@@ -22,4 +24,5 @@ __all__ = [
     "ValidationIssue",
     "check_json_schema",
     "compile_json_schema",
+    "follow_pointer",
 ]

@@ -16,13 +16,14 @@ if TYPE_CHECKING:
     from toolfx.core.json import FrozenJson
     from toolfx.core.jsonschema._problems import Problems
 
-__all__ = ["META_SCHEMA_PREFIX", "References"]
+__all__ = ["META_SCHEMA_PREFIX", "NO_TARGET", "References", "follow_pointer"]
 
 META_SCHEMA_PREFIX: Final = "https://json-schema.org/draft/2020-12/"
 """References under this prefix name the meta-schemas jsonschema-rs bundles."""
 
 _Path = tuple[str | int, ...]
-_MISSING: Final = object()
+NO_TARGET: Final = object()
+"""What `follow_pointer` gives when the pointer points to nothing."""
 
 
 def _resolve(base: str, reference: str) -> tuple[str, str]:
@@ -33,19 +34,19 @@ def _resolve(base: str, reference: str) -> tuple[str, str]:
     return document, unquote(fragment)
 
 
-def _pointer(node: object, fragment: str) -> object:
-    """Follow a JSON pointer (without its leading '#') from `node`, or `_MISSING`."""
+def follow_pointer(node: object, fragment: str) -> object:
+    """Follow a JSON pointer (without its leading '#') from `node`, or `NO_TARGET`."""
     for raw in fragment.split("/")[1:]:
         segment = raw.replace("~1", "/").replace("~0", "~")
         if isinstance(node, Mapping):
-            node = node.get(segment, _MISSING)
+            node = node.get(segment, NO_TARGET)
         elif isinstance(node, Sequence) and not isinstance(node, str) and segment.isdigit():
             index = int(segment)
-            node = node[index] if index < len(node) else _MISSING
+            node = node[index] if index < len(node) else NO_TARGET
         else:
-            return _MISSING
-        if node is _MISSING:
-            return _MISSING
+            return NO_TARGET
+        if node is NO_TARGET:
+            return NO_TARGET
     return node
 
 
@@ -85,8 +86,8 @@ class References:
 
     def _problem(self, base: str, reference: str) -> str | None:
         document, fragment = _resolve(base, reference)
-        target = self.resources.get(document, _MISSING)
-        if target is _MISSING:
+        target = self.resources.get(document, NO_TARGET)
+        if target is NO_TARGET:
             if document.startswith(META_SCHEMA_PREFIX):
                 return None  # bundled with the validator; the compile step checks the rest
             return (
@@ -97,8 +98,8 @@ class References:
         if not fragment:
             return None
         if fragment.startswith("/"):
-            found = _pointer(target, fragment)
-            if found is _MISSING:
+            found = follow_pointer(target, fragment)
+            if found is NO_TARGET:
                 return f"reference '{reference}' points to nothing: no '{fragment}' in the schema"
             if not isinstance(found, bool | Mapping):
                 return f"reference '{reference}' points to a value that is not a schema"
