@@ -1,4 +1,4 @@
-"""What a Monty program prints, kept up to `CodeLimits.output_bytes` (UTF-8).
+"""What a program prints, kept up to `CodeLimits.output_bytes` (UTF-8), in every engine.
 
 Monty hands printed text to a callback between turns of the worker. This one keeps the text
 until the limit, then keeps the prefix that fits, marks the overflow and raises: Monty ends the

@@ -32,6 +32,7 @@ from toolfx.core.runtime import (
     ProgramStep,
     SleepWanted,
 )
+from toolfx.interpreters.codemode import BoundedOutput, OutputExceeded
 
 __all__ = ["Pause", "Rejected", "Script", "ScriptedCode", "ScriptedSession"]
 
@@ -211,7 +212,6 @@ class ScriptedSession:
         "_closed",
         "_outcome",
         "_output",
-        "_output_bytes",
         "_program",
         "_run",
         "_script",
@@ -229,8 +229,7 @@ class ScriptedSession:
         self._waiting: _Waiting | None = None
         self._outcome: ProgramFinished | ProgramFailed | None = None
         self._calls: list[HostCall] = []
-        self._output: list[str] = []
-        self._output_bytes = 0
+        self._output = BoundedOutput(program.limits.output_bytes)
 
     @property
     def program(self) -> CodeProgram:
@@ -401,20 +400,16 @@ class ScriptedSession:
 
     def _printed(self, text: str, limits: CodeLimits) -> ProgramStep | _Send:
         """Keep printed `text`, or fail the program when it goes past the output limit."""
-        data = text.encode()
-        room = limits.output_bytes - self._output_bytes
-        if len(data) > room:
-            self._output.append(data[: max(room, 0)].decode(errors="ignore"))
-            self._output_bytes = limits.output_bytes
+        try:
+            self._output("stdout", text)
+        except OutputExceeded:
             message = _exceeded("output", limits)
             return self._end(ProgramFailed("limit", message, limit="output"))
-        self._output.append(text)
-        self._output_bytes += len(data)
         return _Send(None)
 
     def _end(self, step: ProgramFinished | ProgramFailed) -> ProgramFinished | ProgramFailed:
         """End the program with `step`, carrying what it printed."""
-        ended = replace(step, output="".join(self._output))
+        ended = replace(step, output=self._output.text)
         self._outcome = ended
         self._waiting = None
         if self._run is not None:
