@@ -166,6 +166,21 @@ class CodeOutcomeScenarios(CodeModeWorld):
         assert ran.failure.error.code is ErrorCode.TOOL_ERROR
         assert details(ran) == {"failure": "limit", "limit": "sleep"}
 
+    def test_clock_reads_and_sleeps_past_their_count_stop_the_program(
+        self, code: CodeWorld, coder: Coder
+    ) -> None:
+        def script() -> Program:
+            yield Pause.clock()
+            yield Pause.sleep(0)
+            yield Pause.clock()
+            return "not reached"
+
+        ran = coder.run(script, limits=CodeLimits(pauses=2))
+        assert ran.failure.error.code is ErrorCode.TOOL_ERROR
+        assert details(ran) == {"failure": "limit", "limit": "pauses"}
+        assert ran.session is not None
+        assert ran.session.stopped
+
     def test_a_program_longer_than_its_limit_never_starts(
         self, code: CodeWorld, coder: Coder
     ) -> None:
