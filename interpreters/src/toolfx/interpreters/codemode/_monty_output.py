@@ -23,14 +23,13 @@ class OutputExceeded(Exception):
 class BoundedOutput:
     """A print callback that keeps at most `limit` bytes and stops the program past them."""
 
-    __slots__ = ("_limit", "_parts", "_size", "exceeded")
+    __slots__ = ("_exceeded", "_limit", "_parts", "_size")
 
     def __init__(self, limit: int) -> None:
         self._limit = limit
         self._parts: list[str] = []
         self._size = 0
-        self.exceeded = False
-        """Whether the program printed more than the limit."""
+        self._exceeded = False
 
     def __call__(self, stream: Literal["stdout", "stderr"], text: str) -> None:
         """Keep `text` (either stream) while it fits; else keep what fits and stop the program."""
@@ -42,8 +41,13 @@ class BoundedOutput:
             return
         self._parts.append(encoded[:room].decode("utf-8", "ignore"))
         self._size = self._limit
-        self.exceeded = True
+        self._exceeded = True
         raise OutputExceeded(f"the program printed more than {self._limit} bytes")
+
+    @property
+    def exceeded(self) -> bool:
+        """Whether the program printed more than the limit."""
+        return self._exceeded
 
     @property
     def text(self) -> str:
