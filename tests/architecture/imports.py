@@ -58,7 +58,7 @@ CORE_LAYERS: Final = (
     ("codemode",),
     ("records", "registry"),
     ("pipeline",),
-    ("providers",),
+    ("journal", "providers"),
 )
 """core's subpackages bottom up; a layer's packages are independent of one another."""
 

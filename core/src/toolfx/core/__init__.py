@@ -21,6 +21,7 @@ here; the faces also export the few helpers other layers and distributions share
 """
 
 from toolfx.core.codemode import RUN_CODE, CodeStubs, RunCodeArgs, StubTool, code_stubs
+from toolfx.core.journal import Journal
 from toolfx.core.json import (
     FrozenDict,
     FrozenJson,
@@ -324,6 +325,7 @@ __all__ = [
     "HostValue",
     "ImageBlock",
     "Interpreter",
+    "Journal",
     "JsonError",
     "JsonErrorKind",
     "JsonLimits",
