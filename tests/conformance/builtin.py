@@ -6,12 +6,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Literal, final
 
-from toolfx.core.runtime import Interpreter, Runtime
+from toolfx.core.runtime import DelegatingRuntime, Interpreter, Runtime
 from toolfx.interpreters import AnyioFolderSpills, FolderSpills
 from toolfx.interpreters.anyio import AnyioInterpreter, AnyioRuntime
 from toolfx.interpreters.sync import SyncInterpreter, SyncRuntime
 from toolfx.interpreters.testing import DeterministicInterpreter, MemorySpills
-from toolfx.testing import DelegatingRuntime, Host, InterpreterFactory
+from toolfx.testing import Host, InterpreterFactory
 
 __all__ = ["BUILTIN", "Builtin", "builtin_factory"]
 

@@ -45,9 +45,9 @@ from toolfx.core import (
     execute,
 )
 from toolfx.core.json import FrozenJson, JsonValue, thaw_json
+from toolfx.core.runtime import DelegatingRuntime
 from toolfx.core.schema import raw_schema
 from toolfx.interpreters import MontyEngine, SyncRuntime, run_sync
-from toolfx.testing import DelegatingRuntime
 
 SECRET: Final = "canary-7f3a9c1e"
 """Text a hostile program must never bring back: a file's and an environment variable's."""

@@ -8,8 +8,13 @@ import inspect
 from collections.abc import Callable, Coroutine
 from typing import Any, cast
 
-from toolfx.core.runtime import ApprovalRequest, CancelSignal, ProgressEvent, Runtime
-from toolfx.testing import DelegatingRuntime
+from toolfx.core.runtime import (
+    ApprovalRequest,
+    CancelSignal,
+    DelegatingRuntime,
+    ProgressEvent,
+    Runtime,
+)
 
 SIGNAL = CancelSignal()
 REQUEST = ApprovalRequest("c", "t", None, "edit", ("*",), None, None)

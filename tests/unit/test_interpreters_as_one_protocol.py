@@ -7,11 +7,10 @@ from typing import Literal
 
 import pytest
 
-from toolfx.core.runtime import CancelSignal, Description, Interpreter, Runtime
+from toolfx.core.runtime import CancelSignal, DelegatingRuntime, Description, Interpreter, Runtime
 from toolfx.interpreters.anyio import AnyioInterpreter, AnyioRuntime
 from toolfx.interpreters.sync import SyncInterpreter, SyncRuntime
 from toolfx.interpreters.testing import DeterministicInterpreter, DeterministicRuntime
-from toolfx.testing import DelegatingRuntime
 
 
 class Counting(DelegatingRuntime):

@@ -39,7 +39,7 @@ def test_the_kit_imports_without_pytest_or_hypothesis() -> None:
     run = _python(probe, *without)
     assert run.returncode == 0, run.stderr
     assert run.stdout.split() == list(toolfx.testing.__all__)
-    assert "DelegatingRuntime" in run.stdout.split()
+    assert "FaultyRuntime" in run.stdout.split()
 
 
 @pytest.mark.parametrize(

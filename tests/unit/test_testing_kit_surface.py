@@ -8,7 +8,7 @@ import types
 
 import pytest
 
-from toolfx.testing import DelegatingRuntime
+from toolfx.core.runtime import DelegatingRuntime
 from toolfx.testing.conformance import ConformanceReport, ConformanceSuite, run_conformance
 
 KIT = [
@@ -43,7 +43,7 @@ def test_a_kit_module_is_the_home_of_what_it_exports(module_name: str) -> None:
 
 
 def test_reprs_name_the_public_module() -> None:
-    assert repr(DelegatingRuntime) == "<class 'toolfx.testing.DelegatingRuntime'>"
+    assert repr(DelegatingRuntime) == "<class 'toolfx.core.runtime.DelegatingRuntime'>"
     assert repr(ConformanceSuite) == "<class 'toolfx.testing.conformance.ConformanceSuite'>"
     assert repr(ConformanceReport) == "<class 'toolfx.testing.conformance.ConformanceReport'>"
     assert run_conformance.__module__ == "toolfx.testing.conformance"

@@ -19,8 +19,13 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Final, TypeVar, final
 
-from toolfx.core.runtime import ApprovalReply, ApprovalRequest, CancelSignal, Runtime
-from toolfx.testing import DelegatingRuntime
+from toolfx.core.runtime import (
+    ApprovalReply,
+    ApprovalRequest,
+    CancelSignal,
+    DelegatingRuntime,
+    Runtime,
+)
 
 __all__ = ["MAX_OPEN_CALLS", "AskLedger", "Decide", "FrameworkRuntime", "PendingAsk", "bounded"]
 

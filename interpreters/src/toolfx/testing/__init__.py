@@ -1,8 +1,7 @@
 """toolfx.testing: a kit for people who write or wrap interpreters.
 
-- `DelegatingRuntime`: a Runtime that forwards every capability to another, so a wrapper
-  (tracing, fault injection) overrides only what it changes; `FaultyRuntime`, `FaultPlan` and
-  `faulty` are one (capabilities that raise on chosen uses), `SinkLog` a record sink that does.
+- `FaultyRuntime`, `FaultPlan` and `faulty`: a `toolfx.core.runtime.DelegatingRuntime` whose
+  capabilities raise on chosen uses; `SinkLog` a record sink that does.
 - `Host` and `InterpreterFactory`: what a conformance scenario hands the interpreter under test
   (its approval service, defect and progress reporters, spill store), and how it gets one.
 
@@ -16,7 +15,6 @@ calls, policies, batches) and `toolfx.testing.laws` (hypothesis: `LawfulDescript
 """
 
 from toolfx.core.public import publish
-from toolfx.testing._delegating import DelegatingRuntime
 from toolfx.testing._faulty_runtime import (
     Capability,
     CapabilityFault,
@@ -30,7 +28,6 @@ from toolfx.testing._host import Host, InterpreterFactory
 __all__ = [
     "Capability",
     "CapabilityFault",
-    "DelegatingRuntime",
     "FaultPlan",
     "FaultyRuntime",
     "Host",

@@ -17,8 +17,13 @@ from typing import Any, Literal, TypeVar, final
 
 from toolfx.core import Description
 from toolfx.core.records import SessionRecord
-from toolfx.core.runtime import ApprovalReply, ApprovalRequest, CancelSignal, Runtime
-from toolfx.testing._delegating import DelegatingRuntime
+from toolfx.core.runtime import (
+    ApprovalReply,
+    ApprovalRequest,
+    CancelSignal,
+    DelegatingRuntime,
+    Runtime,
+)
 
 __all__ = [
     "Capability",

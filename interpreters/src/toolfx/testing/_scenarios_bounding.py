@@ -18,6 +18,7 @@ from toolfx.core.plaintext import count_bytes, count_lines
 from toolfx.core.registry import Location
 from toolfx.core.runtime import (
     CancelSignal,
+    DelegatingRuntime,
     Description,
     Interpreter,
     Runtime,
@@ -39,7 +40,6 @@ from toolfx.core.tools import (
     ToolRunContext,
     define_tool,
 )
-from toolfx.testing._delegating import DelegatingRuntime
 from toolfx.testing._host import Host, InterpreterFactory, ignore_progress, unavailable
 
 __all__ = ["BoundingScenarios", "Stage"]

@@ -18,6 +18,7 @@ from toolfx.core.tools import (
     ToolCallView,
     ToolDefinition,
     ToolFailure,
+    ToolOptions,
     ToolResultView,
     ToolRunContext,
     define_tool,
@@ -58,7 +59,7 @@ def define_leaf(
 ) -> ToolDefinition[A, O]:
     """A leaf: a typed async tool with a pending card from its arguments and a durable result
     card, its results bounded by `limits.model`; `parallel` marks a read-only leaf that may
-    overlap its siblings."""
+    overlap its siblings (and, changing nothing, may run again after a crash)."""
     return define_tool(
         name=name,
         description=description,
@@ -69,6 +70,7 @@ def define_leaf(
         present_call=pending,
         present_result=card_of_result,
         output_limits=limits.model,
+        options=ToolOptions(idempotent=parallel),
     )
 
 

@@ -6,7 +6,13 @@ from collections.abc import Sequence
 from typing import final
 
 from toolfx.core.runtime import ApprovalRequest, AtomicCell, Cancelled, RejectedWithFeedback
-from toolfx.core.tools import ErrorCode, PermissionDeclined, ToolFailure, ToolRunContext
+from toolfx.core.tools import (
+    ApprovalDeferred,
+    ErrorCode,
+    PermissionDeclined,
+    ToolFailure,
+    ToolRunContext,
+)
 from toolfx.leaves._rules import Action, Rule, RuleError, check_rule, decide
 
 __all__ = ["Permissions"]
@@ -48,9 +54,10 @@ class Permissions:
         """Go on (None), or a corrected failure carrying the user's feedback for the model.
 
         A deny rule, a plain rejection or nobody to ask raises `PermissionDeclined` (DENIED at
-        the pipeline's boundary); a cancelled ask raises `Cancelled`. An `always` answer
-        remembers `always` (default: the patterns) as allow rules for the session. `default` is
-        the action when no rule matches.
+        the pipeline's boundary); a cancelled ask raises `Cancelled`; an ask answered "later"
+        raises `ApprovalDeferred` (APPROVAL_PENDING: the call is resumed once answered). An
+        `always` answer remembers `always` (default: the patterns) as allow rules for the session.
+        `default` is the action when no rule matches.
         """
         action = decide(self.rules, permission, patterns, default)
         return await self.settle(ctx, action, permission, patterns, reason, always=always)
@@ -96,4 +103,13 @@ class Permissions:
             raise Cancelled(ctx.signal.reason or "the approval was cancelled")
         if reply == "rejected":
             raise PermissionDeclined(permission, f"the user rejected {listed}")
+        if reply == "deferred":
+            raise ApprovalDeferred(_waiting(ctx.name, permission, listed), (ctx.call_id,))
         raise PermissionDeclined(permission, f"no one could approve {listed}")
+
+
+def _waiting(tool: str, permission: str, listed: str) -> str:
+    return (
+        f"`{tool}` is waiting for approval of {permission} for {listed}: it has not done that,"
+        " and runs again once the approval is answered."
+    )

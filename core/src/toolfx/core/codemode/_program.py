@@ -29,7 +29,7 @@ from toolfx.core.runtime import (
     ProgramFinished,
     SleepWanted,
 )
-from toolfx.core.tools import ErrorCode, ToolExecutionSuccess
+from toolfx.core.tools import ApprovalDeferred, ErrorCode, ToolExecutionSuccess, waiting_for
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -175,6 +175,7 @@ async def _dispatched(  # noqa: PLR0917 (the loop's state, then the calls)
         run.calls += 1
         dispatched.append((call, sub))
     results = await host.dispatch_code([sub for _, sub in dispatched], limits.parallel_calls)
+    waiting: list[str] = []
     for (call, sub), result in zip(dispatched, results, strict=True):
         for message in result.additional_contexts:
             ctx.defer_context(message)
@@ -186,7 +187,13 @@ async def _dispatched(  # noqa: PLR0917 (the loop's state, then the calls)
             if result.error.code in _ABORTED:  # not an answer: the program must not go on
                 session.stop()
                 raise Cancelled(result.error.message)
+            waiting.extend(waiting_for(result.error))
         answers[call.id] = answer_of(sub.name, result)
+    if waiting:  # not an answer either: the program resumes once its asks are answered
+        session.stop()
+        asking = ", ".join(waiting)
+        waits = f"The program is waiting for approval of its calls {asking}"
+        raise ApprovalDeferred(f"{waits}: it runs again once answered.", tuple(waiting))
     return answers
 
 

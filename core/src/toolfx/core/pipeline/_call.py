@@ -46,6 +46,7 @@ from toolfx.core.tools import (
     defect,
     failed,
     materialized,
+    pending,
     printable,
     raised,
 )
@@ -420,6 +421,9 @@ async def _ask(
         return None
     if reply == "cancelled":  # the ask was called off (the caller, or a framework deferring it)
         return aborted(execution.name, "its approval was cancelled", body_started=False)
+    if reply == "deferred":  # answered later: a journaled run resumes it
+        waiting = f"`{execution.name}` is waiting for approval{why}: it has not run, and runs once"
+        return pending(f"{waiting} the approval is answered.", (execution.call_id,))
     if isinstance(reply, RejectedWithFeedback):
         return failed(ErrorCode.DENIED, f"Denied{why}; the user said: {reply.feedback}")
     return failed(ErrorCode.DENIED, f"Denied: approval needed{why}; the answer was {reply}")

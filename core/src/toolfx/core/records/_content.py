@@ -114,12 +114,12 @@ def content_from_json(value: object) -> Result[tuple[ContentBlock, ...], RecordE
 
 def failure_to_json(failure: ToolFailure) -> FrozenJson:
     """The wire form of a typed failure: message, code, and details when there are any."""
-    return freeze(_failure_plain(failure))
+    return freeze(failure_plain(failure))
 
 
 def failure_from_json(value: object) -> Result[ToolFailure, RecordError]:
     """Read a typed failure from any value; never raises."""
-    return decoding(_failure, value)
+    return decoding(read_failure, value)
 
 
 def context_to_json(message: ContextMessage) -> FrozenJson:
@@ -167,7 +167,7 @@ def content_plain(blocks: Sequence[ContentBlock]) -> list[_Plain]:
     return [_block_plain(block) for block in blocks]
 
 
-def _failure_plain(failure: ToolFailure) -> _Plain:
+def failure_plain(failure: ToolFailure) -> _Plain:
     out: _Plain = {"message": failure.message, "code": failure.info.code.value}
     if failure.info.details is not None:
         out["details"] = failure.info.details
@@ -185,7 +185,7 @@ def durable_plain(result: DurableResult) -> _Plain:
     """A durable result as a plain dict, for the records that embed one."""
     out: _Plain = {"content": content_plain(result.content), "isError": result.is_error}
     if result.error is not None:
-        out["error"] = _failure_plain(result.error)
+        out["error"] = failure_plain(result.error)
     if result.meta is not None:
         out["meta"] = result.meta
     return out
@@ -210,7 +210,7 @@ def _code(value: object) -> ErrorCode:
         raise Invalid(f"unknown error code {render_literal(text)}") from None
 
 
-def _failure(value: object) -> ToolFailure:
+def read_failure(value: object) -> ToolFailure:
     obj = read_object(value, ("message", "code"), ("details",))
     message = field(obj, "message", as_str)
     code = field(obj, "code", _code)
@@ -235,7 +235,7 @@ def read_durable(value: object) -> DurableResult:
     obj = read_object(value, ("content", "isError"), ("error", "meta"))
     content = field(obj, "content", read_content)
     is_error = field(obj, "isError", as_bool)
-    error = optional(obj, "error", _failure, None)
+    error = optional(obj, "error", read_failure, None)
     if is_error and error is None:
         raise Invalid("missing key 'error', required when isError is true")
     if not is_error and error is not None:

@@ -13,6 +13,8 @@ field that is not lossless JSON raises ValueError).
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, Literal, final
@@ -23,8 +25,10 @@ from toolfx.core.json import render_literal
 from toolfx.core.records._content import (
     content_plain,
     durable_plain,
+    failure_plain,
     read_content,
     read_durable,
+    read_failure,
 )
 from toolfx.core.records._wire import (
     Invalid,
@@ -41,12 +45,12 @@ from toolfx.core.records._wire import (
     read_tag,
 )
 from toolfx.core.runtime import RejectedWithFeedback
-from toolfx.core.tools import DurableResult, materialized
+from toolfx.core.tools import DurableResult, ToolExecutionSuccess, materialized
 
 if TYPE_CHECKING:
     from toolfx.core.json import FrozenJson
     from toolfx.core.runtime import ApprovalReply, ApprovalRequest, Runtime
-    from toolfx.core.tools import ContentBlock, ToolExecution, ToolExecutionResult
+    from toolfx.core.tools import ContentBlock, ToolExecution, ToolExecutionResult, ToolFailure
 
 __all__ = [
     "RecordFault",
@@ -54,8 +58,10 @@ __all__ = [
     "SessionRecord",
     "ToolApprovalRecord",
     "ToolCallRecord",
+    "ToolCodeAnswerRecord",
     "ToolCodeDispatchRecord",
     "ToolResultRecord",
+    "arguments_digest",
     "record_from_json",
     "write_record",
 ]
@@ -64,10 +70,23 @@ __all__ = [
 _Plain = dict[str, object]
 
 
-_EVENTS: Final = ("tool/call", "tool/approval", "tool/result", "tool/code-dispatch")
+_EVENTS: Final = (
+    "tool/call",
+    "tool/approval",
+    "tool/result",
+    "tool/code-dispatch",
+    "tool/code-answer",
+)
 
 
-_REPLIES: Final = ("allowed-once", "allowed-always", "rejected", "cancelled", "unavailable")
+_REPLIES: Final = (
+    "allowed-once",
+    "allowed-always",
+    "rejected",
+    "cancelled",
+    "unavailable",
+    "deferred",
+)
 
 
 @final
@@ -81,6 +100,8 @@ class ToolCallRecord:
     arguments: FrozenJson
     agent: str | None = None
     parent_call_id: str | None = None
+    arguments_hash: str | None = None
+    """`arguments_digest` of the arguments, written by a journaled run (recovery compares it)."""
 
     @property
     def event(self) -> Literal["tool/call"]:
@@ -100,7 +121,8 @@ class ToolCallRecord:
         )
 
     def to_json(self) -> FrozenJson:
-        """The wire form: event, callId, rootCallId, name, arguments, agent and parentCallId."""
+        """The wire form: event, callId, rootCallId, name, arguments, agent, parentCallId and
+        argumentsHash."""
         out: _Plain = {
             "event": "tool/call",
             "callId": self.call_id,
@@ -112,6 +134,8 @@ class ToolCallRecord:
             out["agent"] = self.agent
         if self.parent_call_id is not None:
             out["parentCallId"] = self.parent_call_id
+        if self.arguments_hash is not None:
+            out["argumentsHash"] = self.arguments_hash
         return freeze(out)
 
     @classmethod
@@ -198,6 +222,48 @@ class ToolCodeDispatchRecord:
 
 @final
 @dataclass(frozen=True, slots=True)
+class ToolCodeAnswerRecord:
+    """The `tool/code-answer` event: what one of a journaled program's sub-calls answered it.
+
+    Written just before the sub-call's `tool/code-dispatch`, so that a program run again (resumed
+    after an approval, or after a crash) gets the same answer without the call running again:
+    the value (the canonical one, which no other record keeps) or the failure.
+    """
+
+    call_id: str
+    value: FrozenJson = None
+    error: ToolFailure | None = None
+    """The failure the program was answered with (then `value` is None)."""
+
+    @property
+    def event(self) -> Literal["tool/code-answer"]:
+        """The event tag on the wire."""
+        return "tool/code-answer"
+
+    @classmethod
+    def of(cls, call_id: str, result: ToolExecutionResult) -> ToolCodeAnswerRecord:
+        """The answer a settled sub-call's result gives (its value, or its failure)."""
+        if isinstance(result, ToolExecutionSuccess):
+            return cls(call_id, result.value)
+        return cls(call_id, None, result.error)
+
+    def to_json(self) -> FrozenJson:
+        """The wire form: event, callId, and the value or the error."""
+        out: _Plain = {"event": "tool/code-answer", "callId": self.call_id}
+        if self.error is None:
+            out["value"] = self.value
+        else:
+            out["error"] = failure_plain(self.error)
+        return freeze(out)
+
+    @classmethod
+    def from_json(cls, value: object) -> Result[ToolCodeAnswerRecord, RecordError]:
+        """Read a `tool/code-answer` event from any value; never raises."""
+        return decoding(_code_answer_record, value)
+
+
+@final
+@dataclass(frozen=True, slots=True)
 class ToolApprovalRecord:
     """The `tool/approval` event: what a call asked permission for, and the answer it got."""
 
@@ -242,7 +308,13 @@ class ToolApprovalRecord:
         return decoding(_approval_record, value)
 
 
-SessionRecord = ToolCallRecord | ToolApprovalRecord | ToolResultRecord | ToolCodeDispatchRecord
+SessionRecord = (
+    ToolCallRecord
+    | ToolApprovalRecord
+    | ToolResultRecord
+    | ToolCodeDispatchRecord
+    | ToolCodeAnswerRecord
+)
 
 
 """One tool event of a session log."""
@@ -265,7 +337,7 @@ def _call_record(value: object) -> ToolCallRecord:
     obj = read_object(
         value,
         ("event", "callId", "rootCallId", "name", "arguments"),
-        ("agent", "parentCallId"),
+        ("agent", "parentCallId", "argumentsHash"),
     )
     return ToolCallRecord(
         field(obj, "callId", as_str),
@@ -274,6 +346,7 @@ def _call_record(value: object) -> ToolCallRecord:
         field(obj, "arguments", as_json),
         optional(obj, "agent", as_str, None),
         optional(obj, "parentCallId", as_str, None),
+        optional(obj, "argumentsHash", as_str, None),
     )
 
 
@@ -293,6 +366,17 @@ def _code_dispatch_record(value: object) -> ToolCodeDispatchRecord:
         field(obj, "isError", as_bool),
         field(obj, "content", read_content),
     )
+
+
+def _code_answer_record(value: object) -> ToolCodeAnswerRecord:
+    _expect_event(value, "tool/code-answer")
+    obj = read_object(value, ("event", "callId"), ("value", "error"))
+    call_id = field(obj, "callId", as_str)
+    if ("value" in obj) == ("error" in obj):
+        raise Invalid("expected exactly one of the keys 'value' and 'error'")
+    if "error" in obj:
+        return ToolCodeAnswerRecord(call_id, None, field(obj, "error", read_failure))
+    return ToolCodeAnswerRecord(call_id, field(obj, "value", as_json))
 
 
 def _approval_record(value: object) -> ToolApprovalRecord:
@@ -330,7 +414,16 @@ def _record(value: object) -> SessionRecord:
         return _approval_record(value)
     if event == "tool/code-dispatch":
         return _code_dispatch_record(value)
+    if event == "tool/code-answer":
+        return _code_answer_record(value)
     return _result_record(value)
+
+
+def arguments_digest(arguments: FrozenJson) -> str:
+    """A digest of JSON arguments (SHA-256 of their canonical text: sorted keys, no spaces), so
+    `1`, `1.0` and `true` differ, and key order does not matter."""
+    canonical = json.dumps(arguments, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 RecordSink = Callable[[SessionRecord], None]

@@ -26,6 +26,7 @@ from toolfx.core.runtime._code import (
     SleepWanted,
 )
 from toolfx.core.runtime._combinators import gather, traverse
+from toolfx.core.runtime._delegating import DelegatingRuntime
 from toolfx.core.runtime._description import Description
 from toolfx.core.runtime._files import FileError, FileErrorKind, FileKind, FileStat, FileSystem
 from toolfx.core.runtime._interpreter import Interpreter
@@ -73,6 +74,7 @@ __all__ = [
     "CodeSession",
     "Confinement",
     "DefectReporter",
+    "DelegatingRuntime",
     "Description",
     "FileError",
     "FileErrorKind",

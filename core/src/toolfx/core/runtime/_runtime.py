@@ -84,10 +84,13 @@ class RejectedWithFeedback:
 
 
 ApprovalReply = (
-    Literal["allowed-once", "allowed-always", "rejected", "cancelled", "unavailable"]
+    Literal["allowed-once", "allowed-always", "rejected", "cancelled", "unavailable", "deferred"]
     | RejectedWithFeedback
 )
-"""The approval service's answer; the pipeline runs an `ask` only on `allowed-once`."""
+"""The approval service's answer; the pipeline runs an `ask` only on `allowed-once`.
+
+`deferred` answers "later": the call settles as APPROVAL_PENDING without doing what it asked
+for, and a journaled run resumes it once the ask is answered (`toolfx.core.journal`)."""
 
 
 @final

@@ -69,6 +69,7 @@ from toolfx.core.tools._execution import (
 )
 from toolfx.core.tools._failure import (
     CALL_FAILURES,
+    ApprovalDeferred,
     ErrorCode,
     PermissionDeclined,
     ToolErrorInfo,
@@ -76,7 +77,16 @@ from toolfx.core.tools._failure import (
 )
 from toolfx.core.tools._materialize import materialized
 from toolfx.core.tools._naming import TOOL_NAME_PATTERN, ToolDefinitionError
-from toolfx.core.tools._outcomes import aborted, defect, failed, from_failure, printable, raised
+from toolfx.core.tools._outcomes import (
+    aborted,
+    defect,
+    failed,
+    from_failure,
+    pending,
+    printable,
+    raised,
+    waiting_for,
+)
 from toolfx.core.tools._output_limits import DEFAULT_OUTPUT_LIMITS, OutputLimits
 from toolfx.core.tools._progress import progress_event
 from toolfx.core.tools._results import (
@@ -93,6 +103,7 @@ __all__ = [
     "TOOL_NAME_PATTERN",
     "Accept",
     "Allow",
+    "ApprovalDeferred",
     "Ask",
     "AudioBlock",
     "Block",
@@ -164,10 +175,12 @@ __all__ = [
     "failed",
     "from_failure",
     "materialized",
+    "pending",
     "printable",
     "progress_event",
     "raised",
     "render_json",
     "text",
     "tool",
+    "waiting_for",
 ]

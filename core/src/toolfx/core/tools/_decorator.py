@@ -110,6 +110,7 @@ def tool(
     parallel_safe: ParallelSafe = False,
     codemode: bool = True,
     permission: str | None = None,
+    idempotent: bool = False,
     blocking: bool = False,
     output_limits: OutputLimits | None = None,
 ) -> ToolDecorator: ...
@@ -124,6 +125,7 @@ def tool(
     parallel_safe: ParallelSafe = False,
     codemode: bool = True,
     permission: str | None = None,
+    idempotent: bool = False,
     blocking: bool = False,
     output_limits: OutputLimits | None = None,
 ) -> ToolDefinition[ToolArguments, Any] | ToolDecorator:
@@ -137,7 +139,9 @@ def tool(
         description,
         timeout,
         parallel_safe,
-        ToolOptions(namespace=namespace, codemode=codemode, permission=permission),
+        ToolOptions(
+            namespace=namespace, codemode=codemode, permission=permission, idempotent=idempotent
+        ),
         blocking,
         output_limits,
     )

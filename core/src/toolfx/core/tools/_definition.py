@@ -64,11 +64,15 @@ class Output(Generic[Args_contra, ValueT]):
 @final
 @dataclass(frozen=True, slots=True)
 class ToolOptions:
-    """Registration options: namespace, Code Mode membership, and the permission action."""
+    """Registration options: namespace, Code Mode membership, the permission action, and whether
+    running a call twice does no more than running it once."""
 
     namespace: str | None = None
     codemode: bool = True
     permission: str | None = None
+    idempotent: bool = False
+    """Safe to run again: a journaled call of it left in doubt by a crash is run again, where
+    any other tool's gets an IN_DOUBT failure telling the model it may have run."""
 
 
 @final

@@ -8,7 +8,14 @@ from typing import Final, final
 
 from toolfx.core.json import FrozenJson
 
-__all__ = ["CALL_FAILURES", "ErrorCode", "PermissionDeclined", "ToolErrorInfo", "ToolFailure"]
+__all__ = [
+    "CALL_FAILURES",
+    "ApprovalDeferred",
+    "ErrorCode",
+    "PermissionDeclined",
+    "ToolErrorInfo",
+    "ToolFailure",
+]
 
 
 @final
@@ -39,6 +46,13 @@ class ErrorCode(enum.StrEnum):
     """The tool ran, but its output was over the limits and the spill store could not keep it."""
     UNEXPECTED_ERROR = "UNEXPECTED_ERROR"
     """A defect: an exception no stage expected (the traceback goes to observers)."""
+    APPROVAL_PENDING = "APPROVAL_PENDING"
+    """An ask was answered "later": the call has not done what it asked for; the host resumes
+    it once the ask is answered (`details.waitingFor` lists the asking call ids)."""
+    IN_DOUBT = "IN_DOUBT"
+    """A journaled call started but its result was never committed: it may have run."""
+    CALL_ID_CONFLICT = "CALL_ID_CONFLICT"
+    """The journal already holds this call id for another tool or other arguments."""
 
 
 class PermissionDeclined(BaseException):
@@ -58,8 +72,30 @@ class PermissionDeclined(BaseException):
         self.reason = reason
 
 
-CALL_FAILURES: Final[tuple[type[BaseException], ...]] = (Exception, PermissionDeclined)
-"""What a call or a capability's thunk can fail with: errors and declines, never interrupts."""
+class ApprovalDeferred(BaseException):
+    """An ask answered "later": raised through a leaf, never caught there, APPROVAL_PENDING at the
+    boundary (like `PermissionDeclined`, a BaseException so that no `except Exception` hides it).
+
+    Raise it before the effect the ask guards: the call is run again once the ask is answered.
+    """
+
+    __module__ = "toolfx.core"  # its public home, shown in tracebacks
+
+    def __init__(self, message: str, waiting_for: tuple[str, ...]) -> None:
+        super().__init__(message)
+        self.message = message
+        """What the call waits for, for the model and the host."""
+        self.waiting_for = waiting_for
+        """The ids of the calls whose asks wait for an answer (the call's own, or sub-calls')."""
+
+
+CALL_FAILURES: Final[tuple[type[BaseException], ...]] = (
+    Exception,
+    PermissionDeclined,
+    ApprovalDeferred,
+)
+"""What a call or a capability's thunk can fail with: errors, declines and deferred asks, never
+interrupts."""
 
 
 @final

@@ -5,9 +5,15 @@ from __future__ import annotations
 import traceback
 from typing import Final
 
-from toolfx.core.json import FrozenJson, snapshot_json
+from toolfx.core.json import FrozenJson, frozen_dict_of, frozen_list_of, snapshot_json
 from toolfx.core.tools._content import text
-from toolfx.core.tools._failure import ErrorCode, PermissionDeclined, ToolErrorInfo, ToolFailure
+from toolfx.core.tools._failure import (
+    ApprovalDeferred,
+    ErrorCode,
+    PermissionDeclined,
+    ToolErrorInfo,
+    ToolFailure,
+)
 from toolfx.core.tools._results import ToolExecutionFailure
 
 __all__ = [
@@ -16,8 +22,10 @@ __all__ = [
     "defect",
     "failed",
     "from_failure",
+    "pending",
     "printable",
     "raised",
+    "waiting_for",
 ]
 
 MAX_TRACEBACK_CHARS: Final = 8_000
@@ -42,6 +50,23 @@ def aborted(name: str, reason: str | None, *, body_started: bool) -> ToolExecuti
     return failed(
         ErrorCode.ABORTED_BEFORE_DISPATCH, f"`{name}` was cancelled before it started: {why}"
     )
+
+
+def pending(message: str, waiting_for: tuple[str, ...]) -> ToolExecutionFailure:
+    """An APPROVAL_PENDING failure: `message`, and the call ids whose asks wait for an answer."""
+    ids = frozen_list_of([printable(call_id) for call_id in waiting_for])
+    return failed(
+        ErrorCode.APPROVAL_PENDING, printable(message), frozen_dict_of({"waitingFor": ids})
+    )
+
+
+def waiting_for(failure: ToolFailure) -> tuple[str, ...]:
+    """The call ids an APPROVAL_PENDING failure waits on (none for any other failure)."""
+    details = failure.info.details
+    if failure.info.code is not ErrorCode.APPROVAL_PENDING or not isinstance(details, dict):
+        return ()
+    ids = details.get("waitingFor")
+    return tuple(i for i in ids if isinstance(i, str)) if isinstance(ids, list) else ()
 
 
 def printable(message: str) -> str:
@@ -74,19 +99,23 @@ def _text_of(error: BaseException) -> str:
 def raised(error: BaseException, where: str) -> ToolExecutionFailure | None:
     """The failure a raised exception stands for, or None for an interrupt (re-raise it).
 
-    A decline is DENIED, also inside an exception group (from a task group) whose other members
-    are errors; any other Exception is a defect of `where`.
+    A decline is DENIED and a deferred ask APPROVAL_PENDING, also inside an exception group (from
+    a task group) whose other members are errors (a deferred ask first: the call has not
+    finished); any other Exception is a defect of `where`.
     """
     if isinstance(error, PermissionDeclined):
         return failed(ErrorCode.DENIED, printable(f"Denied: {_text_of(error)}"))
+    if isinstance(error, ApprovalDeferred):
+        return pending(error.message, error.waiting_for)
     if isinstance(error, BaseExceptionGroup) and not isinstance(error, Exception):
-        declined, rest = error.split(PermissionDeclined)
-        if declined is None or not (rest is None or isinstance(rest, Exception)):
+        decided, rest = error.split((ApprovalDeferred, PermissionDeclined))
+        if decided is None or not (rest is None or isinstance(rest, Exception)):
             return None
-        first: BaseException = declined
+        deferred, _ = decided.split(ApprovalDeferred)
+        first: BaseException = decided if deferred is None else deferred
         while isinstance(first, BaseExceptionGroup):
             first = first.exceptions[0]
-        return failed(ErrorCode.DENIED, printable(f"Denied: {_text_of(first)}"))
+        return raised(first, where)
     if isinstance(error, Exception):
         return defect(error, where)
     return None

@@ -60,6 +60,7 @@ _REPLIES: Final = {
     "rejected": "rejected",
     "cancelled": "cancelled",
     "unavailable": "no one to ask",
+    "deferred": "deferred (answer it with `toolfx approve`)",
 }
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, final
 
 from toolfx.core import ToolApprovalRecord
-from toolfx.testing import DelegatingRuntime
+from toolfx.core.runtime import DelegatingRuntime
 
 if TYPE_CHECKING:
     from toolfx.core import ApprovalReply, ApprovalRequest, CancelSignal, RecordSink, Runtime

@@ -104,7 +104,7 @@ def elicitation_handler(calls: CallsInFlight, server: str) -> ElicitationFnT:
 
 def answer_form(reply: ApprovalReply, schema: Mapping[str, Any]) -> types.ElicitResult | None:
     """The MCP answer a reply means for a form with `schema` (None: a form it cannot fill)."""
-    if reply in ("cancelled", "unavailable"):
+    if reply in ("cancelled", "unavailable", "deferred"):  # a server's form cannot wait
         return types.ElicitResult(action="cancel")
     properties = schema.get("properties")
     fields: Mapping[str, Any] = properties if isinstance(properties, Mapping) else {}

@@ -5,7 +5,8 @@ the `full` profile after a known `$schema` dialect URI is set aside; a schema th
 not fully enforce (an unknown keyword, an unchecked format, ...) skips the tool, with every
 problem in the notice. The first tool to claim a model-facing name gets it; a later one, or one
 whose name a tool from elsewhere holds in the Location, is skipped with a notice naming both.
-A tool whose `readOnlyHint` is true may run in parallel with other parallel-safe calls. A tool
+A tool whose `readOnlyHint` is true may run in parallel with other parallel-safe calls; one whose
+`readOnlyHint` or `idempotentHint` is true is idempotent (run again after a crash). A tool
 whose `execution.taskSupport` is `required` (2025-11-25) is skipped with a notice: this client
 does not run tools as MCP tasks (the SDK's client has no tasks support), and offering it to the
 model would only get the call refused; `optional` ones are called as plain calls.
@@ -155,7 +156,9 @@ def _definition(
             "it must be called as an MCP task (its execution.taskSupport is 'required'), "
             "and this client does not run tools as tasks"
         )
-    read_only = tool.annotations is not None and tool.annotations.read_only_hint is True
+    hints = tool.annotations
+    read_only = hints is not None and hints.read_only_hint is True
+    idempotent = read_only or (hints is not None and hints.idempotent_hint is True)
     schema: ValueSchema[FrozenJson] = parameters.unwrap()
     if not (isinstance(schema.json_schema, dict) and schema.json_schema.get("type") == "object"):
         return 'its input schema must describe an object ("type": "object")'
@@ -167,7 +170,7 @@ def _definition(
         execute=body(tool.name, output.unwrap()),
         timeout=timeout,
         is_concurrency_safe=_parallel_safe if read_only else None,
-        options=ToolOptions(namespace=namespace),
+        options=ToolOptions(namespace=namespace, idempotent=idempotent),
     )
 
 

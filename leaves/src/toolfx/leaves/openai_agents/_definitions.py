@@ -28,6 +28,7 @@ from toolfx.core.registry import Disposer, Location
 from toolfx.core.runtime import ApprovalRequest, Cancelled, RejectedWithFeedback
 from toolfx.core.schema import ValueSchema, raw_schema
 from toolfx.core.tools import (
+    ApprovalDeferred,
     ErrorCode,
     Output,
     PermissionDeclined,
@@ -168,4 +169,7 @@ async def _ask(ctx: ToolRunContext) -> ToolFailure | None:
         )
     if reply == "cancelled":
         raise Cancelled(ctx.signal.reason or "the approval was cancelled")
+    if reply == "deferred":
+        waiting = f"`{ctx.name}` is waiting for approval: it runs once the approval is answered."
+        raise ApprovalDeferred(waiting, (ctx.call_id,))
     raise PermissionDeclined(ctx.name, f"the answer was {reply}")

@@ -3,19 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
-from toolfx.core.runtime import (
-    ApprovalReply,
-    ApprovalRequest,
-    CancelSignal,
-    CodeEngine,
-    FileSystem,
-    ProcessRunner,
-    ProgressEvent,
-    Runtime,
-    SpillStore,
-)
+from toolfx.core.runtime._runtime import Runtime
+
+if TYPE_CHECKING:
+    from toolfx.core.runtime._cancel import CancelSignal
+    from toolfx.core.runtime._code import CodeEngine
+    from toolfx.core.runtime._files import FileSystem
+    from toolfx.core.runtime._processes import ProcessRunner
+    from toolfx.core.runtime._runtime import ApprovalReply, ApprovalRequest, ProgressEvent
+    from toolfx.core.runtime._spills import SpillStore
 
 __all__ = ["DelegatingRuntime"]
 
