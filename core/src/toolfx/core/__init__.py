@@ -21,7 +21,13 @@ here; the faces also export the few helpers other layers and distributions share
 """
 
 from toolfx.core.codemode import RUN_CODE, CodeStubs, RunCodeArgs, StubTool, code_stubs
-from toolfx.core.journal import Journal
+from toolfx.core.journal import (
+    Journal,
+    JournaledBatch,
+    JournaledSession,
+    JournalError,
+    recover,
+)
 from toolfx.core.json import (
     FrozenDict,
     FrozenJson,
@@ -329,6 +335,9 @@ __all__ = [
     "ImageBlock",
     "Interpreter",
     "Journal",
+    "JournalError",
+    "JournaledBatch",
+    "JournaledSession",
     "JsonError",
     "JsonErrorKind",
     "JsonLimits",
@@ -462,6 +471,7 @@ __all__ = [
     "parse_json",
     "raw_schema",
     "record_from_json",
+    "recover",
     "render_json",
     "result_view_from_json",
     "result_view_to_json",

@@ -3,15 +3,18 @@
 One tool call through every stage, batches and their scheduling, and the returns-shaped composition.
 """
 
-from toolfx.core.pipeline._batch import BatchResult, execute_batch
+from toolfx.core.pipeline._batch import DEFAULT_PARALLEL_LIMIT, BatchResult, execute_batch
 from toolfx.core.pipeline._bounding import BoundedText, bound_text, not_kept
 from toolfx.core.pipeline._call import MAX_LISTED_TOOLS, ToolCall, execute, run_call
 from toolfx.core.pipeline._composable import call, call_tool, described, lifted, lifted_result
+from toolfx.core.pipeline._resumption import Resumption
 
 __all__ = [
+    "DEFAULT_PARALLEL_LIMIT",
     "MAX_LISTED_TOOLS",
     "BatchResult",
     "BoundedText",
+    "Resumption",
     "ToolCall",
     "bound_text",
     "call",

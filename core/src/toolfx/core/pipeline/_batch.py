@@ -28,6 +28,7 @@ from toolfx.core.tools import ErrorCode, ToolExecutionResult, ToolExecutionSucce
 
 if TYPE_CHECKING:
     from toolfx.core.pipeline._call import ToolCall
+    from toolfx.core.pipeline._resumption import Resumption
     from toolfx.core.records import RecordSink, SessionRecord
     from toolfx.core.registry import Catalog
     from toolfx.core.runtime import Runtime
@@ -67,8 +68,13 @@ def execute_batch(
     calls: Sequence[ToolCall],
     limit: int = DEFAULT_PARALLEL_LIMIT,
     sink: RecordSink | None = None,
+    *,
+    resumption: Resumption | None = None,
 ) -> Description[BatchResult]:
-    """The description of a turn's calls: barriers, rolling pools of `limit`, results in order."""
+    """The description of a turn's calls: barriers, rolling pools of `limit`, results in order.
+
+    `resumption` is a journaled run's (`toolfx.core.journal`), for Code Mode sub-calls.
+    """
     if limit < 1:
         raise ValueError(f"the parallel limit must be at least 1, not {limit}")
     frozen_calls = tuple(calls)
@@ -80,7 +86,9 @@ def execute_batch(
             for group in schedule(catalog, frozen_calls):
                 if len(group) == 1:
                     call = frozen_calls[group[0]]
-                    results[group[0]] = await run_call(runtime, catalog, call, sink_of_calls)
+                    results[group[0]] = await run_call(
+                        runtime, catalog, call, sink_of_calls, None, resumption
+                    )
                     continue
                 thunks = [  # partials: no extra coroutine frame to resume at every wake-up
                     functools.partial(
@@ -90,6 +98,7 @@ def execute_batch(
                         frozen_calls[index],
                         sink_of_calls,
                         ledger.keeper(index),
+                        resumption,
                     )
                     for index in group
                 ]

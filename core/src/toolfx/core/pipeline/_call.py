@@ -53,6 +53,7 @@ from toolfx.core.tools import (
 
 if TYPE_CHECKING:
     from toolfx.core.codemode import SubCall
+    from toolfx.core.pipeline._resumption import Resumption
     from toolfx.core.registry import Catalog, HookPlan, Registration
     from toolfx.core.runtime import Runtime
     from toolfx.core.tools import (
@@ -197,17 +198,18 @@ def execute(
     return Description(program)
 
 
-async def run_call(
+async def run_call(  # noqa: PLR0917 (positional: partials bind them on the hot path)
     runtime: Runtime,
     catalog: Catalog,
     call: ToolCall,
     sink: RecordSink | None = None,
     keep: Callable[[ToolExecutionResult], object] | None = None,
+    resumption: Resumption | None = None,
 ) -> ToolExecutionResult:
     """Run one call through the pipeline and give its frozen result (never raises an error).
 
     `keep` receives the result as soon as it is final (a batch keeps it even if what awaits the
-    call fails).
+    call fails). `resumption` (a journaled run's) is consulted for a `run_code` call's sub-calls.
     """
     problem = call.arguments_error
     execution = ToolExecution(  # positional: the fastest way to build it
@@ -229,7 +231,7 @@ async def run_call(
     view = catalog.view
     registration = (view.direct if direct else view.code).get(call.name)
     plan = view.plan
-    state = _call_state(runtime, catalog, call, sink, registration)
+    state = _call_state(runtime, catalog, call, sink, registration, resumption)
     if unrecorded is not None:
         result: ToolExecutionResult = defect(
             unrecorded, f"writing the `tool/call` record of `{call.name}` (the call was not run)"
@@ -278,17 +280,20 @@ async def run_call(
     return result if keep is None else _kept(keep, result)
 
 
-def _call_state(
+def _call_state(  # noqa: PLR0917 (the call's state, as run_call has it)
     runtime: Runtime,
     catalog: Catalog,
     call: ToolCall,
     sink: RecordSink | None,
     registration: Registration | None,
+    resumption: Resumption | None,
 ) -> CallState:
     """A call's state: its dependencies, and for `run_code` the bridge its program's calls take."""
     state = CallState(call.deps if call.deps is not None else catalog.deps)
     if registration is not None and registration.handle == TRANSPORT_HANDLE:
-        state.bridge = functools.partial(_sub_dispatch, runtime, catalog, sink, state.deps)
+        state.bridge = functools.partial(
+            _sub_dispatch, runtime, catalog, sink, resumption, state.deps
+        )
     return state
 
 
@@ -296,6 +301,7 @@ def _sub_dispatch(  # noqa: PLR0917 (a partial's bound state, then the bridge's)
     runtime: Runtime,
     catalog: Catalog,
     sink: RecordSink | None,
+    resumption: Resumption | None,
     deps: object,
     outer: ToolExecution,
     signal: CancelSignal,
@@ -316,7 +322,7 @@ def _sub_dispatch(  # noqa: PLR0917 (a partial's bound state, then the bridge's)
         )
         for call in calls
     ]
-    return dispatch_sub_calls(runtime, catalog, sink, outer, sub_calls, limit, run_call)
+    return dispatch_sub_calls(runtime, catalog, sink, outer, sub_calls, limit, run_call, resumption)
 
 
 def _settled(

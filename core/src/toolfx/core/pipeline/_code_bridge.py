@@ -28,6 +28,7 @@ from toolfx.core.tools import (
 
 if TYPE_CHECKING:
     from toolfx.core.pipeline._call import ToolCall
+    from toolfx.core.pipeline._resumption import Resumption
     from toolfx.core.records import RecordSink
     from toolfx.core.registry import Catalog
     from toolfx.core.runtime import Runtime
@@ -47,14 +48,19 @@ async def dispatch_sub_calls(  # noqa: PLR0917 (the outer call's state, then its
     calls: Sequence[ToolCall],
     limit: int,
     run: RunOne,
+    resumption: Resumption | None = None,
 ) -> tuple[ToolExecutionResult, ...]:
-    """Each of a program's calls through the pipeline (grouped like a batch), in their order."""
-    if sink is None and not catalog.plan.code_dispatch_log:  # nothing to write or log: the call
-        settle: Callable[[ToolCall], Awaitable[ToolExecutionResult]] = functools.partial(
-            run, runtime, catalog
-        )
+    """Each of a program's calls through the pipeline (grouped like a batch), in their order.
+
+    In a resumed run, a sub-call the journal settles is answered from it without running.
+    """
+    settle: Callable[[ToolCall], Awaitable[ToolExecutionResult]]
+    if resumption is not None:
+        settle = functools.partial(_resumed, runtime, catalog, sink, outer, run, resumption)
+    elif sink is None and not catalog.plan.code_dispatch_log:  # nothing to write or log: the call
+        settle = functools.partial(run, runtime, catalog)
     else:
-        settle = functools.partial(_settle, runtime, catalog, sink, outer, run)
+        settle = functools.partial(_settle, runtime, catalog, sink, outer, run, None)
     if len(calls) == 1:  # a program awaiting its calls one at a time: nothing to schedule
         return (await settle(calls[0]),)
     results: list[ToolExecutionResult | None] = [None] * len(calls)
@@ -69,15 +75,35 @@ async def dispatch_sub_calls(  # noqa: PLR0917 (the outer call's state, then its
     return tuple(result for result in results if result is not None)
 
 
+async def _resumed(  # noqa: PLR0917 (a partial's bound state, then the call)
+    runtime: Runtime,
+    catalog: Catalog,
+    sink: RecordSink | None,
+    outer: ToolExecution,
+    run: RunOne,
+    resumption: Resumption,
+    call: ToolCall,
+) -> ToolExecutionResult:
+    """One sub-call of a resumed run: the journal's answer if it has one, else it runs."""
+    registration = catalog.view.code.get(call.name)
+    idempotent = registration is not None and registration.definition.options.idempotent
+    known = resumption.settled(runtime, call, idempotent=idempotent)
+    if known is not None:
+        return known
+    return await _settle(runtime, catalog, sink, outer, run, resumption, call)
+
+
 async def _settle(  # noqa: PLR0917 (a partial's bound state, then the call)
     runtime: Runtime,
     catalog: Catalog,
     sink: RecordSink | None,
     outer: ToolExecution,
     run: RunOne,
+    resumption: Resumption | None,
     call: ToolCall,
 ) -> ToolExecutionResult:
-    """One sub-call: its `tool/call`, the pipeline, the log waterfall, its `tool/code-dispatch`."""
+    """One sub-call: its `tool/call`, the pipeline, the log waterfall, what it answered (in a
+    resumed run), its `tool/code-dispatch`."""
     if sink is not None:
         refused = write_record(runtime, sink, call.record(catalog.scope))
         if refused is not None:
@@ -89,6 +115,8 @@ async def _settle(  # noqa: PLR0917 (a partial's bound state, then the call)
     if listeners:
         log = CodeDispatchLog(outer, call.call_id, call.name, is_error, content)
         content = await _logged(runtime, listeners, log)
+    if resumption is not None:
+        resumption.answered(runtime, call.call_id, result)
     if sink is not None:
         record = ToolCodeDispatchRecord(call.call_id, outer.call_id, call.name, is_error, content)
         write_record(runtime, sink, record)

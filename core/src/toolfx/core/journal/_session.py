@@ -1,0 +1,204 @@
+"""Journaled batches: exactly-once across crashes, and approvals answered later, from anywhere.
+
+A `JournaledSession` loads a journal once and keeps its recovery state current with every record
+it appends. `execute` runs a batch the way `execute_batch` does, except that every record is
+committed to the journal before the pipeline goes on, each call is first looked up in the
+journal (see `_replay`), and asks go first to the answers the journal holds: an ask answered
+"deferred" is journaled and its call settles as APPROVAL_PENDING. `answer` journals an answer to a
+deferred ask (from this process or any other: `refresh` reads what others appended), and
+`resume` answers, then runs the batch again: exactly the calls whose asks were answered run.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, final
+
+from toolfx.core.journal._recovery import Recovery, recover
+from toolfx.core.journal._replay import JournalResumption, Outcome
+from toolfx.core.pipeline import DEFAULT_PARALLEL_LIMIT, BatchResult, execute_batch
+from toolfx.core.records import ToolApprovalRecord, ToolCallRecord, arguments_digest
+from toolfx.core.registry import TRANSPORT_HANDLE
+from toolfx.core.runtime import DelegatingRuntime, Description
+
+if TYPE_CHECKING:
+    from toolfx.core.journal._journal import Journal
+    from toolfx.core.pipeline import ToolCall
+    from toolfx.core.records import RecordSink, SessionRecord
+    from toolfx.core.registry import Catalog
+    from toolfx.core.runtime import ApprovalReply, ApprovalRequest, CancelSignal, Runtime
+    from toolfx.core.tools import ToolExecutionResult
+
+__all__ = ["JournalError", "JournaledBatch", "JournaledSession"]
+
+
+class JournalError(ValueError):
+    """A request the journal cannot take: an answer to no waiting ask, or a reply that is no
+    answer."""
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class JournaledBatch:
+    """A journaled batch: its results in order, how each call was dealt with, the open asks."""
+
+    batch: BatchResult
+    outcomes: tuple[Outcome, ...]
+    """Per call, in order: new, replayed, resumed, rerun, in-doubt or conflict."""
+    open_asks: tuple[ToolApprovalRecord, ...]
+    """The deferred asks still waiting for an answer once the batch is done (whole journal)."""
+
+    @property
+    def results(self) -> tuple[ToolExecutionResult, ...]:
+        """One result per call, in the model's order."""
+        return self.batch.results
+
+
+@final
+class JournaledSession:
+    """One process's journaled runs over `journal`; `echo` also receives every record appended."""
+
+    __slots__ = ("_echo", "_journal", "_recovery")
+
+    def __init__(self, journal: Journal, *, echo: RecordSink | None = None) -> None:
+        self._journal = journal
+        self._echo = echo
+        self._recovery = recover(journal.records())
+
+    @property
+    def journal(self) -> Journal:
+        """The journal every record goes to."""
+        return self._journal
+
+    @property
+    def recovery(self) -> Recovery:
+        """What the journal says about each call id, kept current."""
+        return self._recovery
+
+    def refresh(self) -> None:
+        """Read the journal again (to see what other processes appended, answers among them)."""
+        self._recovery = recover(self._journal.records())
+
+    def open_asks(self) -> tuple[ToolApprovalRecord, ...]:
+        """The deferred asks waiting for an answer, oldest first."""
+        return self._recovery.open_asks()
+
+    def answer(self, call_id: str, reply: ApprovalReply) -> ToolApprovalRecord:
+        """Journal `reply` to the deferred ask of `call_id` and give the record; `JournalError`
+        if no ask of that call waits, or the reply is "deferred"."""
+        if reply == "deferred":
+            raise JournalError('"deferred" is no answer: the ask would still wait')
+        waiting = {ask.call_id: ask for ask in self._recovery.open_asks()}
+        ask = waiting.get(call_id)
+        if ask is None:
+            listed = ", ".join(waiting) or "none"
+            raise JournalError(
+                f"no ask of call {call_id!r} waits for an answer (waiting: {listed})"
+            )
+        record = ToolApprovalRecord(ask.call_id, ask.permission, ask.patterns, ask.reason, reply)
+        self._journal.append(record)
+        self._recovery.note(record)
+        return record
+
+    def execute(
+        self, catalog: Catalog, calls: Sequence[ToolCall], limit: int = DEFAULT_PARALLEL_LIMIT
+    ) -> Description[JournaledBatch]:
+        """The description of a journaled batch (see the module); inert until interpreted."""
+        frozen_calls = tuple(calls)
+
+        async def program(runtime: Runtime) -> JournaledBatch:
+            return await self._run(runtime, catalog, frozen_calls, limit)
+
+        return Description(program)
+
+    def resume(
+        self,
+        catalog: Catalog,
+        calls: Sequence[ToolCall],
+        answers: Mapping[str, ApprovalReply],
+        limit: int = DEFAULT_PARALLEL_LIMIT,
+    ) -> Description[JournaledBatch]:
+        """Answer the deferred asks (`answers`: call id to reply), then run the batch again."""
+        frozen_calls, given = tuple(calls), dict(answers)
+
+        async def program(runtime: Runtime) -> JournaledBatch:
+            for call_id, reply in given.items():
+                self.answer(call_id, reply)
+            return await self._run(runtime, catalog, frozen_calls, limit)
+
+        return Description(program)
+
+    async def _run(
+        self, runtime: Runtime, catalog: Catalog, calls: tuple[ToolCall, ...], limit: int
+    ) -> JournaledBatch:
+        sink = functools.partial(self._append, runtime)
+        resumption = JournalResumption(self._recovery, sink)
+        journaled = _JournaledApprovals(runtime, self._recovery, sink)
+        results: list[ToolExecutionResult | None] = [None] * len(calls)
+        outcomes: list[Outcome] = []
+        to_run: list[int] = []
+        direct = catalog.view.direct
+        for index, call in enumerate(calls):
+            registration = direct.get(call.name)
+            idempotent = registration is not None and (
+                registration.definition.options.idempotent
+                or registration.handle == TRANSPORT_HANDLE  # its sub-calls are replayed
+            )
+            outcome, known = resumption.classify(journaled, call, idempotent=idempotent)
+            outcomes.append(outcome)
+            if known is None:
+                to_run.append(index)
+            else:
+                results[index] = known
+        running = [calls[index] for index in to_run]
+        ran = await execute_batch(catalog, running, limit, sink, resumption=resumption).program(
+            journaled
+        )
+        for index, result in zip(to_run, ran.results, strict=True):
+            results[index] = result
+        batch = BatchResult(tuple(r for r in results if r is not None), ran.record_faults)
+        return JournaledBatch(batch, tuple(outcomes), self._recovery.open_asks())
+
+    def _append(self, runtime: Runtime, record: SessionRecord) -> None:
+        """Commit `record`, note it, then echo it (an echo that raises is only reported)."""
+        if isinstance(record, ToolCallRecord) and record.arguments_hash is None:
+            record = ToolCallRecord(
+                record.call_id,
+                record.root_call_id,
+                record.name,
+                record.arguments,
+                record.agent,
+                record.parent_call_id,
+                arguments_digest(record.arguments),
+            )
+        self._journal.append(record)
+        self._recovery.note(record)
+        if self._echo is not None:
+            try:
+                self._echo(record)
+            except Exception as error:  # committed already: the echo cannot undo or refuse it
+                runtime.report(error, f"the journal's echo, showing the `{record.event}`")
+
+
+@final
+class _JournaledApprovals(DelegatingRuntime):
+    """The run's runtime: an ask the journal holds an answer to gets it; any other goes to the
+    inner runtime, and its reply is journaled before the call goes on."""
+
+    __slots__ = ("_recovery", "_sink")
+
+    def __init__(self, inner: Runtime, recovery: Recovery, sink: RecordSink) -> None:
+        super().__init__(inner)
+        self._recovery = recovery
+        self._sink = sink
+
+    async def approve(self, request: ApprovalRequest, signal: CancelSignal) -> ApprovalReply:
+        """The journal's answer to this ask, else the inner runtime's reply, journaled."""
+        answered = self._recovery.answer(request)
+        if answered is not None:
+            return answered
+        reply = await self.inner.approve(request, signal)
+        self._sink(ToolApprovalRecord.of(request, reply))  # raises if not kept: not approved
+        return reply
