@@ -191,3 +191,20 @@ class JournalAskScenarios(JournaledWorld):
         )
         calls = [n for n, r in enumerate(records) if isinstance(r, ToolCallRecord)]
         assert calls[0] < answered < calls[1]
+
+    def test_a_resume_with_an_answer_to_no_waiting_ask_answers_nothing(
+        self, journaled: JournalWorld
+    ) -> None:
+        deferred(journaled, "a", "b")
+        kept = journaled.journal.records()
+        answers: dict[str, ApprovalReply] = {"c1": "allowed-once", "c9": "allowed-once"}
+        with pytest.raises(JournalError, match="no ask of call 'c9'"):
+            journaled.interpret()(
+                journaled.session().resume(journaled.catalog, loud("a", "b"), answers)
+            )
+        assert journaled.journal.records() == kept  # all the answers or none: c1 still waits
+        assert journaled.bodies == []
+        resumed = journaled.interpret()(
+            journaled.session().resume(journaled.catalog, loud("a", "b"), {"c1": "allowed-once"})
+        )
+        assert resumed.outcomes == ("resumed", "replayed")

@@ -88,6 +88,13 @@ class JournaledSession:
     def answer(self, call_id: str, reply: ApprovalReply) -> ToolApprovalRecord:
         """Journal `reply` to the deferred ask of `call_id` and give the record; `JournalError`
         if no ask of that call waits, or the reply is "deferred"."""
+        record = self._answer_to(call_id, reply)
+        self._journal.append(record)
+        self._recovery.note(record)
+        return record
+
+    def _answer_to(self, call_id: str, reply: ApprovalReply) -> ToolApprovalRecord:
+        """The record answering the deferred ask of `call_id` (see `answer`), not journaled."""
         if reply == "deferred":
             raise JournalError('"deferred" is no answer: the ask would still wait')
         waiting = {ask.call_id: ask for ask in self._recovery.open_asks()}
@@ -97,10 +104,7 @@ class JournaledSession:
             raise JournalError(
                 f"no ask of call {call_id!r} waits for an answer (waiting: {listed})"
             )
-        record = ToolApprovalRecord(ask.call_id, ask.permission, ask.patterns, ask.reason, reply)
-        self._journal.append(record)
-        self._recovery.note(record)
-        return record
+        return ToolApprovalRecord(ask.call_id, ask.permission, ask.patterns, ask.reason, reply)
 
     def execute(
         self, catalog: Catalog, calls: Sequence[ToolCall], limit: int = DEFAULT_PARALLEL_LIMIT
@@ -120,12 +124,17 @@ class JournaledSession:
         answers: Mapping[str, ApprovalReply],
         limit: int = DEFAULT_PARALLEL_LIMIT,
     ) -> Description[JournaledBatch]:
-        """Answer the deferred asks (`answers`: call id to reply), then run the batch again."""
+        """Answer the deferred asks (`answers`: call id to reply), then run the batch again.
+
+        All the answers or none: if one answers no waiting ask (`JournalError`), none is journaled
+        and nothing runs.
+        """
         frozen_calls, given = tuple(calls), dict(answers)
 
         async def program(runtime: Runtime) -> JournaledBatch:
-            for call_id, reply in given.items():
-                self.answer(call_id, reply)
+            for record in [self._answer_to(call_id, reply) for call_id, reply in given.items()]:
+                self._journal.append(record)
+                self._recovery.note(record)
             return await self._run(runtime, catalog, frozen_calls, limit)
 
         return Description(program)
