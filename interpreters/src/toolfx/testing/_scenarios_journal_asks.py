@@ -14,7 +14,7 @@ import pytest
 
 from toolfx.core.journal import JournalError
 from toolfx.core.pipeline import ToolCall
-from toolfx.core.records import ToolApprovalRecord, ToolCallRecord
+from toolfx.core.records import SessionRecord, ToolApprovalRecord, ToolCallRecord
 from toolfx.core.runtime import ApprovalReply, RejectedWithFeedback
 from toolfx.core.tools import ErrorCode, ToolExecutionFailure, ToolExecutionSuccess
 from toolfx.testing._scenarios_journal import JournaledWorld, JournalWorld, calls_of, code_of
@@ -208,3 +208,15 @@ class JournalAskScenarios(JournaledWorld):
             journaled.session().resume(journaled.catalog, loud("a", "b"), {"c1": "allowed-once"})
         )
         assert resumed.outcomes == ("resumed", "replayed")
+
+    def test_the_echo_shows_every_record_the_session_appends_answers_included(
+        self, journaled: JournalWorld
+    ) -> None:
+        echoed: list[SessionRecord] = []
+        session = journaled.session(echo=echoed.append)
+        journaled.asking.add("c1")
+        journaled.world.approvals.append("deferred")
+        journaled.run(loud("a"), session)
+        journaled.interpret()(session.resume(journaled.catalog, loud("a"), {"c1": "allowed-once"}))
+        assert journaled.bodies == ["shout:a"]
+        assert echoed == list(journaled.journal.records())

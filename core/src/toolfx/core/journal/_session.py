@@ -87,7 +87,8 @@ class JournaledSession:
 
     def answer(self, call_id: str, reply: ApprovalReply) -> ToolApprovalRecord:
         """Journal `reply` to the deferred ask of `call_id` and give the record; `JournalError`
-        if no ask of that call waits, or the reply is "deferred"."""
+        if no ask of that call waits, or the reply is "deferred". (Not echoed: there is no run to
+        report a failing echo to; `resume` echoes the answers it is given.)"""
         record = self._answer_to(call_id, reply)
         self._journal.append(record)
         self._recovery.note(record)
@@ -133,8 +134,7 @@ class JournaledSession:
 
         async def program(runtime: Runtime) -> JournaledBatch:
             for record in [self._answer_to(call_id, reply) for call_id, reply in given.items()]:
-                self._journal.append(record)
-                self._recovery.note(record)
+                self._append(runtime, record)
             return await self._run(runtime, catalog, frozen_calls, limit)
 
         return Description(program)
