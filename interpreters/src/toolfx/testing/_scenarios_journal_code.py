@@ -273,3 +273,46 @@ class JournalCodeScenarios(CodeModeWorld):
         else:
             assert answered == then
         assert code.bodies == bodies
+
+    def test_gathered_asks_answered_one_at_a_time_resume_one_at_a_time(
+        self, code: CodeWorld, journaled_coder: JournaledCoder
+    ) -> None:
+        def script() -> Program:
+            gathered = yield Pause.gather(
+                Pause.call("read", text="a"), Pause.call("read", text="b")
+            )
+            return gathered
+
+        journaled_coder.asking.update((FIRST, SECOND))
+        code.world.approvals.extend(["deferred", "deferred"])
+        waiting = result_of(journaled_coder.run(script))
+        assert isinstance(waiting, ToolExecutionFailure)
+        assert waiting.error.info.details == {"waitingFor": [FIRST, SECOND]}
+        half = journaled_coder.run(script, answers={FIRST: "allowed-once"})
+        assert half.outcomes == ("resumed",)
+        still = result_of(half)
+        assert isinstance(still, ToolExecutionFailure)
+        assert still.error.info.details == {"waitingFor": [SECOND]}
+        assert [ask.call_id for ask in half.open_asks] == [SECOND]
+        assert code.bodies == ["a"]
+        done = journaled_coder.run(script, answers={SECOND: "allowed-once"})
+        assert value_of(done) == ["A", "B"]
+        assert code.bodies == ["a", "b"]
+        assert len(code.world.asked) == 2
+
+    def test_a_program_asking_twice_in_turn_waits_twice(
+        self, code: CodeWorld, journaled_coder: JournaledCoder
+    ) -> None:
+        script = shouting("a", "b")
+        journaled_coder.asking.update((FIRST, SECOND))
+        code.world.approvals.extend(["deferred", "deferred"])
+        first = result_of(journaled_coder.run(script))
+        assert isinstance(first, ToolExecutionFailure)
+        assert first.error.info.details == {"waitingFor": [FIRST]}
+        second = result_of(journaled_coder.run(script, answers={FIRST: "allowed-once"}))
+        assert isinstance(second, ToolExecutionFailure)
+        assert second.error.info.details == {"waitingFor": [SECOND]}
+        assert code.bodies == ["a"]
+        done = journaled_coder.run(script, answers={SECOND: "allowed-once"})
+        assert value_of(done) == ["A", "B"]
+        assert code.bodies == ["a", "b"]
