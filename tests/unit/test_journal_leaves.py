@@ -4,18 +4,28 @@ doubt by a crash run again (they change nothing), write does not."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Generator, Mapping, Sequence
 from typing import Any
 
 import pytest
 
 from tests.leaves_support import ROOT, LeafSession, failure, text_of
+from toolfx.core.codemode import RUN_CODE
 from toolfx.core.journal import JournaledBatch, JournaledSession
 from toolfx.core.pipeline import ToolCall
 from toolfx.core.records import ToolCallRecord
-from toolfx.core.runtime import ApprovalReply, CancelSignal
+from toolfx.core.registry import Location
+from toolfx.core.runtime import ApprovalReply, ApprovalRequest, CancelSignal
 from toolfx.core.tools import ErrorCode, ToolExecutionResult, ToolExecutionSuccess
-from toolfx.interpreters.testing import ScriptedProcess, ScriptedProcesses
+from toolfx.interpreters.testing import (
+    DeterministicInterpreter,
+    MemorySpills,
+    Pause,
+    ScriptedCode,
+    ScriptedProcess,
+    ScriptedProcesses,
+)
+from toolfx.leaves._tools import workspace_tools
 from toolfx.testing._scenarios_journal import ListJournal
 
 
@@ -131,3 +141,49 @@ def test_a_write_in_doubt_is_not_run_again() -> None:
     assert session.text(f"{ROOT}/a.txt") == "changed since"
     assert [r.event for r in journal.records()] == ["tool/call", "tool/result"]
     assert len(session.asked) == 1  # not asked again either
+
+
+def test_a_program_whose_write_is_deferred_resumes_without_writing_twice() -> None:
+    def answer(request: ApprovalRequest) -> ApprovalReply:
+        return "deferred" if request.patterns == ("b.txt",) else "allowed-once"
+
+    def script() -> Generator[Pause, object, object]:
+        first = yield Pause.call("write", path="a.txt", content="a")
+        second = yield Pause.call("write", path="b.txt", content="b")
+        return [first, second]
+
+    session = LeafSession(replies=answer)
+    location = Location()
+    for tool in workspace_tools(session.workspace):
+        location.register(tool)
+    location.add_scope("coder")
+    location.present_as("coder", "code")
+    catalog = location.catalog("coder")
+    engine = ScriptedCode({"program": script})
+    interpreter = DeterministicInterpreter(
+        seed=5, approvals=answer, files=session.fs, spills=MemorySpills(), code=engine
+    )
+    calls = [ToolCall("outer", RUN_CODE, {"code": "program"}, CancelSignal())]
+    journal = ListJournal()
+    waiting = interpreter.run(JournaledSession(journal).execute(catalog, calls))
+    pending = failure(only(waiting))
+    assert pending.error.code is ErrorCode.APPROVAL_PENDING
+    assert pending.error.info.details == {"waitingFor": ["outer:code:2"]}
+    assert session.text(f"{ROOT}/a.txt") == "a"
+    assert f"{ROOT}/b.txt" not in session.fs.snapshot()
+    session.fs.add_file(f"{ROOT}/a.txt", "changed since")
+    resumed = interpreter.run(
+        JournaledSession(journal).resume(catalog, calls, {"outer:code:2": "allowed-once"})
+    )
+    assert isinstance(only(resumed), ToolExecutionSuccess)
+    assert session.text(f"{ROOT}/a.txt") == "changed since"  # the first write was not run again
+    assert session.text(f"{ROOT}/b.txt") == "b"
+
+
+def test_a_leaf_approval_that_cannot_be_journaled_is_not_approved() -> None:
+    session = LeafSession(replies=["allowed-once"])
+    journal = ListJournal(refuse=lambda record: record.event == "tool/approval")
+    result = only(run(session, journal, one_call("write", path="a.txt", content="hi")))
+    assert failure(result).error.code is ErrorCode.UNEXPECTED_ERROR
+    assert f"{ROOT}/a.txt" not in session.fs.snapshot()
+    assert len(session.asked) == 1
