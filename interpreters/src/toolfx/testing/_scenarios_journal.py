@@ -27,6 +27,7 @@ from toolfx.core.records import (
     SessionRecord,
     ToolApprovalRecord,
     ToolCallRecord,
+    ToolResultRecord,
     arguments_digest,
 )
 from toolfx.core.registry import Catalog
@@ -366,6 +367,20 @@ class JournalScenarios(JournaledWorld):
         assert journaled.bodies == []
         assert len(journaled.world.asked) == 1
         assert journaled.events("c1") == ["tool/call", "tool/result"]
+
+    def test_an_in_doubt_failure_the_journal_refuses_is_a_record_fault(
+        self, journaled: JournalWorld
+    ) -> None:
+        calls = calls_of(("c1", "shout", {"text": "a"}))
+        in_doubt_after(journaled, calls)
+        journal = ListJournal(
+            journaled.journal.records(), refuse=lambda r: isinstance(r, ToolResultRecord)
+        )
+        batch = journaled.run(calls, journaled.session(journal))
+        assert code_of(batch.results[0]) is ErrorCode.IN_DOUBT  # the model is told all the same
+        [fault] = batch.batch.record_faults
+        assert (fault.record.event, fault.record.call_id) == ("tool/result", "c1")
+        assert journaled.world.reported == ["the record sink, taking the `tool/result` of c1"]
 
     def test_a_raising_echo_is_only_reported(self, journaled: JournalWorld) -> None:
         echoed: list[str] = []

@@ -316,3 +316,14 @@ class JournalCodeScenarios(CodeModeWorld):
         done = journaled_coder.run(script, answers={SECOND: "allowed-once"})
         assert value_of(done) == ["A", "B"]
         assert code.bodies == ["a", "b"]
+
+    def test_a_sub_call_answer_the_journal_refuses_is_a_record_fault(
+        self, code: CodeWorld, journaled_coder: JournaledCoder
+    ) -> None:
+        journaled_coder.journal = ListJournal(
+            refuse=lambda record: isinstance(record, ToolCodeAnswerRecord)
+        )
+        ran = journaled_coder.run(shouting("a"))
+        assert value_of(ran) == ["A"]
+        [fault] = ran.batch.record_faults
+        assert (fault.record.event, fault.record.call_id) == ("tool/code-answer", FIRST)

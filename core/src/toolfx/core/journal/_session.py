@@ -167,7 +167,8 @@ class JournaledSession:
         )
         for index, result in zip(to_run, ran.results, strict=True):
             results[index] = result
-        batch = BatchResult(tuple(r for r in results if r is not None), ran.record_faults)
+        faults = (*ran.record_faults, *resumption.faults)
+        batch = BatchResult(tuple(r for r in results if r is not None), faults)
         return JournaledBatch(batch, tuple(outcomes), self._recovery.open_asks())
 
     def _append(self, runtime: Runtime, record: SessionRecord) -> None:
