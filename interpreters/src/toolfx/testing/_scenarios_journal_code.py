@@ -327,3 +327,28 @@ class JournalCodeScenarios(CodeModeWorld):
         assert value_of(ran) == ["A"]
         [fault] = ran.batch.record_faults
         assert (fault.record.event, fault.record.call_id) == ("tool/code-answer", FIRST)
+
+    def test_a_program_making_another_call_when_run_again_is_refused_that_call(
+        self, code: CodeWorld, journaled_coder: JournaledCoder
+    ) -> None:
+        runs: list[int] = []
+
+        def script() -> Program:  # its second call's text changes from one run to the next
+            runs.append(len(runs))
+            got = yield Pause.call("shout", text="a")
+            try:
+                then = yield Pause.call("shout", text=f"b{len(runs)}")
+            except RuntimeError as error:
+                then = caught(error)
+            return [got, then]
+
+        journaled_coder.asking.add(SECOND)
+        code.world.approvals.append("deferred")
+        journaled_coder.run(script)
+        resumed = journaled_coder.run(script, answers={SECOND: "allowed-once"})
+        value = value_of(resumed)
+        assert isinstance(value, list)
+        assert value[0] == "A"
+        assert value[1][0] == "RuntimeError"
+        assert "(CALL_ID_CONFLICT)" in value[1][1]
+        assert code.bodies == ["a"]  # neither call of the second run ran
