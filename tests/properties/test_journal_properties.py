@@ -1,7 +1,8 @@
 """Properties of journaled sessions over random batches, asks, answers and resumes (deterministic
 interpreter): a session's recovery state, kept current record by record, is the journal's
 reloaded; a body that is not idempotent never runs twice for one call id; and once a call is
-settled, every later batch gets its durable result back unchanged."""
+settled, every later batch gets its durable result back unchanged. `look` (idempotent) is also
+parallel-safe, so its calls overlap in the interleavings the drawn seed picks."""
 
 from __future__ import annotations
 
@@ -102,6 +103,7 @@ class Agent:
                     parameters=Args,
                     output=Output(str),
                     execute=self._body(name),
+                    is_concurrency_safe=(lambda args: True) if idempotent else None,
                     options=ToolOptions(idempotent=idempotent),
                 )
             )
@@ -134,7 +136,7 @@ def tool_calls(specs: tuple[CallSpec, ...]) -> list[ToolCall]:
     st.frozensets(st.sampled_from(["a", "b", "c"])),
     st.lists(replies, max_size=6),
     steps,
-    st.integers(0, 3),
+    st.integers(0, 2**16),
 )
 def test_journaled_sessions_keep_recovery_current_and_never_run_a_body_twice(
     asking: frozenset[str], approvals: list[ApprovalReply], drawn: list[Step], seed: int
