@@ -9,6 +9,7 @@ without asking again, and replays everything else.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 
@@ -86,6 +87,19 @@ class JournalAskScenarios(JournaledWorld):
         with pytest.raises(JournalError, match=re.escape(why)):
             journaled.session().answer(call_id, reply)
         assert journaled.journal.records() == kept
+
+    @pytest.mark.parametrize(
+        "reply", ["maybe", RejectedWithFeedback(3)], ids=["unknown-reply", "feedback-not-text"]
+    )
+    def test_an_answer_the_journal_could_not_read_back_is_refused(
+        self, journaled: JournalWorld, reply: Any
+    ) -> None:
+        deferred(journaled, "a")
+        kept = journaled.journal.records()
+        with pytest.raises(JournalError, match="is no approval reply"):
+            journaled.session().answer("c1", reply)
+        assert journaled.journal.records() == kept
+        assert [ask.call_id for ask in journaled.session().open_asks()] == ["c1"]
 
     def test_an_ask_is_answered_once(self, journaled: JournalWorld) -> None:
         deferred(journaled, "a")

@@ -16,6 +16,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, final
 
+from returns.result import Success
+
 from toolfx.core.journal._recovery import Recovery, recover
 from toolfx.core.journal._replay import JournalResumption, Outcome
 from toolfx.core.pipeline import DEFAULT_PARALLEL_LIMIT, BatchResult, execute_batch
@@ -87,8 +89,9 @@ class JournaledSession:
 
     def answer(self, call_id: str, reply: ApprovalReply) -> ToolApprovalRecord:
         """Journal `reply` to the deferred ask of `call_id` and give the record; `JournalError`
-        if no ask of that call waits, or the reply is "deferred". (Not echoed: there is no run to
-        report a failing echo to; `resume` echoes the answers it is given.)"""
+        if no ask of that call waits, or the reply is "deferred" or none the journal can keep
+        and read back. (Not echoed: there is no run to report a failing echo to; `resume`
+        echoes the answers it is given.)"""
         record = self._answer_to(call_id, reply)
         self._journal.append(record)
         self._recovery.note(record)
@@ -105,7 +108,17 @@ class JournaledSession:
             raise JournalError(
                 f"no ask of call {call_id!r} waits for an answer (waiting: {listed})"
             )
-        return ToolApprovalRecord(ask.call_id, ask.permission, ask.patterns, ask.reason, reply)
+        record = ToolApprovalRecord(ask.call_id, ask.permission, ask.patterns, ask.reason, reply)
+        try:  # a host's answer is input: what the journal keeps must read back as it was
+            kept = ToolApprovalRecord.from_json(record.to_json()) == Success(record)
+        except ValueError:  # not JSON at all
+            kept = False
+        if not kept:
+            raise JournalError(
+                f"{reply!r} is no approval reply (allowed-once, allowed-always, rejected,"
+                " cancelled, unavailable, or a RejectedWithFeedback with a text)"
+            )
+        return record
 
     def execute(
         self, catalog: Catalog, calls: Sequence[ToolCall], limit: int = DEFAULT_PARALLEL_LIMIT
