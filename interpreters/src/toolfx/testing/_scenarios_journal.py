@@ -119,7 +119,8 @@ def code_of(result: ToolExecutionResult) -> ErrorCode:
 class JournalWorld:
     """The tools of the journaled scenarios and what reached them.
 
-    `shout` (neither idempotent nor safe to repeat) and `look` (idempotent, from `@tool`) record
+    `shout` (neither idempotent nor safe to repeat) and `look` (idempotent and parallel-safe,
+    from `@tool`) record
     each body run as `name:text`; `asking` names the calls the policy asks about.
     """
 
@@ -174,7 +175,7 @@ def register_journal_tools(journal_world: JournalWorld) -> None:
         journal_world.bodies.append(f"shout:{args['text']}")
         return args["text"].upper()
 
-    @tool(idempotent=True)
+    @tool(idempotent=True, parallel_safe=True)
     def look(text: str) -> str:
         """Look at a text (changes nothing)."""
         journal_world.bodies.append(f"look:{text}")

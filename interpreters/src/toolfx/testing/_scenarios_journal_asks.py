@@ -22,6 +22,9 @@ from toolfx.testing._scenarios_journal import JournaledWorld, JournalWorld, call
 
 __all__ = ["JournalAskScenarios"]
 
+NOT_TEXT: Any = 3
+"""Feedback a host might hand over that is not text."""
+
 
 def deferred(journaled: JournalWorld, *texts: str) -> None:
     """Run one `shout` per text (ids c1, c2, ...), every ask answered "deferred"."""
@@ -89,7 +92,9 @@ class JournalAskScenarios(JournaledWorld):
         assert journaled.journal.records() == kept
 
     @pytest.mark.parametrize(
-        "reply", ["maybe", RejectedWithFeedback(3)], ids=["unknown-reply", "feedback-not-text"]
+        "reply",
+        ["maybe", RejectedWithFeedback(NOT_TEXT)],
+        ids=["unknown-reply", "feedback-not-text"],
     )
     def test_an_answer_the_journal_could_not_read_back_is_refused(
         self, journaled: JournalWorld, reply: Any
@@ -234,3 +239,25 @@ class JournalAskScenarios(JournaledWorld):
         journaled.interpret()(session.resume(journaled.catalog, loud("a"), {"c1": "allowed-once"}))
         assert journaled.bodies == ["shout:a"]
         assert echoed == list(journaled.journal.records())
+
+    def test_parallel_calls_deferred_together_resume_together(
+        self, journaled: JournalWorld
+    ) -> None:
+        calls = calls_of(("c1", "look", {"text": "a"}), ("c2", "look", {"text": "b"}))
+        journaled.asking.update(("c1", "c2"))
+        journaled.world.approvals.extend(["deferred", "deferred"])
+        waiting = journaled.run(calls)
+        assert [code_of(result) for result in waiting.results] == [ErrorCode.APPROVAL_PENDING] * 2
+        assert sorted(ask.call_id for ask in waiting.open_asks) == ["c1", "c2"]
+        for call_id in ("c1", "c2"):  # each call's records in order, however they interleave
+            assert journaled.events(call_id) == ["tool/call", "tool/approval", "tool/result"]
+        answers: dict[str, ApprovalReply] = {"c1": "allowed-once", "c2": "allowed-once"}
+        resumed = journaled.interpret()(
+            journaled.session().resume(journaled.catalog, calls, answers)
+        )
+        assert resumed.outcomes == ("resumed", "resumed")
+        assert sorted(journaled.bodies) == ["look:a", "look:b"]
+        assert [r.value for r in resumed.results if isinstance(r, ToolExecutionSuccess)] == [
+            "saw a",
+            "saw b",
+        ]
