@@ -40,14 +40,13 @@ from toolfx.core.tools import (
     PreToolDecision,
     ToolExecution,
     ToolExecutionFailure,
-    ToolExecutionResult,
     ToolExecutionSuccess,
     ToolRunContext,
     define_tool,
     tool,
 )
 from toolfx.testing._host import Host, Interpret, InterpreterFactory, ignore_progress
-from toolfx.testing._scenarios_pipeline import PipelineWorld, World
+from toolfx.testing._scenarios_pipeline import PipelineWorld, World, code_of
 
 __all__ = [
     "AGENT",
@@ -56,7 +55,6 @@ __all__ = [
     "JournaledWorld",
     "ListJournal",
     "calls_of",
-    "code_of",
     "crashed",
 ]
 
@@ -109,19 +107,13 @@ def calls_of(*calls: tuple[str, str, object]) -> list[ToolCall]:
     ]
 
 
-def code_of(result: ToolExecutionResult) -> ErrorCode:
-    """The failure code of a result, which must be a failure."""
-    assert isinstance(result, ToolExecutionFailure), result
-    return result.error.code
-
-
 @dataclass
 class JournalWorld:
     """The tools of the journaled scenarios and what reached them.
 
     `shout` (neither idempotent nor safe to repeat) and `look` (idempotent and parallel-safe,
-    from `@tool`) record
-    each body run as `name:text`; `asking` names the calls the policy asks about.
+    from `@tool`) record each body run as `name:text`; `asking` names the calls the policy asks
+    about.
     """
 
     world: World

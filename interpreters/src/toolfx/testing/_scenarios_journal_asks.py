@@ -18,7 +18,8 @@ from toolfx.core.pipeline import ToolCall
 from toolfx.core.records import SessionRecord, ToolApprovalRecord, ToolCallRecord
 from toolfx.core.runtime import ApprovalReply, RejectedWithFeedback
 from toolfx.core.tools import ErrorCode, ToolExecutionFailure, ToolExecutionSuccess
-from toolfx.testing._scenarios_journal import JournaledWorld, JournalWorld, calls_of, code_of
+from toolfx.testing._scenarios_journal import JournaledWorld, JournalWorld, calls_of
+from toolfx.testing._scenarios_pipeline import code_of
 
 __all__ = ["JournalAskScenarios"]
 

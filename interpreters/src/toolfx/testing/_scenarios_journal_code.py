@@ -45,7 +45,8 @@ from toolfx.testing._scenarios_codemode import (
     caught,
     shouting,
 )
-from toolfx.testing._scenarios_journal import ListJournal, code_of, crashed
+from toolfx.testing._scenarios_journal import ListJournal, crashed
+from toolfx.testing._scenarios_pipeline import code_of
 
 __all__ = ["JournalCodeScenarios"]
 
