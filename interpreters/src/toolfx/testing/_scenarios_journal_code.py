@@ -17,7 +17,7 @@ import pytest
 from toolfx.core.codemode import RUN_CODE
 from toolfx.core.journal import JournaledBatch, JournaledSession
 from toolfx.core.pipeline import ToolCall
-from toolfx.core.records import ToolCallRecord, ToolCodeAnswerRecord
+from toolfx.core.records import ToolCallRecord, ToolCodeAnswerRecord, ToolCodeDispatchRecord
 from toolfx.core.runtime import ApprovalReply, CancelSignal
 from toolfx.core.tools import (
     Ask,
@@ -353,3 +353,24 @@ class JournalCodeScenarios(CodeModeWorld):
         assert value[1][0] == "RuntimeError"
         assert "(CALL_ID_CONFLICT)" in value[1][1]
         assert code.bodies == ["a"]  # neither call of the second run ran
+
+    def test_a_program_cut_short_while_waiting_for_an_approval_waits_again(
+        self, code: CodeWorld, journaled_coder: JournaledCoder
+    ) -> None:
+        script = two_calls("count", "shout")
+        journaled_coder.asking.add(SECOND)
+        code.world.approvals.append("deferred")
+        journaled_coder.run(script)
+        journaled_coder.journal = crashed(  # before the run_code's own result was kept
+            journaled_coder.journal.records(),
+            lambda record: isinstance(record, ToolCodeDispatchRecord) and record.call_id == SECOND,
+        )
+        waiting = journaled_coder.run(script)
+        assert waiting.outcomes == ("rerun",)
+        result = result_of(waiting)
+        assert code_of(result) is ErrorCode.APPROVAL_PENDING
+        assert [ask.call_id for ask in waiting.open_asks] == [SECOND]
+        assert (code.bodies, len(code.world.asked)) == (["a"], 1)
+        resumed = journaled_coder.run(script, answers={SECOND: "allowed-once"})
+        assert value_of(resumed) == [{"text": "a", "length": 1}, "B"]
+        assert code.bodies == ["a", "b"]
