@@ -375,6 +375,19 @@ class JournalScenarios(JournaledWorld):
         assert (fault.record.event, fault.record.call_id) == ("tool/result", "c1")
         assert journaled.world.reported == ["the record sink, taking the `tool/result` of c1"]
 
+    def test_a_parallel_limit_below_one_is_refused_before_anything_is_journaled(
+        self, journaled: JournalWorld
+    ) -> None:
+        calls = calls_of(("c1", "shout", {"text": "a"}))
+        in_doubt_after(journaled, calls)
+        kept = journaled.journal.records()
+        session = journaled.session()
+        with pytest.raises(ValueError, match="the parallel limit must be at least 1, not 0"):
+            session.execute(journaled.catalog, calls, 0)
+        with pytest.raises(ValueError, match="the parallel limit must be at least 1, not 0"):
+            session.resume(journaled.catalog, calls, {}, 0)
+        assert journaled.journal.records() == kept
+
     def test_a_raising_echo_is_only_reported(self, journaled: JournalWorld) -> None:
         echoed: list[str] = []
 

@@ -124,6 +124,7 @@ class JournaledSession:
         self, catalog: Catalog, calls: Sequence[ToolCall], limit: int = DEFAULT_PARALLEL_LIMIT
     ) -> Description[JournaledBatch]:
         """The description of a journaled batch (see the module); inert until interpreted."""
+        _check_limit(limit)
         frozen_calls = tuple(calls)
 
         async def program(runtime: Runtime) -> JournaledBatch:
@@ -143,6 +144,7 @@ class JournaledSession:
         All the answers or none: if one answers no waiting ask (`JournalError`), none is journaled
         and nothing runs.
         """
+        _check_limit(limit)
         frozen_calls, given = tuple(calls), dict(answers)
 
         async def program(runtime: Runtime) -> JournaledBatch:
@@ -203,6 +205,12 @@ class JournaledSession:
                 self._echo(record)
             except Exception as error:  # committed already: the echo cannot undo or refuse it
                 runtime.report(error, f"the journal's echo, showing the `{record.event}`")
+
+
+def _check_limit(limit: int) -> None:
+    """Refuse a parallel limit below one now, as `execute_batch` does, before any record."""
+    if limit < 1:
+        raise ValueError(f"the parallel limit must be at least 1, not {limit}")
 
 
 @final
