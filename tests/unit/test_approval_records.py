@@ -40,7 +40,7 @@ def test_approval_records_are_written_from_a_request_and_its_reply() -> None:
 
 
 @pytest.mark.parametrize(
-    "reply", ["allowed-once", "allowed-always", "rejected", "cancelled", "unavailable"]
+    "reply", ["allowed-once", "allowed-always", "rejected", "cancelled", "unavailable", "deferred"]
 )
 def test_every_plain_reply_travels_as_its_name(reply: ApprovalReply) -> None:
     record = ToolApprovalRecord("c", "edit", ("a.txt",), None, reply)

@@ -13,7 +13,9 @@ from toolfx.core.json import FrozenDict, FrozenJson, FrozenList, parse_json, sna
 from toolfx.core.records import (
     RecordError,
     ToolCallRecord,
+    ToolCodeAnswerRecord,
     ToolResultRecord,
+    arguments_digest,
     call_view_from_json,
     call_view_to_json,
     content_from_json,
@@ -58,6 +60,7 @@ from toolfx.core.tools import (
     TextBlock,
     ToolExecution,
     ToolExecutionFailure,
+    ToolExecutionResult,
     ToolExecutionSuccess,
     ToolFailure,
     WebFetchResultCard,
@@ -371,6 +374,58 @@ def test_call_records_omit_agent_and_parent_when_absent() -> None:
     check_wire(record.to_json(), expected, ToolCallRecord.from_json, record)
 
 
+def test_call_records_carry_the_arguments_hash_when_given() -> None:
+    digest = arguments_digest(frozen({"path": "a.txt"}))
+    record = ToolCallRecord("c", "c", "read", frozen({"path": "a.txt"}), None, None, digest)
+    expected = {
+        "event": "tool/call",
+        "callId": "c",
+        "rootCallId": "c",
+        "name": "read",
+        "arguments": {"path": "a.txt"},
+        "argumentsHash": digest,
+    }
+    check_wire(record.to_json(), expected, record_from_json, record)
+
+
+def test_the_arguments_digest_tells_json_kinds_apart_and_ignores_key_order() -> None:
+    assert arguments_digest(frozen({"a": 1, "b": 2})) == arguments_digest(frozen({"b": 2, "a": 1}))
+    digests = {arguments_digest(frozen(v)) for v in (1, 1.0, True, "1", [1], {"1": 1}, None)}
+    assert len(digests) == 7
+    assert all(len(d) == 64 and int(d, 16) >= 0 for d in digests)  # SHA-256, hex
+
+
+@pytest.mark.parametrize(
+    ("result", "expected"),
+    [
+        (
+            ToolExecutionSuccess(frozen({"n": [1]}), (TextBlock("n: 1"),)),
+            {"event": "tool/code-answer", "callId": "c", "value": {"n": [1]}},
+        ),
+        (
+            ToolExecutionSuccess(None, ()),
+            {"event": "tool/code-answer", "callId": "c", "value": None},
+        ),
+        (
+            ToolExecutionFailure(ToolFailure.of(ErrorCode.DENIED, "no", frozen({"k": 1})), ()),
+            {
+                "event": "tool/code-answer",
+                "callId": "c",
+                "error": {"message": "no", "code": "DENIED", "details": {"k": 1}},
+            },
+        ),
+    ],
+    ids=["value", "null-value", "error"],
+)
+def test_code_answer_records_keep_the_value_or_the_failure(
+    result: ToolExecutionResult, expected: dict[str, object]
+) -> None:
+    record = ToolCodeAnswerRecord.of("c", result)
+    assert record.event == "tool/code-answer"
+    check_wire(record.to_json(), expected, ToolCodeAnswerRecord.from_json, record)
+    check_wire(record.to_json(), expected, record_from_json, record)
+
+
 def test_result_records_keep_the_durable_projection() -> None:
     live = ToolExecutionSuccess(frozen([1, 2]), (TextBlock("2 items"),))
     record = ToolResultRecord.of("c", live)
@@ -387,6 +442,8 @@ def test_result_records_keep_the_durable_projection() -> None:
 
 _CALL = {"event": "tool/call", "callId": "c", "rootCallId": "c", "name": "n", "arguments": {}}
 _RESULT = {"event": "tool/result", "callId": "c", "result": {"content": [], "isError": False}}
+_ANSWER = {"event": "tool/code-answer", "callId": "c"}
+_DENIED = {"message": "m", "code": "DENIED"}
 
 
 @pytest.mark.parametrize(
@@ -431,6 +488,44 @@ _RESULT = {"event": "tool/result", "callId": "c", "result": {"content": [], "isE
             {"event": "tool/result", "callId": "c"},
             "",
             "missing required key 'result'",
+        ),
+        (
+            record_from_json,
+            {**_CALL, "argumentsHash": 3},
+            "/argumentsHash",
+            "expected string, found integer 3",
+        ),
+        (
+            record_from_json,
+            {**_CALL, "argumentsHash": None},
+            "/argumentsHash",
+            "expected string, found null",
+        ),
+        (
+            record_from_json,
+            {**_ANSWER, "value": 1, "error": _DENIED},
+            "",
+            "expected exactly one of the keys 'value' and 'error'",
+        ),
+        (record_from_json, _ANSWER, "", "expected exactly one of the keys 'value' and 'error'"),
+        (record_from_json, {**_ANSWER, "error": None}, "/error", "expected object, found null"),
+        (
+            record_from_json,
+            {**_ANSWER, "error": {"message": "m"}},
+            "/error",
+            "missing required key 'code'",
+        ),
+        (
+            ToolCodeAnswerRecord.from_json,
+            {**_RESULT, "value": 1},
+            "/event",
+            "expected event 'tool/code-answer', found 'tool/result'",
+        ),
+        (
+            record_from_json,
+            {**_ANSWER, "value": [float("inf")]},
+            "/value/0",
+            "inf is not a finite number",
         ),
     ],
 )

@@ -61,7 +61,7 @@ from toolfx.core.tools import (
 )
 from toolfx.testing._host import Host, Interpret, InterpreterFactory, ignore_progress
 
-__all__ = ["PipelineScenarios", "PipelineWorld", "World"]
+__all__ = ["PipelineScenarios", "PipelineWorld", "World", "code_of"]
 
 
 def interpret_batch(interpret: Interpret, description: Description[BatchResult]) -> BatchResult:

@@ -26,6 +26,9 @@ from toolfx.testing._scenarios_codemode import CodeModeScenarios
 from toolfx.testing._scenarios_codemode_log import CodeLogScenarios
 from toolfx.testing._scenarios_codemode_outcomes import CodeOutcomeScenarios
 from toolfx.testing._scenarios_faults import FaultScenarios
+from toolfx.testing._scenarios_journal import JournalScenarios
+from toolfx.testing._scenarios_journal_asks import JournalAskScenarios
+from toolfx.testing._scenarios_journal_code import JournalCodeScenarios
 from toolfx.testing._scenarios_materialization import MaterializationScenarios
 from toolfx.testing._scenarios_pipeline import PipelineScenarios
 from toolfx.testing._scenarios_progress import ProgressScenarios
@@ -45,6 +48,9 @@ class ConformanceSuite(
     CodeModeScenarios,
     CodeOutcomeScenarios,
     CodeLogScenarios,
+    JournalScenarios,
+    JournalAskScenarios,
+    JournalCodeScenarios,
 ):
     """Every scenario an interpreter must pass, as pytest test methods.
 

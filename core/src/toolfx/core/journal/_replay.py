@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Final, Literal, final
 
 from toolfx.core.journal._recovery import InDoubt, Pending, Settled
 from toolfx.core.records import (
+    RecordFault,
     ToolCodeAnswerRecord,
     ToolCodeDispatchRecord,
     ToolResultRecord,
@@ -33,7 +34,7 @@ from toolfx.core.tools import (
 if TYPE_CHECKING:
     from toolfx.core.journal._recovery import Recovery
     from toolfx.core.pipeline import ToolCall
-    from toolfx.core.records import RecordSink, ToolCallRecord
+    from toolfx.core.records import RecordSink, SessionRecord, ToolCallRecord
     from toolfx.core.runtime import Runtime
     from toolfx.core.tools import ToolExecutionResult
 
@@ -57,13 +58,16 @@ resumed after an answered ask, run again (idempotent, in doubt), settled as in d
 class JournalResumption:
     """The pipeline's `Resumption` over a recovery state, writing through the journal's sink."""
 
-    __slots__ = ("_recovery", "_sink", "outcomes")
+    __slots__ = ("_recovery", "_sink", "faults", "outcomes")
 
     def __init__(self, recovery: Recovery, sink: RecordSink) -> None:
         self._recovery = recovery
         self._sink = sink
         self.outcomes: dict[str, Outcome] = {}
         """How each call id met so far was dealt with (sub-calls included)."""
+        self.faults: list[RecordFault] = []
+        """The records it wrote that the sink refused, in order (the batch's ledger never saw
+        them)."""
 
     def settled(
         self, runtime: Runtime, call: ToolCall, *, idempotent: bool
@@ -104,7 +108,12 @@ class JournalResumption:
 
     def answered(self, runtime: Runtime, call_id: str, result: ToolExecutionResult) -> None:
         """Journal what a sub-call answered its program (before its `tool/code-dispatch`)."""
-        write_record(runtime, self._sink, ToolCodeAnswerRecord.of(call_id, result))
+        self._write(runtime, ToolCodeAnswerRecord.of(call_id, result))
+
+    def _write(self, runtime: Runtime, record: SessionRecord) -> None:
+        error = write_record(runtime, self._sink, record)
+        if error is not None:
+            self.faults.append(RecordFault(record, error))
 
     def _in_doubt(self, runtime: Runtime, call: ToolCall) -> ToolExecutionResult:
         shown = json.dumps(_arguments(call), ensure_ascii=False)
@@ -117,13 +126,13 @@ class JournalResumption:
             " writes, the commands' effects) before calling it again. Its arguments were: " + shown,
         )
         if call.parent_call_id is None:
-            write_record(runtime, self._sink, ToolResultRecord.of(call.call_id, result))
+            self._write(runtime, ToolResultRecord.of(call.call_id, result))
         else:
             self.answered(runtime, call.call_id, result)
             dispatch = ToolCodeDispatchRecord(
                 call.call_id, call.parent_call_id, call.name, True, result.content
             )
-            write_record(runtime, self._sink, dispatch)
+            self._write(runtime, dispatch)
         return result
 
 

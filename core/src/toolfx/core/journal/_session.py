@@ -16,6 +16,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, final
 
+from returns.result import Success
+
 from toolfx.core.journal._recovery import Recovery, recover
 from toolfx.core.journal._replay import JournalResumption, Outcome
 from toolfx.core.pipeline import DEFAULT_PARALLEL_LIMIT, BatchResult, execute_batch
@@ -87,7 +89,16 @@ class JournaledSession:
 
     def answer(self, call_id: str, reply: ApprovalReply) -> ToolApprovalRecord:
         """Journal `reply` to the deferred ask of `call_id` and give the record; `JournalError`
-        if no ask of that call waits, or the reply is "deferred"."""
+        if no ask of that call waits, or the reply is "deferred" or none the journal can keep
+        and read back. (Not echoed: there is no run to report a failing echo to; `resume`
+        echoes the answers it is given.)"""
+        record = self._answer_to(call_id, reply)
+        self._journal.append(record)
+        self._recovery.note(record)
+        return record
+
+    def _answer_to(self, call_id: str, reply: ApprovalReply) -> ToolApprovalRecord:
+        """The record answering the deferred ask of `call_id` (see `answer`), not journaled."""
         if reply == "deferred":
             raise JournalError('"deferred" is no answer: the ask would still wait')
         waiting = {ask.call_id: ask for ask in self._recovery.open_asks()}
@@ -98,14 +109,22 @@ class JournaledSession:
                 f"no ask of call {call_id!r} waits for an answer (waiting: {listed})"
             )
         record = ToolApprovalRecord(ask.call_id, ask.permission, ask.patterns, ask.reason, reply)
-        self._journal.append(record)
-        self._recovery.note(record)
+        try:  # a host's answer is input: what the journal keeps must read back as it was
+            kept = ToolApprovalRecord.from_json(record.to_json()) == Success(record)
+        except ValueError:  # not JSON at all
+            kept = False
+        if not kept:
+            raise JournalError(
+                f"{reply!r} is no approval reply (allowed-once, allowed-always, rejected,"
+                " cancelled, unavailable, or a RejectedWithFeedback with a text)"
+            )
         return record
 
     def execute(
         self, catalog: Catalog, calls: Sequence[ToolCall], limit: int = DEFAULT_PARALLEL_LIMIT
     ) -> Description[JournaledBatch]:
         """The description of a journaled batch (see the module); inert until interpreted."""
+        _check_limit(limit)
         frozen_calls = tuple(calls)
 
         async def program(runtime: Runtime) -> JournaledBatch:
@@ -120,12 +139,17 @@ class JournaledSession:
         answers: Mapping[str, ApprovalReply],
         limit: int = DEFAULT_PARALLEL_LIMIT,
     ) -> Description[JournaledBatch]:
-        """Answer the deferred asks (`answers`: call id to reply), then run the batch again."""
+        """Answer the deferred asks (`answers`: call id to reply), then run the batch again.
+
+        All the answers or none: if one answers no waiting ask (`JournalError`), none is journaled
+        and nothing runs.
+        """
+        _check_limit(limit)
         frozen_calls, given = tuple(calls), dict(answers)
 
         async def program(runtime: Runtime) -> JournaledBatch:
-            for call_id, reply in given.items():
-                self.answer(call_id, reply)
+            for record in [self._answer_to(call_id, reply) for call_id, reply in given.items()]:
+                self._append(runtime, record)
             return await self._run(runtime, catalog, frozen_calls, limit)
 
         return Description(program)
@@ -158,7 +182,8 @@ class JournaledSession:
         )
         for index, result in zip(to_run, ran.results, strict=True):
             results[index] = result
-        batch = BatchResult(tuple(r for r in results if r is not None), ran.record_faults)
+        faults = (*ran.record_faults, *resumption.faults)
+        batch = BatchResult(tuple(r for r in results if r is not None), faults)
         return JournaledBatch(batch, tuple(outcomes), self._recovery.open_asks())
 
     def _append(self, runtime: Runtime, record: SessionRecord) -> None:
@@ -180,6 +205,12 @@ class JournaledSession:
                 self._echo(record)
             except Exception as error:  # committed already: the echo cannot undo or refuse it
                 runtime.report(error, f"the journal's echo, showing the `{record.event}`")
+
+
+def _check_limit(limit: int) -> None:
+    """Refuse a parallel limit below one now, as `execute_batch` does, before any record."""
+    if limit < 1:
+        raise ValueError(f"the parallel limit must be at least 1, not {limit}")
 
 
 @final
