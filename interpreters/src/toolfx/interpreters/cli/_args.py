@@ -1,18 +1,23 @@
-"""The command line: `toolfx demo | run | replay | tools | mcp serve`, parsed into frozen values."""
+"""The command line: `toolfx demo | run | approve | replay | tools | mcp serve`, parsed into frozen
+values."""
 
 from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import final
+from typing import Final, Literal, final
 
 from toolfx.core.registry import PresentationMode
 from toolfx.core.runtime import SANDBOX_MODES, SandboxMode
+from toolfx.interpreters.cli._exits import EXIT_STATUSES
 from toolfx.interpreters.cli._log import INTERPRETERS, Interpreter
 from toolfx.interpreters.cli._providers import PRESENTATIONS, SchemaFormat
 
 __all__ = [
+    "APPROVE_ANSWERS",
+    "ApproveAnswer",
+    "ApproveCommand",
     "Command",
     "DemoCommand",
     "McpServeCommand",
@@ -48,6 +53,30 @@ class RunCommand:
     output: OutputOptions = OutputOptions()
     sandbox: SandboxMode = "auto"
     present: PresentationMode = "native"
+    journal: str | None = None
+    """The journal file every record is committed to (None: no journal)."""
+    defer_asks: bool = False
+    """Answer asks "deferred" (only with a journal): `toolfx approve` answers them later."""
+
+
+ApproveAnswer = Literal["once", "always", "reject"]
+"""How `toolfx approve` answers an ask."""
+
+APPROVE_ANSWERS: Final[tuple[ApproveAnswer, ...]] = ("once", "always", "reject")
+"""Every answer `toolfx approve` takes, in the order the help lists them."""
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class ApproveCommand:
+    """`toolfx approve`: answer one deferred ask in a journal, or list the open ones."""
+
+    journal: str
+    call_id: str | None = None
+    """The call whose ask is answered (None: list the open asks)."""
+    answer: ApproveAnswer | None = None
+    feedback: str | None = None
+    """What the model is told with a rejection (only with `reject`)."""
 
 
 @final
@@ -91,13 +120,16 @@ class McpServeCommand:
     present: PresentationMode = "native"
 
 
-Command = RunCommand | DemoCommand | ReplayCommand | ToolsCommand | McpServeCommand
+Command = RunCommand | DemoCommand | ApproveCommand | ReplayCommand | ToolsCommand | McpServeCommand
 """A parsed command line."""
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="toolfx", description="Run, replay, list and serve toolfx tool calls."
+        prog="toolfx",
+        description="Run, replay, list and serve toolfx tool calls.",
+        epilog=EXIT_STATUSES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -109,6 +141,19 @@ def _parser() -> argparse.ArgumentParser:
     answers = run.add_mutually_exclusive_group()
     answers.add_argument("--yes", action="store_true", help="allow every ask once")
     answers.add_argument("--deny-asks", action="store_true", help="reject every ask")
+    answers.add_argument(
+        "--defer-asks",
+        action="store_true",
+        help="answer every ask later: the run goes on with the other calls, then stops "
+        "(exit 3) listing the asks and the `toolfx approve` commands that answer them "
+        "(needs --journal)",
+    )
+    run.add_argument(
+        "--journal",
+        metavar="FILE",
+        help="commit every record to this journal (SQLite; made if missing); run again with "
+        "the same journal to continue after a crash or once asks are answered",
+    )
     for command in (demo, run):
         command.add_argument(
             "--interpreter",
@@ -117,6 +162,22 @@ def _parser() -> argparse.ArgumentParser:
             help="what runs the turns (default: sync)",
         )
         command.add_argument("--log", metavar="FILE", help="write the session log (JSONL) here")
+    approve = commands.add_parser(
+        "approve",
+        help="answer an ask a `run --defer-asks` left in a journal (without CALL_ID: list them)",
+    )
+    approve.add_argument("journal", metavar="FILE", help="the journal")
+    approve.add_argument("call_id", metavar="CALL_ID", nargs="?", help="the call that asks")
+    approve.add_argument(
+        "answer",
+        metavar="ANSWER",
+        nargs="?",
+        choices=APPROVE_ANSWERS,
+        help="once, always or reject",
+    )
+    approve.add_argument(
+        "--feedback", metavar="TEXT", help="with reject: what the model is told, as the reason"
+    )
     replay = commands.add_parser("replay", help="show a session log again, running nothing")
     replay.add_argument("log", metavar="LOG", help="the session log")
     for command in (demo, run, replay):
@@ -155,7 +216,10 @@ def _parser() -> argparse.ArgumentParser:
 
 def parse_args(argv: Sequence[str]) -> Command:
     """The command `argv` asks for; a bad command line exits (code 2) with argparse's usage."""
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command == "approve":
+        return _approve(parser, args)
     if args.command == "tools":
         return ToolsCommand(args.format, args.workspace, PRESENTATIONS[args.present])
     if args.command == "mcp":
@@ -179,4 +243,22 @@ def parse_args(argv: Sequence[str]) -> Command:
         output,
         args.sandbox,
         PRESENTATIONS[args.present],
+        args.journal,
+        _deferring(parser, args),
     )
+
+
+def _deferring(parser: argparse.ArgumentParser, args: argparse.Namespace) -> bool:
+    """`--defer-asks`, refused without a journal (nothing would keep the asks)."""
+    if args.defer_asks and args.journal is None:
+        parser.error("--defer-asks needs --journal FILE: the journal keeps the asks to answer")
+    return bool(args.defer_asks)
+
+
+def _approve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> ApproveCommand:
+    """`toolfx approve FILE [CALL_ID ANSWER] [--feedback TEXT]`, checked as a whole."""
+    if args.call_id is not None and args.answer is None:
+        parser.error(f"approve: say how to answer {args.call_id}: once, always or reject")
+    if args.feedback is not None and args.answer != "reject":
+        parser.error("approve: --feedback goes with reject (it tells the model why)")
+    return ApproveCommand(args.journal, args.call_id, args.answer, args.feedback)
