@@ -92,8 +92,8 @@ def test_a_run_killed_in_a_bash_call_continues_and_never_runs_it_twice(
         {"calls": [bash("b2", "echo two >> after.txt")]},
         {"calls": [{"id": "r1", "name": "read", "arguments": {"path": "after.txt"}}]},
     )
-    argv = ("run", session, "--workspace", str(workspace), "--journal", journal, "--yes")
-    argv += ("--interpreter", interpreter, "--json")
+    argv = ["run", session, "--workspace", str(workspace), "--journal", journal, "--yes"]
+    argv += ["--interpreter", interpreter, "--json"]
 
     crashed = start(*argv)
     wait_for(workspace / "started", crashed)
@@ -141,8 +141,8 @@ def test_deferred_asks_answered_from_other_processes_run_exactly_once(
         {"calls": [bash("a2", "echo rejected >> log.txt")]},
         {"calls": [bash("a3", "echo unanswered >> log.txt")]},
     )
-    argv = ("run", session, "--workspace", str(workspace), "--journal", journal)
-    argv += ("--rules", str(rules), "--interpreter", interpreter, "--json", "--defer-asks")
+    argv = ["run", session, "--workspace", str(workspace), "--journal", journal]
+    argv += ["--rules", str(rules), "--interpreter", interpreter, "--json", "--defer-asks"]
 
     deferred = finish(*argv)
     assert deferred.returncode == 3, deferred.stderr
