@@ -345,3 +345,22 @@ def test_a_bad_replayed_line_is_named(line: str, reason: str) -> None:
         read_log(f"{header}\n{line}\n")
     assert str(raised.value).startswith("line 2: ")
     assert reason in str(raised.value)
+
+
+def test_the_readme_walk_through_of_defer_and_approve_is_what_the_commands_print(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("### Crash and continue, defer and approve", 1)[1]
+    walk = section.split("```console\n")[2].split("```", 1)[0]
+    commands = [line[2:].split("   #")[0].split() for line in walk.splitlines() if line[:2] == "$ "]
+    printed = [line for line in walk.splitlines() if line[:2] != "$ " and line != "..."]
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "ws").mkdir()
+    write_session(tmp_path / "session.jsonl", {"calls": [write("w1", "a.txt", "A\n")]})
+    ran = [toolfx(capsys, *argv[1:]) for argv in commands]
+    assert [r.code for r in ran] == [3, 0, 0]
+    out = "".join(r.err + r.out for r in ran)
+    for line in printed:
+        assert line in out, line
+    assert (tmp_path / "ws" / "a.txt").read_text() == "A\n"
