@@ -132,12 +132,20 @@ class Recovery:
         return any(self._latest_ask.get(call_id) in self._answers for call_id in status.waiting_for)
 
     def open_asks(self) -> tuple[ToolApprovalRecord, ...]:
-        """The last deferred ask of each pending call, when no answer has reached it yet."""
+        """The last deferred ask of each pending call (a sub-call's only while its program is
+        pending too), when no answer has reached it yet."""
         return tuple(
             self._asks[key]
             for call_id, key in self._latest_ask.items()
-            if key not in self._answers and isinstance(self._statuses.get(call_id), Pending)
+            if key not in self._answers and self._waiting(call_id)
         )
+
+    def _waiting(self, call_id: str) -> bool:
+        status = self._statuses.get(call_id)
+        if not isinstance(status, Pending):
+            return False
+        parent = status.call.parent_call_id
+        return parent is None or isinstance(self._statuses.get(parent), Pending)
 
     def in_doubt(self) -> tuple[ToolCallRecord, ...]:
         """The calls that started and never settled, in the order they started."""

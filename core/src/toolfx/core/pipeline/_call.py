@@ -9,7 +9,8 @@ sink, `tool/call` is written first and `tool/result` last; a sink that raises is
 loses a result (see `sink`: a call whose `tool/call` it refused is not run). A body, wrapper,
 listener, guard or renderer that raises is a defect: the call fails with UNEXPECTED_ERROR and the
 turn goes on (a body's or a wrapper's as a result the outer wrappers and the post-execute waterfall
-see). A `PermissionDeclined` is DENIED. Interrupts are never caught.
+see). A `PermissionDeclined` is DENIED, an `ApprovalDeferred` APPROVAL_PENDING (as is an ask
+answered "deferred"). Interrupts are never caught.
 """
 
 from __future__ import annotations
