@@ -14,6 +14,13 @@ from toolfx.interpreters.anyio import (
     run_anyio_async,
 )
 from toolfx.interpreters.codemode import MontyEngine
+from toolfx.interpreters.journal import (
+    CorruptRecordError,
+    Durability,
+    JournalError,
+    NotAJournalError,
+    SqliteJournal,
+)
 from toolfx.interpreters.sync import SyncInterpreter, SyncRuntime, run_sync
 from toolfx.interpreters.testing import (
     CancelAt,
@@ -46,18 +53,22 @@ __all__ = [
     "AnyioProcessRunner",
     "AnyioRuntime",
     "CancelAt",
+    "CorruptRecordError",
     "Deadlock",
     "DeterministicForeignAwaitError",
     "DeterministicInterpreter",
     "DeterministicRuntime",
+    "Durability",
     "Fault",
     "FolderSpills",
     "ForeignAwaitError",
     "HangAt",
+    "JournalError",
     "LocalFileSystem",
     "MemoryFileSystem",
     "MemorySpills",
     "MontyEngine",
+    "NotAJournalError",
     "Pause",
     "ProcessMatcher",
     "RaiseAt",
@@ -68,6 +79,7 @@ __all__ = [
     "ScriptedProcess",
     "ScriptedProcesses",
     "ScriptedSession",
+    "SqliteJournal",
     "SyncInterpreter",
     "SyncProcessRunner",
     "SyncRuntime",
