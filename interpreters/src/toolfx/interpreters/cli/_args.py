@@ -134,8 +134,12 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     demo = commands.add_parser("demo", help="run the bundled example session (no input needed)")
-    documented = {"epilog": EXIT_STATUSES, "formatter_class": argparse.RawDescriptionHelpFormatter}
-    run = commands.add_parser("run", help="run a session file (JSONL of model turns)", **documented)
+    run = commands.add_parser(
+        "run",
+        help="run a session file (JSONL of model turns)",
+        epilog=EXIT_STATUSES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     run.add_argument("session", metavar="SESSION", help="the session file")
     run.add_argument("--workspace", required=True, metavar="DIR", help="the workspace root")
     run.add_argument("--rules", metavar="FILE", help="permission rules (a JSON list)")
@@ -166,7 +170,8 @@ def _parser() -> argparse.ArgumentParser:
     approve = commands.add_parser(
         "approve",
         help="answer an ask a `run --defer-asks` left in a journal (without CALL_ID: list them)",
-        **documented,
+        epilog=EXIT_STATUSES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     approve.add_argument("journal", metavar="FILE", help="the journal")
     approve.add_argument("call_id", metavar="CALL_ID", nargs="?", help="the call that asks")
