@@ -366,3 +366,25 @@ def test_the_readme_walk_through_of_defer_and_approve_is_what_the_commands_print
     for line in printed:
         assert line in out, line
     assert (tmp_path / "ws" / "a.txt").read_text() == "A\n"
+
+
+def test_a_programs_deferred_call_is_answered_by_its_id_and_the_program_runs_again(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, workspace: Path, journal: str
+) -> None:
+    code = "await write(path='a.txt', content='A')\n(await read(path='a.txt'))['lines']"
+    program = {"id": "p1", "name": "run_code", "arguments": {"code": code}}
+    session = write_session(tmp_path / "s.jsonl", {"calls": [program]})
+    options = ("--present", "code", "--defer-asks")
+    deferred = journaled(capsys, session, workspace, journal, *options)
+    assert deferred.code == 3
+    assert f"toolfx approve {journal} p1:code:1 once" in deferred.err
+    assert toolfx(capsys, "approve", journal, "p1:code:1", "once").code == 0
+    resumed = journaled(capsys, session, workspace, journal, *options, "--json")
+    assert resumed.code == 0
+    shown = results(resumed.out)
+    assert not shown["p1"]["isError"]
+    assert shown["p1:code:1"]["parentCallId"] == "p1"  # the answered call ran, under its program
+    assert (workspace / "a.txt").read_text() == "A"
+    again = results(journaled(capsys, session, workspace, journal, *options, "--json").out)
+    assert list(again) == ["p1"]
+    assert again["p1"]["replayed"] is True
