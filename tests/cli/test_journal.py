@@ -3,11 +3,14 @@ keeps, replays, in-doubt calls, id conflicts, deferred asks and their answers, e
 
 from __future__ import annotations
 
+import errno
+import io
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
+from typing_extensions import Buffer
 
 from tests.cli.support import Ran, toolfx, write_session
 from toolfx.core.records import (
@@ -18,7 +21,14 @@ from toolfx.core.records import (
 )
 from toolfx.interpreters.cli import _commands
 from toolfx.interpreters.cli._args import ApproveCommand, RunCommand, parse_args
-from toolfx.interpreters.cli._log import LogError, ReplayedRecord, TurnRecord, read_log
+from toolfx.interpreters.cli._log import (
+    LogError,
+    ReplayedRecord,
+    SessionHeader,
+    TurnRecord,
+    log_line,
+    read_log,
+)
 from toolfx.interpreters.journal import JournalError, SqliteJournal
 
 
@@ -388,3 +398,51 @@ def test_a_programs_deferred_call_is_answered_by_its_id_and_the_program_runs_aga
     again = results(journaled(capsys, session, workspace, journal, *options, "--json").out)
     assert list(again) == ["p1"]
     assert again["p1"]["replayed"] is True
+
+
+class FillingLog(io.FileIO):
+    """A log on a disk that is full after `room` bytes."""
+
+    def __init__(self, path: str, room: int) -> None:
+        super().__init__(path, "wb")
+        self.room = room
+
+    def write(self, data: Buffer, /) -> int:
+        view = memoryview(data)
+        if self.room == 0:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        taken = super().write(view[: self.room])
+        self.room -= taken
+        return taken
+
+
+def test_a_log_that_fills_up_in_a_journaled_run_ends_it_after_that_turn(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    workspace: Path,
+    journal: str,
+) -> None:
+    session = write_session(
+        tmp_path / "s.jsonl",
+        {"calls": [write("w1", "a.txt", "A\n")]},
+        {"calls": [write("w2", "b.txt", "B\n")]},
+    )
+    header = log_line(SessionHeader(str(workspace), "sync"))
+    room = len(header) + len(log_line(TurnRecord(1, 1))) + 2  # full at w1's `tool/call`
+
+    def opening(path: str, mode: str = "r", *args: Any, **options: Any) -> Any:
+        return FillingLog(path, room) if mode == "wb" else open(path, mode, *args, **options)
+
+    monkeypatch.setattr(_commands, "open", opening, raising=False)
+    ran = journaled(capsys, session, workspace, journal, "--yes", "--log", str(tmp_path / "l"))
+    assert ran.code == 1
+    assert ran.err.startswith("toolfx: cannot write the log")
+    assert len(ran.err.splitlines()) == 1
+    assert (workspace / "a.txt").read_text() == "A\n"  # the journal kept its records
+    assert [type(r) for r in stored(journal)] == [
+        ToolCallRecord,
+        ToolApprovalRecord,
+        ToolResultRecord,
+    ]
+    assert not (workspace / "b.txt").exists()  # the session ended with the turn

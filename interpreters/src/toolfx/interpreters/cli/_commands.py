@@ -131,6 +131,9 @@ def play(
             spill_folder=spills,
             progress=display.progress,
             journaled=journaled,
+            # a journaled run goes on past a failed log (the journal keeps every record) only
+            # to the end of the turn
+            after_turn=None if log_file is None else log_file.check,
         )
         if log_file is not None:  # failed in the last turn: the session ran no further
             log_file.check()

@@ -45,12 +45,14 @@ def run_session(
     spill_folder: str | None = None,
     progress: ProgressReporter | None = None,
     journaled: JournaledTurns | None = None,
+    after_turn: Callable[[], None] | None = None,
 ) -> None:
     """Run the turns in order; asks go to `answer` and are recorded with their replies; the
     calls' progress goes to `progress`.
 
     Whole outputs cut for the model are kept in `spill_folder` (None: a private temporary one).
     With `journaled`, each turn runs through it (which records the asks with their replies).
+    `after_turn` is called after each turn: what it raises ends the session there.
     """
 
     def recorded(request: ApprovalRequest, reply: ApprovalReply) -> ApprovalReply:
@@ -79,6 +81,8 @@ def run_session(
                 await execute_batch(catalog, calls, sink=sink).program(runtime)
             else:
                 await journaled.run(runtime, catalog, calls)
+            if after_turn is not None:
+                after_turn()
 
     description = Description(program)
     if interpreter == "sync":
