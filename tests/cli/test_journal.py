@@ -446,3 +446,28 @@ def test_a_log_that_fills_up_in_a_journaled_run_ends_it_after_that_turn(
         ToolResultRecord,
     ]
     assert not (workspace / "b.txt").exists()  # the session ended with the turn
+
+
+def test_a_journal_that_cannot_be_one_or_the_log_itself_is_refused_before_anything_runs(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, workspace: Path, journal: str
+) -> None:
+    session = write_session(tmp_path / "s.jsonl", {"calls": [write("w1", "a.txt", "A\n")]})
+    folder = journaled(capsys, session, workspace, str(tmp_path), "--yes")
+    assert folder.code == 2
+    assert "it is a folder" in folder.err
+    assert journaled(capsys, session, workspace, journal, "--yes").code == 0
+    (workspace / "a.txt").unlink()
+    over = journaled(capsys, session, workspace, journal, "--log", journal)
+    assert over.code == 2
+    assert "writing it would destroy it" in over.err
+    rules = tmp_path / "rules.json"
+    rules.write_text("[]")
+    foreign = journaled(capsys, session, workspace, str(rules), "--rules", str(rules))
+    assert foreign.code == 2
+    assert f"the journal {rules} is the rules file" in foreign.err
+    notes = tmp_path / "notes.txt"
+    notes.write_text("not a journal\n")
+    other = journaled(capsys, session, workspace, str(notes), "--yes")
+    assert other.code == 2
+    assert "not an SQLite database" in other.err
+    assert not (workspace / "a.txt").exists()

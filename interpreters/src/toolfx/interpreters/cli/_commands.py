@@ -171,7 +171,8 @@ def run(command: RunCommand) -> int:
     """`toolfx run`: play the session; asks are answered as the options and terminal say (or
     deferred to `toolfx approve`); with a journal, exit 3 while asks wait in it."""
     inputs = {"session file": command.session, "rules file": command.rules}
-    _refuse_to_overwrite(command.log, {**inputs, "journal": command.journal})
+    _refuse_to_overwrite("log", command.log, {**inputs, "journal": command.journal})
+    _refuse_to_overwrite("journal", command.journal, inputs)
     root = workspace_root(command.workspace)
     turns = parse_session(read_text(command.session, "session file"))
     catalog = load_catalog(
@@ -299,18 +300,23 @@ def _refuse_repeated_ids(turns: Sequence[Turn], catalog: Catalog) -> None:
         )
 
 
-def _refuse_to_overwrite(log: str | None, inputs: Mapping[str, str | None]) -> None:
-    """A `CliError` if the log would be written over one of the inputs (the same file, however
-    named: a relative path, a symbolic or a hard link)."""
-    if log is None:
+def _refuse_to_overwrite(
+    written: str, target: str | None, inputs: Mapping[str, str | None]
+) -> None:
+    """A `CliError` if the file `target` (the log or the journal, as `written` says) would be
+    written over one of the inputs (the same file, however named: a relative path, a symbolic or
+    a hard link)."""
+    if target is None:
         return
     for what, path in inputs.items():
         try:
-            same = path is not None and os.path.samefile(log, path)
+            same = path is not None and os.path.samefile(target, path)
         except (OSError, ValueError):  # one of them does not exist (yet), or a NUL in a path
             continue
         if same:
-            raise CliError(f"the log {log} is the {what} {path}: writing it would destroy it")
+            raise CliError(
+                f"the {written} {target} is the {what} {path}: writing it would destroy it"
+            )
 
 
 def replay(command: ReplayCommand) -> int:
