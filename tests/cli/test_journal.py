@@ -202,7 +202,7 @@ def test_a_call_id_the_journal_holds_for_another_call_is_refused(
     assert ran.code == 0
     assert "CALL_ID_CONFLICT" in ran.out
     assert "call c1 (write) was not run" in ran.err
-    assert "for a call of `read`" in ran.err
+    assert "the journal holds its id for another call (of `read`)" in ran.err
     assert not (workspace / "b.txt").exists()
 
 

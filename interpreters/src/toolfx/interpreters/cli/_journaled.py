@@ -106,10 +106,10 @@ class JournaledTurns:
             case "conflict":
                 self._record(call.record(None))
                 self._record(ToolResultRecord.of(call.call_id, result))
-                earlier = "" if status is None else f" for a call of `{status.call.name}`"
+                earlier = "" if status is None else f" (of `{status.call.name}`)"
                 self._note(
-                    f"{named} was not run: the journal holds its id{earlier} with other"
-                    " arguments (CALL_ID_CONFLICT); give each call an id of its own"
+                    f"{named} was not run: the journal holds its id for another call{earlier}"
+                    " (CALL_ID_CONFLICT); give each call an id of its own"
                 )
             case "in-doubt":
                 self._note(
@@ -121,8 +121,8 @@ class JournaledTurns:
                 self._note(f"{named} was in doubt and ran again (its tool is idempotent)")
             case "resumed":
                 self._note(f"{named} resumed: its ask was answered")
-            case _:
-                pass
+            case _:  # new: its records were shown as they came
+                return
 
 
 def _answers(records: Sequence[SessionRecord]) -> dict[str, ToolApprovalRecord]:
