@@ -10,9 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
 from typing_extensions import Buffer
 
 from tests.cli.support import Ran, toolfx, write_session
+from tests.properties.test_records_properties import call_records, result_records
 from toolfx.core.records import (
     SessionRecord,
     ToolApprovalRecord,
@@ -471,3 +473,13 @@ def test_a_journal_that_cannot_be_one_or_the_log_itself_is_refused_before_anythi
     assert other.code == 2
     assert "not an SQLite database" in other.err
     assert not (workspace / "a.txt").exists()
+
+
+@given(call=call_records, result=result_records)
+def test_a_replayed_line_reads_back_as_written(
+    call: ToolCallRecord, result: ToolResultRecord
+) -> None:
+    replayed = ReplayedRecord(call, ToolResultRecord(call.call_id, result.result))
+    header = SessionHeader("/ws", "sync")
+    text = log_line(header) + "\n" + log_line(replayed) + "\n"
+    assert read_log(text) == (header, (replayed,))
