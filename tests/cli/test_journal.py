@@ -126,12 +126,18 @@ def test_the_help_lists_every_exit_status(
         assert line in ran.out, line
 
 
+@pytest.mark.parametrize("interpreter", ["sync", "asyncio", "trio"])
 def test_a_journaled_run_commits_each_record_once_and_a_second_run_replays_it(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path, workspace: Path, journal: str
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    workspace: Path,
+    journal: str,
+    interpreter: str,
 ) -> None:
     session = write_session(tmp_path / "s.jsonl", {"calls": [write("w1", "a.txt", "A\n")]})
     log = tmp_path / "run.jsonl"
-    first = journaled(capsys, session, workspace, journal, "--yes", "--log", str(log))
+    options = ("--yes", "--log", str(log), "--interpreter", interpreter)
+    first = journaled(capsys, session, workspace, journal, *options)
     assert first.code == 0
     kinds = [type(record) for record in stored(journal)]
     assert kinds == [ToolCallRecord, ToolApprovalRecord, ToolResultRecord]  # one approval
