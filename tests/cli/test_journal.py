@@ -3,9 +3,11 @@ keeps, replays, in-doubt calls, id conflicts, deferred asks and their answers, e
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import io
 import json
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -489,3 +491,22 @@ def test_a_replayed_line_reads_back_as_written(
     header = SessionHeader("/ws", "sync")
     text = log_line(header) + "\n" + log_line(replayed) + "\n"
     assert read_log(text) == (header, (replayed,))
+
+
+def test_a_journal_with_a_bad_record_is_refused_naming_the_row(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, workspace: Path, journal: str
+) -> None:
+    session = write_session(tmp_path / "s.jsonl", {"calls": [write("w1", "a.txt", "A\n")]})
+    with SqliteJournal(journal):  # made, then a row written past it
+        pass
+    with contextlib.closing(sqlite3.connect(journal)) as connection, connection:
+        connection.execute(
+            "INSERT INTO records (event, call_id, record) VALUES ('tool/call', 'w1', '{}')"
+        )
+    for ran in (
+        journaled(capsys, session, workspace, journal, "--yes"),
+        toolfx(capsys, "approve", journal),
+    ):
+        assert ran.code == 2
+        assert "row 1 is not a toolfx record" in ran.err
+    assert not (workspace / "a.txt").exists()
