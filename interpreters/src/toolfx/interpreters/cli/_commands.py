@@ -119,8 +119,8 @@ def play(
             except (OSError, ValueError) as error:  # ValueError: a NUL in the path
                 raise CliError(f"cannot write the log {log}: {error}") from None
         record = Recorder(display.show, log_file)
-        record(header)
         journaled = None if journal is None else JournaledTurns(journal, record, _note)
+        record(header)  # once the journal has been read: a journal that cannot be, shows nothing
         spills = spill_folder(header.workspace, os.environ)  # the leaves read it without asking
         run_session(
             turns,
