@@ -227,6 +227,18 @@ def test_durability_sets_wal_and_how_often_sqlite_syncs(
         assert connection.execute("PRAGMA synchronous").fetchone() == (synchronous,)
 
 
+def test_a_journal_taken_out_of_wal_by_hand_is_put_back(tmp_path: Path) -> None:
+    path = tmp_path / "j.db"
+    with SqliteJournal(path) as journal:
+        journal.append(call("a"))
+    make_sqlite(path, "PRAGMA journal_mode = DELETE")
+    with SqliteJournal(path) as journal:
+        assert call_ids(journal.records()) == ["a"]
+        with sqlite3.connect(path) as raw:
+            assert raw.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+        raw.close()
+
+
 def test_an_unknown_durability_or_timeout_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="'process' or 'power', not 'disk'"):
         SqliteJournal(tmp_path / "j.db", durability="disk")  # type: ignore[arg-type]

@@ -73,22 +73,21 @@ def identify(connection: sqlite3.Connection, path: str) -> Identity:
     raise NotAJournalError(path, _foreign(application, version, schema))
 
 
-def make_journal(connection: sqlite3.Connection, path: str) -> bool:
-    """Create the journal's table in an empty file (True) or find it made (False), atomically:
-    several processes may open one new file at once; exactly one of them creates it.
+def make_journal(connection: sqlite3.Connection, path: str) -> None:
+    """Create the journal's table in an empty file, or find it made, atomically: several
+    processes may open one new file at once; exactly one of them creates it.
 
     An empty file is switched to WAL before its first write, so a journal is WAL from its birth:
     leaving rollback mode later needs an exclusive lock that SQLite does not wait for, and
     another opener reading the new file at that moment would make the switch fail.
     """
     if identify(connection, path) == "journal":
-        return False
+        return
     try:
         connection.execute("PRAGMA journal_mode = WAL")
         connection.execute("BEGIN IMMEDIATE")
         try:
-            created = identify(connection, path) == "empty"
-            if created:
+            if identify(connection, path) == "empty":
                 connection.execute(_TABLE)
                 connection.execute(_INDEX)
                 connection.execute(f"PRAGMA application_id = {APPLICATION_ID}")
@@ -99,7 +98,6 @@ def make_journal(connection: sqlite3.Connection, path: str) -> bool:
                 connection.execute("ROLLBACK")
     except sqlite3.Error as error:
         raise JournalError(path, f"cannot create the journal: {error}") from error
-    return created
 
 
 def _pragma(connection: sqlite3.Connection, name: str) -> object:

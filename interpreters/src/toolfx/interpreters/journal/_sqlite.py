@@ -4,8 +4,8 @@ Durability is chosen per journal. `"process"` (the default) is WAL with `synchro
 commit is in the write-ahead log (the OS holds it) before `append` returns, so it survives the
 process dying at any point, SIGKILL included, but not a power loss. `"power"` is WAL with
 `synchronous=FULL` (the log is fsynced at every commit), `fullfsync` where the OS has it (macOS:
-fsync alone leaves the drive's cache), and the folder fsynced once the file is created, so the
-file's name survives too.
+fsync alone leaves the drive's cache), and the folder fsynced at every opening, so the file's
+name survives too (SQLite syncs the folder itself for the write-ahead log it creates).
 
 Several processes may append to one file (one runs the session, another answers approvals):
 SQLite serialises the writers, each waiting up to `busy_timeout` seconds for the others. Inside
@@ -129,27 +129,25 @@ class SqliteJournal:
                 identify(probe, self.path)
         connection = _connect(self.path, str(target), busy_timeout)
         try:
-            created = make_journal(connection, self.path)
-            self._configure(connection)
-            if created and self.durability == "power":
+            self._set_syncs(connection)  # before the first write: the new file's own
+            make_journal(connection, self.path)
+            _use_wal(connection, self.path)
+            if self.durability == "power":
                 _sync_folder(self.path, target.parent)
         except BaseException:
             connection.close()
             raise
         return connection
 
-    def _configure(self, connection: sqlite3.Connection) -> None:
+    def _set_syncs(self, connection: sqlite3.Connection) -> None:
+        """How often this connection's commits reach the disk (a setting of the connection)."""
         try:
-            mode = connection.execute("PRAGMA journal_mode = WAL").fetchone()
             connection.execute(f"PRAGMA synchronous = {_SYNCHRONOUS[self.durability]}")
             if self.durability == "power":
                 connection.execute("PRAGMA fullfsync = ON")
                 connection.execute("PRAGMA checkpoint_fullfsync = ON")
         except sqlite3.Error as error:
-            raise JournalError(self.path, f"cannot set its journal mode: {error}") from error
-        if mode is None or mode[0] != "wal":
-            found = "nothing" if mode is None else repr(mode[0])
-            raise JournalError(self.path, f"cannot use write-ahead logging here (mode {found})")
+            raise JournalError(self.path, f"cannot set its durability: {error}") from error
 
     def _opened(self) -> sqlite3.Connection:
         if self._connection is None:
@@ -229,6 +227,17 @@ def _first_oversized(connection: sqlite3.Connection, after: int | None) -> int:
                 return int(sequence)
             raise
     raise AssertionError("unreachable: SQLite refused a row it then loaded")
+
+
+def _use_wal(connection: sqlite3.Connection, path: str) -> None:
+    """Keep the file in WAL mode (it is from its birth; a hand-made change is undone)."""
+    try:
+        mode = connection.execute("PRAGMA journal_mode = WAL").fetchone()
+    except sqlite3.Error as error:
+        raise JournalError(path, f"cannot set its journal mode: {error}") from error
+    if mode is None or mode[0] != "wal":
+        found = "nothing" if mode is None else repr(mode[0])
+        raise JournalError(path, f"cannot use write-ahead logging here (mode {found})")
 
 
 def _too_big(error: sqlite3.Error) -> bool:
