@@ -33,7 +33,7 @@ from toolfx.interpreters.cli._log import (
     log_line,
     read_log,
 )
-from toolfx.interpreters.journal import JournalError, SqliteJournal
+from toolfx.interpreters.journal import Durability, JournalError, SqliteJournal
 
 
 def write(call_id: str, path: str, content: str) -> dict[str, Any]:
@@ -84,7 +84,10 @@ def results(out: str) -> dict[str, dict[str, Any]]:
 def test_the_command_line_takes_the_journal_options_and_approve() -> None:
     run = parse_args(["run", "s", "--workspace", "w", "--journal", "j", "--defer-asks"])
     assert isinstance(run, RunCommand)
-    assert (run.journal, run.defer_asks) == ("j", True)
+    assert (run.journal, run.defer_asks, run.durability) == ("j", True, "process")
+    power = parse_args(["run", "s", "--workspace", "w", "--journal", "j", "--durability", "power"])
+    assert isinstance(power, RunCommand)
+    assert power.durability == "power"
     assert parse_args(["approve", "j"]) == ApproveCommand("j")
     assert parse_args(["approve", "j", "c1", "always"]) == ApproveCommand("j", "c1", "always")
     rejected = parse_args(["approve", "j", "c1", "reject", "--feedback", "no"])
@@ -95,6 +98,8 @@ def test_the_command_line_takes_the_journal_options_and_approve() -> None:
     ("argv", "message"),
     [
         (["run", "s", "--workspace", "w", "--defer-asks"], "--defer-asks needs --journal"),
+        (["run", "s", "--workspace", "w", "--durability", "power"], "--durability needs"),
+        (["run", "s", "--workspace", "w", "--journal", "j", "--durability", "disk"], "invalid"),
         (
             ["run", "s", "--workspace", "w", "--journal", "j", "--defer-asks", "--yes"],
             "not allowed",
@@ -305,8 +310,8 @@ def test_approve_needs_an_existing_journal(
 class FullJournal:
     """A journal whose disk fills at its first `tool/result`."""
 
-    def __init__(self, path: str) -> None:
-        self.inner = SqliteJournal(path)
+    def __init__(self, path: str, *, durability: Durability) -> None:
+        self.inner = SqliteJournal(path, durability=durability)
 
     def append(self, record: SessionRecord) -> None:
         if isinstance(record, ToolResultRecord):
@@ -510,3 +515,25 @@ def test_a_journal_with_a_bad_record_is_refused_naming_the_row(
         assert (ran.code, ran.out) == (2, "")
         assert "row 1 is not a toolfx record" in ran.err
     assert not (workspace / "a.txt").exists()
+
+
+def test_the_journal_is_opened_with_the_durability_asked_for(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    workspace: Path,
+    journal: str,
+) -> None:
+    opened: list[SqliteJournal] = []
+
+    def opening(path: str, *, durability: Durability) -> SqliteJournal:
+        opened.append(SqliteJournal(path, durability=durability))
+        return opened[-1]
+
+    monkeypatch.setattr(_commands, "SqliteJournal", opening)
+    session = write_session(tmp_path / "s.jsonl", {"calls": [write("w1", "a.txt", "A\n")]})
+    ran = journaled(capsys, session, workspace, journal, "--yes", "--durability", "power")
+    assert ran.code == 0
+    assert [j.durability for j in opened] == ["power"]
+    assert journaled(capsys, session, workspace, journal).code == 0
+    assert [j.durability for j in opened] == ["power", "process"]

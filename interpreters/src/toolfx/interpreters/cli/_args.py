@@ -4,7 +4,7 @@ values."""
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal, final
 
@@ -13,9 +13,11 @@ from toolfx.core.runtime import SANDBOX_MODES, SandboxMode
 from toolfx.interpreters.cli._exits import EXIT_STATUSES
 from toolfx.interpreters.cli._log import INTERPRETERS, Interpreter
 from toolfx.interpreters.cli._providers import PRESENTATIONS, SchemaFormat
+from toolfx.interpreters.journal import Durability
 
 __all__ = [
     "APPROVE_ANSWERS",
+    "DURABILITIES",
     "ApproveAnswer",
     "ApproveCommand",
     "Command",
@@ -57,7 +59,12 @@ class RunCommand:
     """The journal file every record is committed to (None: no journal)."""
     defer_asks: bool = False
     """Answer asks "deferred" (only with a journal): `toolfx approve` answers them later."""
+    durability: Durability = "process"
+    """What each journaled record survives: the process dying, or a power loss too."""
 
+
+DURABILITIES: Final[Mapping[str, Durability]] = {"process": "process", "power": "power"}
+"""Every journal durability by its name."""
 
 ApproveAnswer = Literal["once", "always", "reject"]
 """How `toolfx approve` answers an ask."""
@@ -159,6 +166,12 @@ def _parser() -> argparse.ArgumentParser:
         help="commit every record to this journal (SQLite; made if missing); run again with "
         "the same journal to continue after a crash or once asks are answered",
     )
+    run.add_argument(
+        "--durability",
+        choices=DURABILITIES,
+        help="what each journaled record survives: the process dying (process, the default) "
+        "or a power loss too (power: an fsync per record)",
+    )
     for command in (demo, run):
         command.add_argument(
             "--interpreter",
@@ -252,6 +265,7 @@ def parse_args(argv: Sequence[str]) -> Command:
         PRESENTATIONS[args.present],
         args.journal,
         _deferring(parser, args),
+        _durability(parser, args),
     )
 
 
@@ -260,6 +274,15 @@ def _deferring(parser: argparse.ArgumentParser, args: argparse.Namespace) -> boo
     if args.defer_asks and args.journal is None:
         parser.error("--defer-asks needs --journal FILE: the journal keeps the asks to answer")
     return bool(args.defer_asks)
+
+
+def _durability(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Durability:
+    """`--durability`, refused without a journal (it says how the journal writes)."""
+    if args.durability is None:
+        return "process"
+    if args.journal is None:
+        parser.error("--durability needs --journal FILE: it says how the journal is written")
+    return DURABILITIES[args.durability]
 
 
 def _approve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> ApproveCommand:

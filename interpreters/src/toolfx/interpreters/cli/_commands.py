@@ -45,8 +45,8 @@ from toolfx.interpreters.cli._render import Display, JsonDisplay, PanelDisplay
 from toolfx.interpreters.cli._runner import run_session, turn_calls
 from toolfx.interpreters.cli._session import Turn, parse_session
 from toolfx.interpreters.cli._visible import visible, visible_json
+from toolfx.interpreters.journal import Durability, SqliteJournal
 from toolfx.interpreters.journal import JournalError as JournalFileError
-from toolfx.interpreters.journal import SqliteJournal
 
 __all__ = [
     "PLAIN_WIDTH",
@@ -196,7 +196,8 @@ def run(command: RunCommand) -> int:
     with contextlib.ExitStack() as stack:
         journal = None
         if command.journal is not None:
-            journal = stack.enter_context(_opened_journal(command.journal))
+            opened = _opened_journal(command.journal, command.durability)
+            journal = stack.enter_context(opened)
         waiting = play(
             turns,
             catalog,
@@ -273,11 +274,11 @@ def _asks(count: int) -> str:
 
 
 @contextlib.contextmanager
-def _opened_journal(path: str) -> Iterator[SqliteJournal]:
+def _opened_journal(path: str, durability: Durability = "process") -> Iterator[SqliteJournal]:
     """The SQLite journal at `path` (made if missing), closed afterwards; a file that cannot be a
     journal is a `CliError`."""
     try:
-        journal = SqliteJournal(path)
+        journal = SqliteJournal(path, durability=durability)
     except JournalFileError as error:
         raise CliError(str(error)) from None
     with journal:
