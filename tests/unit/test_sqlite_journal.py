@@ -27,7 +27,7 @@ from toolfx.core.tools import DurableResult, ErrorCode, ImageBlock, TextBlock, T
 from toolfx.interpreters import (
     CorruptRecordError,
     Durability,
-    JournalError,
+    JournalFileError,
     NotAJournalError,
     SqliteJournal,
 )
@@ -97,7 +97,7 @@ def test_extend_appends_nothing_when_one_record_cannot_be_written(tmp_path: Path
     unwritable = ToolCallRecord("x", "x", "tool", {"text": "\ud800"})  # a lone surrogate
     with SqliteJournal(tmp_path / "j.db") as journal:
         journal.append(call("a"))
-        with pytest.raises(JournalError, match=r"the `tool/call` of 'x'.*surrogate"):
+        with pytest.raises(JournalFileError, match=r"the `tool/call` of 'x'.*surrogate"):
             journal.extend([call("b"), unwritable])
         assert call_ids(journal.records()) == ["a"]
 
@@ -251,7 +251,7 @@ def test_a_writer_waits_no_longer_than_its_busy_timeout(tmp_path: Path) -> None:
     path = tmp_path / "j.db"
     with SqliteJournal(path, busy_timeout=0) as journal, sqlite3.connect(path) as other:
         other.execute("BEGIN IMMEDIATE")  # another process holds the write lock
-        with pytest.raises(JournalError, match=r"cannot append the `tool/call` of 'a'.*locked"):
+        with pytest.raises(JournalFileError, match=r"cannot append the `tool/call` of 'a'.*locked"):
             journal.append(call("a"))
         other.rollback()
         journal.append(call("b"))
@@ -263,17 +263,17 @@ def test_a_closed_journal_refuses_to_append_or_read(tmp_path: Path) -> None:
     with journal:
         journal.append(call("a"))
     journal.close()  # closing twice is fine
-    with pytest.raises(JournalError, match="the journal is closed"):
+    with pytest.raises(JournalFileError, match="the journal is closed"):
         journal.append(call("b"))
-    with pytest.raises(JournalError, match="the journal is closed"):
+    with pytest.raises(JournalFileError, match="the journal is closed"):
         journal.records()
     assert repr(journal) == f"SqliteJournal({str(tmp_path / 'j.db')!r}, durability='process')"
 
 
 def test_a_missing_folder_or_a_folder_is_a_clear_error(tmp_path: Path) -> None:
-    with pytest.raises(JournalError, match=r"the folder .*/missing does not exist"):
+    with pytest.raises(JournalFileError, match=r"the folder .*/missing does not exist"):
         SqliteJournal(tmp_path / "missing" / "j.db")
-    with pytest.raises(JournalError, match="it is a folder; a journal is a file"):
+    with pytest.raises(JournalFileError, match="it is a folder; a journal is a file"):
         SqliteJournal(tmp_path)
     assert list(tmp_path.iterdir()) == []
 
@@ -444,7 +444,7 @@ def test_a_row_over_the_size_limit_is_never_loaded_and_is_named(tmp_path: Path) 
 def test_a_record_too_large_to_read_back_is_not_appended(tmp_path: Path) -> None:
     large = ToolCallRecord("big", "big", "tool", {"text": "é" * (16 * 1024 * 1024 + 1)})
     with SqliteJournal(tmp_path / "j.db") as journal:
-        with pytest.raises(JournalError, match="the `tool/call` of 'big': larger than"):
+        with pytest.raises(JournalFileError, match="the `tool/call` of 'big': larger than"):
             journal.append(large)
         journal.append(call("a"))
         assert call_ids(journal.records()) == ["a"]

@@ -17,7 +17,7 @@ from toolfx.interpreters.codemode import MontyEngine
 from toolfx.interpreters.journal import (
     CorruptRecordError,
     Durability,
-    JournalError,
+    JournalFileError,
     NotAJournalError,
     SqliteJournal,
 )
@@ -63,7 +63,7 @@ __all__ = [
     "FolderSpills",
     "ForeignAwaitError",
     "HangAt",
-    "JournalError",
+    "JournalFileError",
     "LocalFileSystem",
     "MemoryFileSystem",
     "MemorySpills",

@@ -5,13 +5,17 @@ WAL mode; a record survives the process dying (the default durability) or a powe
 (`durability="power"`), and several processes may append to one file.
 """
 
-from toolfx.interpreters.journal._errors import CorruptRecordError, JournalError, NotAJournalError
+from toolfx.interpreters.journal._errors import (
+    CorruptRecordError,
+    JournalFileError,
+    NotAJournalError,
+)
 from toolfx.interpreters.journal._sqlite import Durability, SqliteJournal
 
 __all__ = [
     "CorruptRecordError",
     "Durability",
-    "JournalError",
+    "JournalFileError",
     "NotAJournalError",
     "SqliteJournal",
 ]

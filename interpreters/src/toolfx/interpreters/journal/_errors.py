@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-__all__ = ["CorruptRecordError", "JournalError", "NotAJournalError"]
+__all__ = ["CorruptRecordError", "JournalFileError", "NotAJournalError"]
 
 
-class JournalError(Exception):
+class JournalFileError(Exception):
     """The journal at `path` cannot be opened, written or read: the message says which and why."""
 
     def __init__(self, path: str, reason: str) -> None:
@@ -14,12 +14,12 @@ class JournalError(Exception):
         self.reason = reason
 
 
-class NotAJournalError(JournalError):
+class NotAJournalError(JournalFileError):
     """The file is not a toolfx journal (not SQLite, other tables, another schema version); it
     was left as it was."""
 
 
-class CorruptRecordError(JournalError):
+class CorruptRecordError(JournalFileError):
     """A stored row is not a record: its sequence number, the JSON pointer of the bad place, why."""
 
     def __init__(self, path: str, sequence: int, pointer: str, problem: str) -> None:

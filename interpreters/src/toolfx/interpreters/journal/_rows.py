@@ -18,7 +18,7 @@ from returns.result import Failure
 
 from toolfx.core.json import DEFAULT_LIMITS, parse_json, render_literal
 from toolfx.core.records import SessionRecord, record_from_json
-from toolfx.interpreters.journal._errors import CorruptRecordError, JournalError
+from toolfx.interpreters.journal._errors import CorruptRecordError, JournalFileError
 
 __all__ = ["MAX_ROW_BYTES", "Row", "read_row", "row_of"]
 
@@ -31,11 +31,11 @@ Row = tuple[str, str, str]
 
 
 def row_of(path: str, record: SessionRecord) -> Row:
-    """The row that stores `record`; `JournalError` if it is not JSON (a hand-built record)."""
+    """The row that stores `record`; `JournalFileError` if it is not JSON (a hand-built record)."""
     try:
         text = json.dumps(record.to_json(), ensure_ascii=False, separators=(",", ":"))
     except ValueError as error:
-        raise JournalError(
+        raise JournalFileError(
             path, f"cannot write the `{record.event}` of {record.call_id!r}: {error}"
         ) from error
     return record.event, record.call_id, text

@@ -15,7 +15,7 @@ import sqlite3
 from typing import Final, Literal
 
 from toolfx.core.json import render_literal
-from toolfx.interpreters.journal._errors import JournalError, NotAJournalError
+from toolfx.interpreters.journal._errors import JournalFileError, NotAJournalError
 
 __all__ = ["APPLICATION_ID", "SCHEMA_VERSION", "identify", "make_journal"]
 
@@ -65,7 +65,7 @@ def identify(connection: sqlite3.Connection, path: str) -> Identity:
     except sqlite3.Error as error:
         if error.sqlite_errorcode == sqlite3.SQLITE_NOTADB:
             raise NotAJournalError(path, "the file is not an SQLite database") from error
-        raise JournalError(path, f"cannot read it: {error}") from error
+        raise JournalFileError(path, f"cannot read it: {error}") from error
     if application == APPLICATION_ID and version == SCHEMA_VERSION and schema == _SCHEMA:
         return "journal"
     if application == 0 and version == 0 and not schema:
@@ -97,7 +97,7 @@ def make_journal(connection: sqlite3.Connection, path: str) -> None:
             if connection.in_transaction:
                 connection.execute("ROLLBACK")
     except sqlite3.Error as error:
-        raise JournalError(path, f"cannot create the journal: {error}") from error
+        raise JournalFileError(path, f"cannot create the journal: {error}") from error
 
 
 def _pragma(connection: sqlite3.Connection, name: str) -> object:

@@ -17,7 +17,7 @@ written (`NotAJournalError`; an existing file is first inspected through a read-
 connection). SQLite's length limit on the connection is `MAX_ROW_BYTES`, so no single row larger
 than that is ever handed to Python: such a row is a `CorruptRecordError` naming it, as is a row
 that does not decode. `records` loads every row, so its memory grows with the journal; a damaged
-database file is a `JournalError` carrying SQLite's message.
+database file is a `JournalFileError` carrying SQLite's message.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from types import TracebackType
 from typing import Final, Literal, TypeVar, final
 
 from toolfx.core.records import SessionRecord
-from toolfx.interpreters.journal._errors import CorruptRecordError, JournalError
+from toolfx.interpreters.journal._errors import CorruptRecordError, JournalFileError
 from toolfx.interpreters.journal._rows import MAX_ROW_BYTES, read_row, row_of
 from toolfx.interpreters.journal._schema import identify, make_journal
 
@@ -73,7 +73,7 @@ class SqliteJournal:
         self._connection: sqlite3.Connection | None = self._open(busy_timeout)
 
     def append(self, record: SessionRecord) -> None:
-        """Commit `record` after every record appended before it (`JournalError` if it cannot)."""
+        """Commit `record` after every record appended before it (else `JournalFileError`)."""
         row = row_of(self.path, record)
         self._write(lambda connection: connection.execute(_INSERT, row), record)
 
@@ -95,10 +95,10 @@ class SqliteJournal:
             try:
                 return _in_transaction(connection, lambda: tuple(self._read(connection)), "BEGIN")
             except sqlite3.Error as error:
-                raise JournalError(self.path, f"cannot read it: {error}") from error
+                raise JournalFileError(self.path, f"cannot read it: {error}") from error
 
     def close(self) -> None:
-        """Close the file (once; appending to or reading a closed journal is a `JournalError`)."""
+        """Close the file (once; using a closed journal raises `JournalFileError`)."""
         with self._lock:
             connection, self._connection = self._connection, None
         if connection is not None:
@@ -121,9 +121,9 @@ class SqliteJournal:
     def _open(self, busy_timeout: float) -> sqlite3.Connection:
         target = Path(self.path).absolute()
         if not target.parent.is_dir():
-            raise JournalError(self.path, f"the folder {target.parent} does not exist")
+            raise JournalFileError(self.path, f"the folder {target.parent} does not exist")
         if target.is_dir():
-            raise JournalError(self.path, "it is a folder; a journal is a file")
+            raise JournalFileError(self.path, "it is a folder; a journal is a file")
         if target.exists():  # look before anything can write: a foreign file stays as it is
             with closing(_connect(self.path, f"{target.as_uri()}?mode=ro", busy_timeout)) as probe:
                 identify(probe, self.path)
@@ -147,11 +147,11 @@ class SqliteJournal:
                 connection.execute("PRAGMA fullfsync = ON")
                 connection.execute("PRAGMA checkpoint_fullfsync = ON")
         except sqlite3.Error as error:
-            raise JournalError(self.path, f"cannot set its durability: {error}") from error
+            raise JournalFileError(self.path, f"cannot set its durability: {error}") from error
 
     def _opened(self) -> sqlite3.Connection:
         if self._connection is None:
-            raise JournalError(self.path, "the journal is closed")
+            raise JournalFileError(self.path, "the journal is closed")
         return self._connection
 
     def _write(
@@ -168,7 +168,7 @@ class SqliteJournal:
                     if _too_big(error)
                     else str(error)
                 )
-                raise JournalError(self.path, f"cannot append {what}: {reason}") from error
+                raise JournalFileError(self.path, f"cannot append {what}: {reason}") from error
 
     def _read(self, connection: sqlite3.Connection) -> Iterator[SessionRecord]:
         last = None
@@ -195,7 +195,7 @@ def _connect(path: str, database: str, busy_timeout: float) -> sqlite3.Connectio
             uri=uri,
         )
     except sqlite3.Error as error:
-        raise JournalError(path, f"cannot open it: {error}") from error
+        raise JournalFileError(path, f"cannot open it: {error}") from error
     connection.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_ROW_BYTES)
     connection.execute("PRAGMA trusted_schema = OFF")
     return connection
@@ -234,10 +234,10 @@ def _use_wal(connection: sqlite3.Connection, path: str) -> None:
     try:
         mode = connection.execute("PRAGMA journal_mode = WAL").fetchone()
     except sqlite3.Error as error:
-        raise JournalError(path, f"cannot set its journal mode: {error}") from error
+        raise JournalFileError(path, f"cannot set its journal mode: {error}") from error
     if mode is None or mode[0] != "wal":
         found = "nothing" if mode is None else repr(mode[0])
-        raise JournalError(path, f"cannot use write-ahead logging here (mode {found})")
+        raise JournalFileError(path, f"cannot use write-ahead logging here (mode {found})")
 
 
 def _too_big(error: sqlite3.Error) -> bool:
@@ -254,4 +254,4 @@ def _sync_folder(path: str, folder: Path) -> None:
         finally:
             os.close(descriptor)
     except OSError as error:
-        raise JournalError(path, f"cannot make its folder durable: {error}") from error
+        raise JournalFileError(path, f"cannot make its folder durable: {error}") from error
