@@ -33,7 +33,7 @@ from toolfx.interpreters.cli._log import (
     log_line,
     read_log,
 )
-from toolfx.interpreters.journal import Durability, JournalError, SqliteJournal
+from toolfx.interpreters.journal import Durability, JournalFileError, SqliteJournal
 
 
 def write(call_id: str, path: str, content: str) -> dict[str, Any]:
@@ -315,7 +315,7 @@ class FullJournal:
 
     def append(self, record: SessionRecord) -> None:
         if isinstance(record, ToolResultRecord):
-            raise JournalError(self.inner.path, "cannot append: database or disk is full")
+            raise JournalFileError(self.inner.path, "cannot append: database or disk is full")
         self.inner.append(record)
 
     def records(self) -> tuple[SessionRecord, ...]:

@@ -45,8 +45,7 @@ from toolfx.interpreters.cli._render import Display, JsonDisplay, PanelDisplay
 from toolfx.interpreters.cli._runner import run_session, turn_calls
 from toolfx.interpreters.cli._session import Turn, parse_session
 from toolfx.interpreters.cli._visible import visible, visible_json
-from toolfx.interpreters.journal import Durability, SqliteJournal
-from toolfx.interpreters.journal import JournalError as JournalFileError
+from toolfx.interpreters.journal import Durability, JournalFileError, SqliteJournal
 
 __all__ = [
     "PLAIN_WIDTH",

@@ -24,7 +24,7 @@ from toolfx.interpreters.cli._log_file import LogWriteError
 from toolfx.interpreters.cli._providers import ProviderError
 from toolfx.interpreters.cli._session import SessionError
 from toolfx.interpreters.cli._visible import visible
-from toolfx.interpreters.journal import JournalError
+from toolfx.interpreters.journal import JournalFileError
 
 __all__ = ["main"]
 
@@ -59,7 +59,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 from toolfx.interpreters.cli._mcp_serve import mcp_serve  # noqa: PLC0415
 
                 return mcp_serve(command)
-    except (CliError, SessionError, LogError, ProviderError, JournalError) as error:
+    except (CliError, SessionError, LogError, ProviderError, JournalFileError) as error:
         print(f"toolfx: {visible(str(error))}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except (LogWriteError, JournalWriteError) as error:

@@ -29,7 +29,7 @@ from toolfx.interpreters.cli._journaled import JournaledTurns
 from toolfx.interpreters.cli._log import Interpreter, LogRecord, TurnRecord
 from toolfx.interpreters.cli._log_file import LogWriteError
 from toolfx.interpreters.cli._session import ProviderTurn, Turn
-from toolfx.interpreters.journal import JournalError
+from toolfx.interpreters.journal import JournalFileError
 from toolfx.interpreters.sync import SyncRuntime, run_sync
 
 __all__ = ["run_session", "turn_calls"]
@@ -102,7 +102,7 @@ def run_session(
 def _report(error: BaseException, where: str) -> None:
     """Log a contained defect, but not a failed log's or journal's records: the command ends
     with that."""
-    if not isinstance(error, LogWriteError | JournalError):
+    if not isinstance(error, LogWriteError | JournalFileError):
         log_defect(error, where)
 
 
