@@ -15,7 +15,14 @@ from toolfx.core.records import (
     ToolResultRecord,
 )
 from toolfx.core.tools import DurableResult, TextBlock
-from toolfx.interpreters.cli._log import LogError, LogRecord, SessionHeader, TurnRecord, log_line
+from toolfx.interpreters.cli._log import (
+    LogError,
+    LogRecord,
+    ReplayedRecord,
+    SessionHeader,
+    TurnRecord,
+    log_line,
+)
 from toolfx.interpreters.cli._log_import import import_log
 from toolfx.interpreters.journal import SqliteJournal
 
@@ -77,3 +84,13 @@ def test_a_bad_line_is_refused_with_its_number_and_nothing_is_journaled(
         with pytest.raises(LogError, match=message):
             import_log(text, journal)
         assert journal.records() == (earlier,)
+
+
+def test_a_replayed_line_is_journaled_as_its_call_and_result(tmp_path: Path) -> None:
+    call, _, result = RECORDS[:3]
+    assert isinstance(call, ToolCallRecord)
+    assert isinstance(result, ToolResultRecord)
+    lines = (SessionHeader("/ws", "sync"), TurnRecord(1, 1), ReplayedRecord(call, result))
+    with SqliteJournal(tmp_path / "j.db") as journal:
+        assert import_log(log_text(lines), journal) == 2
+        assert journal.records() == (call, result)

@@ -10,7 +10,7 @@ import pytest
 from toolfx.core.json import JsonValue
 from toolfx.core.pipeline import ToolCall
 from toolfx.core.registry import Registry
-from toolfx.interpreters.cli._runner import _calls
+from toolfx.interpreters.cli._runner import turn_calls
 from toolfx.interpreters.cli._session import (
     ProviderTurn,
     SessionCall,
@@ -47,7 +47,7 @@ def lines(*turns: object) -> str:
 
 def calls_of(turn: Turn) -> tuple[ToolCall, ...]:
     """A turn's calls as the runner reads them (with no tools: nothing to undo)."""
-    return _calls(turn, Registry().catalog())
+    return turn_calls(turn, Registry().catalog())
 
 
 def seen(turn: Turn) -> list[tuple[str, str, object]]:

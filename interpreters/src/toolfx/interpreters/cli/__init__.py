@@ -1,4 +1,4 @@
-"""The `toolfx` command line: `demo`, `run`, `replay`, `tools` and `mcp serve`.
+"""The `toolfx` command line: `demo`, `run`, `approve`, `replay`, `tools` and `mcp serve`.
 
 The tools come from the factories installed under the `toolfx.tools` entry point group; output
 is rich panels (or `--json` lines); every session can be logged as JSONL and replayed.

@@ -1,18 +1,25 @@
-"""The command line: `toolfx demo | run | replay | tools | mcp serve`, parsed into frozen values."""
+"""The command line: `toolfx demo | run | approve | replay | tools | mcp serve`, parsed into frozen
+values."""
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import final
+from typing import Final, Literal, final
 
 from toolfx.core.registry import PresentationMode
 from toolfx.core.runtime import SANDBOX_MODES, SandboxMode
+from toolfx.interpreters.cli._exits import EXIT_STATUSES
 from toolfx.interpreters.cli._log import INTERPRETERS, Interpreter
 from toolfx.interpreters.cli._providers import PRESENTATIONS, SchemaFormat
+from toolfx.interpreters.journal import Durability
 
 __all__ = [
+    "APPROVE_ANSWERS",
+    "DURABILITIES",
+    "ApproveAnswer",
+    "ApproveCommand",
     "Command",
     "DemoCommand",
     "McpServeCommand",
@@ -48,6 +55,35 @@ class RunCommand:
     output: OutputOptions = OutputOptions()
     sandbox: SandboxMode = "auto"
     present: PresentationMode = "native"
+    journal: str | None = None
+    """The journal file every record is committed to (None: no journal)."""
+    defer_asks: bool = False
+    """Answer asks "deferred" (only with a journal): `toolfx approve` answers them later."""
+    durability: Durability = "process"
+    """What each journaled record survives: the process dying, or a power loss too."""
+
+
+DURABILITIES: Final[Mapping[str, Durability]] = {"process": "process", "power": "power"}
+"""Every journal durability by its name."""
+
+ApproveAnswer = Literal["once", "always", "reject"]
+"""How `toolfx approve` answers an ask."""
+
+APPROVE_ANSWERS: Final[tuple[ApproveAnswer, ...]] = ("once", "always", "reject")
+"""Every answer `toolfx approve` takes, in the order the help lists them."""
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class ApproveCommand:
+    """`toolfx approve`: answer one deferred ask in a journal, or list the open ones."""
+
+    journal: str
+    call_id: str | None = None
+    """The call whose ask is answered (None: list the open asks)."""
+    answer: ApproveAnswer | None = None
+    feedback: str | None = None
+    """What the model is told with a rejection (only with `reject`)."""
 
 
 @final
@@ -91,24 +127,51 @@ class McpServeCommand:
     present: PresentationMode = "native"
 
 
-Command = RunCommand | DemoCommand | ReplayCommand | ToolsCommand | McpServeCommand
+Command = RunCommand | DemoCommand | ApproveCommand | ReplayCommand | ToolsCommand | McpServeCommand
 """A parsed command line."""
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="toolfx", description="Run, replay, list and serve toolfx tool calls."
+        prog="toolfx",
+        description="Run, replay, list and serve toolfx tool calls.",
+        epilog=EXIT_STATUSES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     demo = commands.add_parser("demo", help="run the bundled example session (no input needed)")
-    run = commands.add_parser("run", help="run a session file (JSONL of model turns)")
+    run = commands.add_parser(
+        "run",
+        help="run a session file (JSONL of model turns)",
+        epilog=EXIT_STATUSES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     run.add_argument("session", metavar="SESSION", help="the session file")
     run.add_argument("--workspace", required=True, metavar="DIR", help="the workspace root")
     run.add_argument("--rules", metavar="FILE", help="permission rules (a JSON list)")
     answers = run.add_mutually_exclusive_group()
     answers.add_argument("--yes", action="store_true", help="allow every ask once")
     answers.add_argument("--deny-asks", action="store_true", help="reject every ask")
+    answers.add_argument(
+        "--defer-asks",
+        action="store_true",
+        help="answer every ask later: the run goes on with the other calls, then stops "
+        "(exit 3) listing the asks and the `toolfx approve` commands that answer them "
+        "(needs --journal)",
+    )
+    run.add_argument(
+        "--journal",
+        metavar="FILE",
+        help="commit every record to this journal (SQLite; made if missing); run again with "
+        "the same journal to continue after a crash or once asks are answered",
+    )
+    run.add_argument(
+        "--durability",
+        choices=DURABILITIES,
+        help="what each journaled record survives: the process dying (process, the default) "
+        "or a power loss too (power: an fsync per record)",
+    )
     for command in (demo, run):
         command.add_argument(
             "--interpreter",
@@ -117,6 +180,24 @@ def _parser() -> argparse.ArgumentParser:
             help="what runs the turns (default: sync)",
         )
         command.add_argument("--log", metavar="FILE", help="write the session log (JSONL) here")
+    approve = commands.add_parser(
+        "approve",
+        help="answer an ask a `run --defer-asks` left in a journal (without CALL_ID: list them)",
+        epilog=EXIT_STATUSES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    approve.add_argument("journal", metavar="FILE", help="the journal")
+    approve.add_argument("call_id", metavar="CALL_ID", nargs="?", help="the call that asks")
+    approve.add_argument(
+        "answer",
+        metavar="ANSWER",
+        nargs="?",
+        choices=APPROVE_ANSWERS,
+        help="once, always or reject",
+    )
+    approve.add_argument(
+        "--feedback", metavar="TEXT", help="with reject: what the model is told, as the reason"
+    )
     replay = commands.add_parser("replay", help="show a session log again, running nothing")
     replay.add_argument("log", metavar="LOG", help="the session log")
     for command in (demo, run, replay):
@@ -155,7 +236,10 @@ def _parser() -> argparse.ArgumentParser:
 
 def parse_args(argv: Sequence[str]) -> Command:
     """The command `argv` asks for; a bad command line exits (code 2) with argparse's usage."""
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command == "approve":
+        return _approve(parser, args)
     if args.command == "tools":
         return ToolsCommand(args.format, args.workspace, PRESENTATIONS[args.present])
     if args.command == "mcp":
@@ -179,4 +263,32 @@ def parse_args(argv: Sequence[str]) -> Command:
         output,
         args.sandbox,
         PRESENTATIONS[args.present],
+        args.journal,
+        _deferring(parser, args),
+        _durability(parser, args),
     )
+
+
+def _deferring(parser: argparse.ArgumentParser, args: argparse.Namespace) -> bool:
+    """`--defer-asks`, refused without a journal (nothing would keep the asks)."""
+    if args.defer_asks and args.journal is None:
+        parser.error("--defer-asks needs --journal FILE: the journal keeps the asks to answer")
+    return bool(args.defer_asks)
+
+
+def _durability(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Durability:
+    """`--durability`, refused without a journal (it says how the journal writes)."""
+    if args.durability is None:
+        return "process"
+    if args.journal is None:
+        parser.error("--durability needs --journal FILE: it says how the journal is written")
+    return DURABILITIES[args.durability]
+
+
+def _approve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> ApproveCommand:
+    """`toolfx approve FILE [CALL_ID ANSWER] [--feedback TEXT]`, checked as a whole."""
+    if args.call_id is not None and args.answer is None:
+        parser.error(f"approve: say how to answer {args.call_id}: once, always or reject")
+    if args.feedback is not None and args.answer != "reject":
+        parser.error("approve: --feedback goes with reject (it tells the model why)")
+    return ApproveCommand(args.journal, args.call_id, args.answer, args.feedback)

@@ -1,7 +1,8 @@
-"""The commands: `run` plays a session file, `replay` shows a log again, `tools` lists schemas.
+"""The commands: `run` plays a session file, `approve` answers an ask a journal keeps, `replay`
+shows a log again, `tools` lists schemas.
 
 `play` is what `run` and `demo` share: open the log, show and record every record as it happens,
-run the turns, then the summary.
+run the turns (through the journal, if any), then the summary.
 """
 
 from __future__ import annotations
@@ -10,27 +11,46 @@ import contextlib
 import json
 import os
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Final
 
 from returns.result import Failure
 from rich.console import Console
 
+from toolfx.core.journal import Journal, JournaledSession, JournalError
 from toolfx.core.json import JsonValue, parse_json, thaw_json
 from toolfx.core.registry import Catalog
-from toolfx.core.runtime import spill_folder
-from toolfx.interpreters.cli._approvals import Answer, Prompter, choose_answer
-from toolfx.interpreters.cli._args import OutputOptions, ReplayCommand, RunCommand, ToolsCommand
+from toolfx.core.runtime import ApprovalReply, RejectedWithFeedback, spill_folder
+from toolfx.interpreters.cli._approvals import Answer, Prompter, choose_answer, fixed
+from toolfx.interpreters.cli._args import (
+    ApproveAnswer,
+    ApproveCommand,
+    OutputOptions,
+    ReplayCommand,
+    RunCommand,
+    ToolsCommand,
+)
+from toolfx.interpreters.cli._exits import EXIT_ASKS_WAIT, EXIT_NO_SUCH_ASK, EXIT_OK
+from toolfx.interpreters.cli._journaled import (
+    JournaledTurns,
+    WaitingAsk,
+    repeated_call_ids,
+    waiting_asks,
+    waiting_lines,
+)
 from toolfx.interpreters.cli._log import Recorder, SessionHeader, read_log
 from toolfx.interpreters.cli._log_file import LogFile
 from toolfx.interpreters.cli._providers import export_schemas, load_catalog
 from toolfx.interpreters.cli._render import Display, JsonDisplay, PanelDisplay
-from toolfx.interpreters.cli._runner import run_session
+from toolfx.interpreters.cli._runner import run_session, turn_calls
 from toolfx.interpreters.cli._session import Turn, parse_session
 from toolfx.interpreters.cli._visible import visible, visible_json
+from toolfx.interpreters.journal import Durability, JournalFileError, SqliteJournal
 
 __all__ = [
     "PLAIN_WIDTH",
     "CliError",
+    "approve",
     "load_rules",
     "play",
     "read_text",
@@ -84,8 +104,10 @@ def play(
     *,
     log: str | None,
     output: OutputOptions,
-) -> None:
-    """Run the turns, showing each record as it happens and writing the log (if any)."""
+    journal: Journal | None = None,
+) -> tuple[WaitingAsk, ...]:
+    """Run the turns, showing each record as it happens and writing the log (if any); with a
+    journal, every record is committed to it first, and the asks left waiting are returned."""
     display = _display(output, catalog)
     answer = answer_for(display)
     with contextlib.ExitStack() as stack:
@@ -96,7 +118,8 @@ def play(
             except (OSError, ValueError) as error:  # ValueError: a NUL in the path
                 raise CliError(f"cannot write the log {log}: {error}") from None
         record = Recorder(display.show, log_file)
-        record(header)
+        journaled = None if journal is None else JournaledTurns(journal, record, _note)
+        record(header)  # once the journal has been read: a journal that cannot be, shows nothing
         spills = spill_folder(header.workspace, os.environ)  # the leaves read it without asking
         run_session(
             turns,
@@ -106,10 +129,20 @@ def play(
             record,
             spill_folder=spills,
             progress=display.progress,
+            journaled=journaled,
+            # a journaled run goes on past a failed log (the journal keeps every record) only
+            # to the end of the turn
+            after_turn=None if log_file is None else log_file.check,
         )
         if log_file is not None:  # failed in the last turn: the session ran no further
             log_file.check()
     display.finish()
+    return () if journaled is None else journaled.waiting()
+
+
+def _note(text: str) -> None:
+    """Tell the person running the command something beside the output (on stderr)."""
+    print(f"toolfx: {visible(text)}", file=sys.stderr)
 
 
 def workspace_root(path: str) -> str:
@@ -134,18 +167,23 @@ def load_rules(path: str | None) -> JsonValue:
 
 
 def run(command: RunCommand) -> int:
-    """`toolfx run`: play the session; asks are answered as the options and terminal say."""
-    _refuse_to_overwrite(
-        command.log, {"session file": command.session, "rules file": command.rules}
-    )
+    """`toolfx run`: play the session; asks are answered as the options and terminal say (or
+    deferred to `toolfx approve`); with a journal, exit 3 while asks wait in it."""
+    inputs = {"session file": command.session, "rules file": command.rules}
+    _refuse_to_overwrite("log", command.log, {**inputs, "journal": command.journal})
+    _refuse_to_overwrite("journal", command.journal, inputs)
     root = workspace_root(command.workspace)
     turns = parse_session(read_text(command.session, "session file"))
     catalog = load_catalog(
         root, load_rules(command.rules), command.sandbox, present=command.present
     )
+    if command.journal is not None:
+        _refuse_repeated_ids(turns, catalog)
     interactive = all(stream is not None and stream.isatty() for stream in (sys.stdin, sys.stdout))
 
     def answer_for(display: Display) -> Answer:
+        if command.defer_asks:
+            return fixed("deferred")
         prompter = Prompter(_console(command.output, stderr=True), display.paused)
         return choose_answer(
             yes=command.yes,
@@ -154,22 +192,131 @@ def run(command: RunCommand) -> int:
         )
 
     header = SessionHeader(root, command.interpreter, command.present)
-    play(turns, catalog, header, answer_for, log=command.log, output=command.output)
-    return 0
+    with contextlib.ExitStack() as stack:
+        journal = None
+        if command.journal is not None:
+            opened = _opened_journal(command.journal, command.durability)
+            journal = stack.enter_context(opened)
+        waiting = play(
+            turns,
+            catalog,
+            header,
+            answer_for,
+            log=command.log,
+            output=command.output,
+            journal=journal,
+        )
+    if not waiting or command.journal is None:
+        return EXIT_OK
+    _note(f"{_asks(len(waiting))} for an answer in the journal {command.journal}:")
+    for line in waiting_lines(waiting, command.journal):
+        print(visible(line), file=sys.stderr)
+    _note("answer them, then run the session again with the same journal to go on")
+    return EXIT_ASKS_WAIT
 
 
-def _refuse_to_overwrite(log: str | None, inputs: Mapping[str, str | None]) -> None:
-    """A `CliError` if the log would be written over one of the inputs (the same file, however
-    named: a relative path, a symbolic or a hard link)."""
-    if log is None:
+def approve(command: ApproveCommand) -> int:
+    """`toolfx approve`: journal the answer to one waiting ask (exit 4 if none of that call
+    waits), or list the waiting asks."""
+    try:
+        found = os.path.isfile(command.journal)
+    except ValueError:  # a NUL in the path
+        found = False
+    if not found:  # answering makes no journal: the run that asked made it
+        raise CliError(f"there is no journal at {command.journal}")
+    with _opened_journal(command.journal) as journal:
+        session = JournaledSession(journal)
+        waiting = waiting_asks(session)
+        if command.call_id is None or command.answer is None:
+            print(visible(f"{_asks(len(waiting))} in the journal {command.journal}"))
+            for line in waiting_lines(waiting, command.journal):
+                print(visible(line))
+            return EXIT_OK
+        try:
+            answered = session.answer(command.call_id, _reply(command.answer, command.feedback))
+        except JournalError:
+            _note(f"no ask of the call {command.call_id} waits in the journal {command.journal};")
+            print(visible(f"{_asks(len(waiting))}:"), file=sys.stderr)
+            for line in waiting_lines(waiting, command.journal):
+                print(visible(line), file=sys.stderr)
+            return EXIT_NO_SUCH_ASK
+    tool = next((w.tool for w in waiting if w.ask.call_id == answered.call_id), "?")
+    print(
+        visible(
+            f"{answered.call_id} · {tool}: {answered.permission} on {', '.join(answered.patterns)}"
+            f" → {_ANSWERED[command.answer]}; run the session again with this journal to go on"
+        )
+    )
+    return EXIT_OK
+
+
+_REPLIES: Final[Mapping[ApproveAnswer, ApprovalReply]] = {
+    "once": "allowed-once",
+    "always": "allowed-always",
+    "reject": "rejected",
+}
+_ANSWERED: Final[Mapping[ApproveAnswer, str]] = {
+    "once": "allowed once",
+    "always": "allowed always",
+    "reject": "rejected",
+}
+
+
+def _reply(answer: ApproveAnswer, feedback: str | None) -> ApprovalReply:
+    if answer == "reject" and feedback is not None:
+        return RejectedWithFeedback(feedback)
+    return _REPLIES[answer]
+
+
+def _asks(count: int) -> str:
+    return "1 ask waits" if count == 1 else f"{count} asks wait"
+
+
+@contextlib.contextmanager
+def _opened_journal(path: str, durability: Durability = "process") -> Iterator[SqliteJournal]:
+    """The SQLite journal at `path` (made if missing), closed afterwards; a file that cannot be a
+    journal is a `CliError`."""
+    try:
+        journal = SqliteJournal(path, durability=durability)
+    except JournalFileError as error:
+        raise CliError(str(error)) from None
+    with journal:
+        yield journal
+
+
+def _refuse_repeated_ids(turns: Sequence[Turn], catalog: Catalog) -> None:
+    """A `CliError` if a call id is used in two turns: the journal knows a call by its id, so the
+    later call would be replayed or refused instead of run."""
+    ids = [tuple(call.call_id for call in turn_calls(turn, catalog)) for turn in turns]
+    repeated = repeated_call_ids(ids)
+    if repeated:
+        call_id, numbers = next(iter(repeated.items()))
+        shown = ", ".join(map(str, numbers[:-1])) + f" and {numbers[-1]}"
+        raise CliError(
+            f"the call id {call_id!r} is used in turns {shown}"
+            f"{f' (and {len(repeated) - 1} more ids repeat)' if len(repeated) > 1 else ''}:"
+            " a journal knows a call by its id, so with --journal each call id is used once in"
+            " the session (CALL_ID_CONFLICT)"
+        )
+
+
+def _refuse_to_overwrite(
+    written: str, target: str | None, inputs: Mapping[str, str | None]
+) -> None:
+    """A `CliError` if the file `target` (the log or the journal, as `written` says) would be
+    written over one of the inputs (the same file, however named: a relative path, a symbolic or
+    a hard link)."""
+    if target is None:
         return
     for what, path in inputs.items():
         try:
-            same = path is not None and os.path.samefile(log, path)
+            same = path is not None and os.path.samefile(target, path)
         except (OSError, ValueError):  # one of them does not exist (yet), or a NUL in a path
             continue
         if same:
-            raise CliError(f"the log {log} is the {what} {path}: writing it would destroy it")
+            raise CliError(
+                f"the {written} {target} is the {what} {path}: writing it would destroy it"
+            )
 
 
 def replay(command: ReplayCommand) -> int:

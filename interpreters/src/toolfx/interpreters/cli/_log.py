@@ -5,7 +5,9 @@ The header names the workspace root, the interpreter and how the tools were pres
 when a log written before the presentation was recorded leaves it out), so a replay rebuilds the
 same tool definitions (and runs nothing); each `turn` mark gives the turn's number and how many
 calls it has. The tool records are core's durable records, in their own wire form, a Code Mode
-program's calls among them (`tool/call` with a `parentCallId`, then `tool/code-dispatch`).
+program's calls among them (`tool/call` with a `parentCallId`, then `tool/code-dispatch`). A run
+that continues a journal adds a `replayed` line for each call the journal had settled: the
+journal's `tool/call` and the result the model gets again, nothing run.
 """
 
 from __future__ import annotations
@@ -13,14 +15,17 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Final, Literal, final
+from typing import Final, Literal, TypeVar, final
 
 from returns.result import Failure, Result
 
 from toolfx.core.json import FrozenJson, parse_json
 from toolfx.core.records import (
+    Invalid,
     RecordError,
     SessionRecord,
+    ToolCallRecord,
+    ToolResultRecord,
     as_int,
     as_str,
     decoding,
@@ -40,11 +45,14 @@ __all__ = [
     "LogError",
     "LogRecord",
     "Recorder",
+    "ReplayedRecord",
     "SessionHeader",
     "TurnRecord",
     "log_line",
     "read_log",
 ]
+
+_T = TypeVar("_T")
 
 Interpreter = Literal["sync", "asyncio", "trio"]
 """Which interpreter runs a session's turns."""
@@ -92,7 +100,23 @@ class TurnRecord:
         return freeze({"event": "turn", "turn": self.turn, "calls": self.calls})
 
 
-LogRecord = SessionHeader | TurnRecord | SessionRecord
+@final
+@dataclass(frozen=True, slots=True)
+class ReplayedRecord:
+    """A call the journal had settled before this run: its `tool/call` and the result the model
+    gets again (nothing runs)."""
+
+    call: ToolCallRecord
+    result: ToolResultRecord
+
+    def to_json(self) -> FrozenJson:
+        """The wire form: event `replayed`, the call and the result records."""
+        return freeze(
+            {"event": "replayed", "call": self.call.to_json(), "result": self.result.to_json()}
+        )
+
+
+LogRecord = SessionHeader | TurnRecord | ReplayedRecord | SessionRecord
 """One line of a session log."""
 
 
@@ -131,6 +155,8 @@ def _read_line(number: int, line: str, *, first: bool) -> LogRecord:
         read = decoding(_header, value)
     elif event == "turn":
         read = decoding(_turn, value)
+    elif event == "replayed":
+        read = decoding(_replayed, value)
     else:
         read = record_from_json(value)
     if isinstance(read, Failure):
@@ -152,6 +178,25 @@ def _turn(value: object) -> TurnRecord:
     read_tag(value, "event", ("turn",), "event")
     obj = read_object(value, ("event", "turn", "calls"))
     return TurnRecord(field(obj, "turn", as_int), field(obj, "calls", as_int))
+
+
+def _replayed(value: object) -> ReplayedRecord:
+    read_tag(value, "event", ("replayed",), "event")
+    obj = read_object(value, ("event", "call", "result"))
+    call = field(obj, "call", lambda item: _inner(ToolCallRecord.from_json(item)))
+    result = field(obj, "result", lambda item: _inner(ToolResultRecord.from_json(item)))
+    if call.call_id != result.call_id:
+        where: list[str | int] = ["callId", "result"]
+        raise Invalid(f"the result is of call {result.call_id!r}, not {call.call_id!r}", where)
+    return ReplayedRecord(call, result)
+
+
+def _inner(read: Result[_T, RecordError]) -> _T:
+    """A nested record's value, or its error located under where it is nested."""
+    if isinstance(read, Failure):
+        error = read.failure()
+        raise Invalid(error.reason, tail=error.path)
+    return read.unwrap()
 
 
 @final

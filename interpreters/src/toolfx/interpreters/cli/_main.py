@@ -7,6 +7,7 @@ import sys
 from collections.abc import Sequence
 
 from toolfx.interpreters.cli._args import (
+    ApproveCommand,
     DemoCommand,
     McpServeCommand,
     ReplayCommand,
@@ -14,13 +15,16 @@ from toolfx.interpreters.cli._args import (
     ToolsCommand,
     parse_args,
 )
-from toolfx.interpreters.cli._commands import CliError, replay, run, tools
+from toolfx.interpreters.cli._commands import CliError, approve, replay, run, tools
 from toolfx.interpreters.cli._demo import demo
+from toolfx.interpreters.cli._exits import EXIT_BAD_INPUT, EXIT_WRITE_FAILED
+from toolfx.interpreters.cli._journaled import JournalWriteError
 from toolfx.interpreters.cli._log import LogError
 from toolfx.interpreters.cli._log_file import LogWriteError
 from toolfx.interpreters.cli._providers import ProviderError
 from toolfx.interpreters.cli._session import SessionError
 from toolfx.interpreters.cli._visible import visible
+from toolfx.interpreters.journal import JournalFileError
 
 __all__ = ["main"]
 
@@ -29,8 +33,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command in `argv` (default: the process's arguments); the exit code.
 
     0 when the command ran (its tool calls may have failed), 2 for a bad command line or an
-    input that cannot be used (a session, log, rules file or workspace), 1 when the session log
-    could not be written (the session stops there; the log keeps whole lines only).
+    input that cannot be used (a session, log, journal, rules file or workspace), 1 when the
+    session log or the journal could not be written (the session stops there; the log keeps
+    whole lines only), 3 when a journaled run leaves asks waiting for `toolfx approve`, 4 when
+    `toolfx approve` names a call none of whose asks waits (see `_exits`).
     """
     try:
         command = parse_args(sys.argv[1:] if argv is None else argv)
@@ -40,6 +46,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         match command:
             case RunCommand():
                 return run(command)
+            case ApproveCommand():
+                return approve(command)
             case DemoCommand():
                 return demo(command)
             case ReplayCommand():
@@ -51,12 +59,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                 from toolfx.interpreters.cli._mcp_serve import mcp_serve  # noqa: PLC0415
 
                 return mcp_serve(command)
-    except (CliError, SessionError, LogError, ProviderError) as error:
+    except (CliError, SessionError, LogError, ProviderError, JournalFileError) as error:
         print(f"toolfx: {visible(str(error))}", file=sys.stderr)
-        return 2
-    except LogWriteError as error:
+        return EXIT_BAD_INPUT
+    except (LogWriteError, JournalWriteError) as error:
         print(f"toolfx: {visible(str(error))}", file=sys.stderr)
-        return 1
+        return EXIT_WRITE_FAILED
     except BrokenPipeError:  # the reader left (`toolfx demo | head`): no traceback at exit
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1

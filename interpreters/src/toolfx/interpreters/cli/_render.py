@@ -2,7 +2,8 @@
 
 A Code Mode program's tool calls (a `tool/call` with a parent, settled by its `tool/code-dispatch`)
 are shown nested under the program's card, one card each when it settles: the call and the
-content the log keeps.
+content the log keeps. A call a journal had settled before the run is shown once, as a cyan card
+marked `replayed` (nothing ran again).
 
 What is shown is a function of the records and the tools' presenters only, so a live run and
 the replay of its log print the same bytes (without colour). A progress bar, on a terminal only,
@@ -43,7 +44,7 @@ from toolfx.core.tools import (
     content_text,
 )
 from toolfx.interpreters.cli._cards import call_body, result_body
-from toolfx.interpreters.cli._log import LogRecord, SessionHeader, TurnRecord
+from toolfx.interpreters.cli._log import LogRecord, ReplayedRecord, SessionHeader, TurnRecord
 from toolfx.interpreters.cli._visible import visible
 
 __all__ = ["PROGRESS_MIN_CALLS", "Display", "JsonDisplay", "PanelDisplay"]
@@ -105,6 +106,7 @@ class PanelDisplay:
         "_console",
         "_outcomes",
         "_progress",
+        "_replayed",
         "_replies",
         "_sub_outcomes",
         "_task",
@@ -117,6 +119,7 @@ class PanelDisplay:
         self._outcomes: Counter[str] = Counter()
         self._sub_outcomes: Counter[bool] = Counter()
         self._replies: Counter[str] = Counter()
+        self._replayed = 0
         self._progress: Progress | None = None
         self._task: TaskID | None = None
         self._call_tasks: dict[str, TaskID] = {}
@@ -149,6 +152,12 @@ class PanelDisplay:
                 self._outcomes["ok" if error is None else error.info.code.value] += 1
                 console.print(self._completed(record))
                 self._call_done(record.call_id)
+            case ReplayedRecord():
+                self._calls[record.call.call_id] = record.call
+                error = record.result.result.error
+                self._outcomes["ok" if error is None else error.info.code.value] += 1
+                self._replayed += 1
+                console.print(self._completed(record.result, replayed=True))
             case ToolCodeDispatchRecord():
                 self._sub_outcomes[record.is_error] += 1
                 console.print(Padding(self._dispatched(record), (0, 0, 0, SUB_CALL_INDENT)))
@@ -165,6 +174,9 @@ class PanelDisplay:
         asks = f"{_counted(sum(replies.values()), 'approval')} asked"
         self._console.rule(Text("summary", style="bold"))
         self._console.print(Text(calls + (f" ({codes})" if codes else "")))
+        if self._replayed:
+            replayed = f"{self._replayed} replayed from the journal (not run again)"
+            self._console.print(Text(replayed))
         made = sum(self._sub_outcomes.values())
         if made:
             failed = self._sub_outcomes[True]
@@ -273,7 +285,7 @@ class PanelDisplay:
         status, colour = ("failed", "red") if record.is_error else ("done", "green")
         return _panel(Group(*parts), record.name, record.call_id, status, colour)
 
-    def _completed(self, record: ToolResultRecord) -> RenderableType:
+    def _completed(self, record: ToolResultRecord, *, replayed: bool = False) -> RenderableType:
         call = self._calls.get(record.call_id)
         name = "?" if call is None else call.name
         decoded = None if call is None else self._decoded(call)
@@ -283,9 +295,11 @@ class PanelDisplay:
             view = decoded[0].present_result(decoded[1], result)
         if view is None:
             view = GenericResultCard(content=content_text(result.content))
-        if result.error is None:
-            return _panel(result_body(view), name, record.call_id, "done", "green")
-        return _panel(result_body(view), name, record.call_id, result.error.info.code.value, "red")
+        status = "done" if result.error is None else result.error.info.code.value
+        colour = "green" if result.error is None else "red"
+        if replayed:  # one colour for every replay, whatever its result: it did not run now
+            status, colour = f"replayed · {status}", "cyan"
+        return _panel(result_body(view), name, record.call_id, status, colour)
 
     def _approval(self, record: ToolApprovalRecord) -> RenderableType:
         call = self._calls.get(record.call_id)
@@ -320,7 +334,7 @@ def _panel(body: RenderableType, name: str, call_id: str, status: str, colour: s
 @final
 class JsonDisplay:
     """Records as JSON lines: one object per completed call (a program's calls too, with their
-    `parentCallId`), for machines."""
+    `parentCallId`; a call replayed from a journal with `"replayed": true`), for machines."""
 
     __slots__ = ("_names", "_write")
 
@@ -334,6 +348,9 @@ class JsonDisplay:
             self._names[record.call_id] = record.name
         elif isinstance(record, ToolResultRecord):
             self._write(json.dumps(_result_json(self._names.get(record.call_id), record)) + "\n")
+        elif isinstance(record, ReplayedRecord):
+            shown = _result_json(record.call.name, record.result)
+            self._write(json.dumps({**shown, "replayed": True}) + "\n")
         elif isinstance(record, ToolCodeDispatchRecord):
             self._write(json.dumps(_dispatch_json(record)) + "\n")
 
@@ -349,7 +366,7 @@ class JsonDisplay:
         yield
 
 
-def _result_json(name: str | None, record: ToolResultRecord) -> JsonValue:
+def _result_json(name: str | None, record: ToolResultRecord) -> dict[str, JsonValue]:
     result, error = record.result, record.result.error
     return {
         "callId": record.call_id,

@@ -1,5 +1,6 @@
-"""Running a session: each turn is one batch through the pipeline, under the chosen interpreter,
-and every record (turn marks, calls, approvals, results) goes to one sink as it happens."""
+"""Running a session: each turn is one batch through the pipeline (or, with a journal, through
+the journaled session), under the chosen interpreter, and every record (turn marks, calls,
+approvals, results) goes to one sink as it happens."""
 
 from __future__ import annotations
 
@@ -24,12 +25,14 @@ from toolfx.core.tools import ErrorCode, failed
 from toolfx.interpreters._os.spills import AnyioFolderSpills, FolderSpills
 from toolfx.interpreters.anyio import AnyioRuntime, run_anyio
 from toolfx.interpreters.cli._approvals import Answer
+from toolfx.interpreters.cli._journaled import JournaledTurns
 from toolfx.interpreters.cli._log import Interpreter, LogRecord, TurnRecord
 from toolfx.interpreters.cli._log_file import LogWriteError
 from toolfx.interpreters.cli._session import ProviderTurn, Turn
+from toolfx.interpreters.journal import JournalFileError
 from toolfx.interpreters.sync import SyncRuntime, run_sync
 
-__all__ = ["run_session"]
+__all__ = ["run_session", "turn_calls"]
 
 
 def run_session(
@@ -41,11 +44,15 @@ def run_session(
     *,
     spill_folder: str | None = None,
     progress: ProgressReporter | None = None,
+    journaled: JournaledTurns | None = None,
+    after_turn: Callable[[], None] | None = None,
 ) -> None:
     """Run the turns in order; asks go to `answer` and are recorded with their replies; the
     calls' progress goes to `progress`.
 
     Whole outputs cut for the model are kept in `spill_folder` (None: a private temporary one).
+    With `journaled`, each turn runs through it (which records the asks with their replies).
+    `after_turn` is called after each turn: what it raises ends the session there.
     """
 
     def recorded(request: ApprovalRequest, reply: ApprovalReply) -> ApprovalReply:
@@ -53,14 +60,16 @@ def run_session(
         return reply
 
     def approve(request: ApprovalRequest) -> ApprovalReply:
-        return recorded(request, answer(request))
+        reply = answer(request)
+        return reply if journaled is not None else recorded(request, reply)
 
     async def approve_in_thread(request: ApprovalRequest) -> ApprovalReply:
-        return recorded(request, await anyio.to_thread.run_sync(answer, request))
+        reply = await anyio.to_thread.run_sync(answer, request)
+        return reply if journaled is not None else recorded(request, reply)
 
     async def program(runtime: Runtime) -> None:
         for number, turn in enumerate(turns, start=1):
-            made = _calls(turn, catalog)
+            made = turn_calls(turn, catalog)
             sink(TurnRecord(number, len(made)))
             calls: list[ToolCall] = []
             for call in made:
@@ -68,7 +77,12 @@ def run_session(
                     calls.append(call)
                 else:
                     _refuse(call, sink)
-            await execute_batch(catalog, calls, sink=sink).program(runtime)
+            if journaled is None:
+                await execute_batch(catalog, calls, sink=sink).program(runtime)
+            else:
+                await journaled.run(runtime, catalog, calls)
+            if after_turn is not None:
+                after_turn()
 
     description = Description(program)
     if interpreter == "sync":
@@ -86,12 +100,13 @@ def run_session(
 
 
 def _report(error: BaseException, where: str) -> None:
-    """Log a contained defect, but not a failed log's records: the command ends with that."""
-    if not isinstance(error, LogWriteError):
+    """Log a contained defect, but not a failed log's or journal's records: the command ends
+    with that."""
+    if not isinstance(error, LogWriteError | JournalFileError):
         log_defect(error, where)
 
 
-def _calls(turn: Turn, catalog: Catalog) -> tuple[ToolCall, ...]:
+def turn_calls(turn: Turn, catalog: Catalog) -> tuple[ToolCall, ...]:
     """A turn's calls on the turn's signal; a provider's read by its wire format (which undoes
     OpenAI strict mode's nulls)."""
     if isinstance(turn, ProviderTurn):
