@@ -537,3 +537,21 @@ def test_the_journal_is_opened_with_the_durability_asked_for(
     assert [j.durability for j in opened] == ["power"]
     assert journaled(capsys, session, workspace, journal).code == 0
     assert [j.durability for j in opened] == ["power", "process"]
+
+
+@pytest.mark.parametrize("where", ["journal.db", "sub/journal.db", "link/journal.db"])
+def test_a_journal_in_the_workspace_is_refused_the_model_could_change_it(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, workspace: Path, where: str
+) -> None:
+    (workspace / "sub").mkdir()
+    (tmp_path / "elsewhere").symlink_to(workspace)  # a path outside that leads inside
+    (tmp_path / "link").symlink_to(workspace / "sub")
+    session = write_session(tmp_path / "s.jsonl", {"calls": [write("w1", "a.txt", "A\n")]})
+    inside = str(workspace / where) if where != "link/journal.db" else str(tmp_path / where)
+    ran = journaled(capsys, session, workspace, inside, "--yes")
+    assert ran.code == 2
+    assert "could change it" in ran.err
+    assert not (workspace / "a.txt").exists()
+    assert not Path(inside).exists()
+    outside = journaled(capsys, session, workspace, str(tmp_path / "elsewhere.db"), "--yes")
+    assert outside.code == 0

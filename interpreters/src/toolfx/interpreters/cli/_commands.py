@@ -173,6 +173,7 @@ def run(command: RunCommand) -> int:
     _refuse_to_overwrite("log", command.log, {**inputs, "journal": command.journal})
     _refuse_to_overwrite("journal", command.journal, inputs)
     root = workspace_root(command.workspace)
+    _refuse_inside(root, command.journal)
     turns = parse_session(read_text(command.session, "session file"))
     catalog = load_catalog(
         root, load_rules(command.rules), command.sandbox, present=command.present
@@ -297,6 +298,23 @@ def _refuse_repeated_ids(turns: Sequence[Turn], catalog: Catalog) -> None:
             f"{f' (and {len(repeated) - 1} more ids repeat)' if len(repeated) > 1 else ''}:"
             " a journal knows a call by its id, so with --journal each call id is used once in"
             " the session (CALL_ID_CONFLICT)"
+        )
+
+
+def _refuse_inside(root: str, journal: str | None) -> None:
+    """A `CliError` if the journal lies in the workspace: the model's commands and file tools
+    write there without asking, so they could change the journal (answer their own asks, settle
+    their own calls)."""
+    if journal is None:
+        return
+    try:
+        folder = os.path.realpath(os.path.dirname(os.path.abspath(journal)))
+    except ValueError:  # a NUL in the path: opening it says so
+        return
+    if os.path.commonpath([folder, root]) == root:
+        raise CliError(
+            f"the journal {journal} is in the workspace {root}: the model's commands and file"
+            " tools could change it (and answer their own asks); keep it outside"
         )
 
 
