@@ -1,11 +1,11 @@
 """Benchmarks of the journal: what committing a call's records to a SqliteJournal costs per call.
 
-The journaled call is one trivial call run by `execute_batch` under the sync interpreter with a
-SqliteJournal's `append` as the record sink, so its `tool/call` and its `tool/result` are each
-committed before the pipeline goes on; the plain call is the same without a sink. `journaled` is
-the one place that says how a call is journaled: when `execute_journaled` lands, its body becomes
-that call. Every call gets a fresh id, as a journaled run's calls do. The raw cost of a
-`tool/call` + `tool/result` pair of appends is measured beside it, at both durabilities.
+The journaled call is one trivial call run by a `JournaledSession` over a SqliteJournal under the
+sync interpreter: looked up in the recovery state, its `tool/call` (with its arguments' hash) and
+its `tool/result` each committed before the pipeline goes on; the plain call is the same call by
+`execute_batch` without a sink. Every call gets a fresh id, as a journaled run's calls do. The raw
+cost of a `tool/call` + `tool/result` pair of appends is measured beside it, at both
+durabilities.
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ from pathlib import Path
 
 from tests.bench.bench_pipeline import plain_location
 from tests.bench.harness import Case, time_call
-from toolfx.core.journal import Journal
-from toolfx.core.pipeline import BatchResult, ToolCall, execute_batch
+from toolfx.core.journal import Journal, JournaledSession
+from toolfx.core.pipeline import ToolCall, execute_batch
 from toolfx.core.records import ToolCallRecord, ToolResultRecord
 from toolfx.core.registry import Catalog
-from toolfx.core.runtime import CancelSignal, Description
+from toolfx.core.runtime import CancelSignal
 from toolfx.core.tools import DurableResult, TextBlock
 from toolfx.interpreters.journal import Durability, SqliteJournal
 from toolfx.interpreters.sync import SyncRuntime, run_sync
@@ -29,20 +29,16 @@ from toolfx.interpreters.sync import SyncRuntime, run_sync
 ARGUMENTS = {"a": 1, "b": 2}
 
 
-def journaled(catalog: Catalog, call: ToolCall, journal: Journal) -> Description[BatchResult]:
-    """One call whose records are committed to `journal` before the pipeline goes on."""
-    return execute_batch(catalog, [call], sink=journal.append)
-
-
 def calls(catalog: Catalog, runtime: SyncRuntime, journal: Journal | None) -> Callable[[], object]:
     """Run one call with a fresh id, journaled when a journal is given."""
     ids = itertools.count()
+    session = None if journal is None else JournaledSession(journal)
 
     def one() -> object:
         call = ToolCall(f"c{next(ids)}", "add", ARGUMENTS, CancelSignal())
-        if journal is None:
+        if session is None:
             return run_sync(execute_batch(catalog, [call]), runtime)
-        return run_sync(journaled(catalog, call, journal), runtime)
+        return run_sync(session.execute(catalog, [call]), runtime)
 
     return one
 
