@@ -42,6 +42,7 @@ from collections.abc import Awaitable, Callable, Collection, Generator, Mapping,
 from dataclasses import dataclass
 from typing import Final, Literal
 
+import pytest
 from hypothesis import event, given
 from hypothesis import strategies as st
 
@@ -497,43 +498,131 @@ def check_results(
             assert durable(identity, live) == durable(identity, expected), identity
 
 
+@dataclass(frozen=True, slots=True)
+class Reference:
+    """The session without a crash: the process, its results, its journal, its crash points."""
+
+    process: Process
+    results: Finals
+    records: tuple[SessionRecord, ...]
+    settled: Mapping[str, DurableResult]
+    steps: tuple[int, ...]
+
+
+def reference_of(drawn: Drawn) -> Reference:
+    process = Process(drawn, MemoryJournal(), world(), steps=[])
+    results = process.session()
+    records = process.journal.records()
+    assert process.steps is not None
+    return Reference(process, results, records, settled(records), tuple(process.steps))
+
+
+def recovered_after(
+    drawn: Drawn,
+    reference: Reference,
+    run: int | None,
+    point: CrashAt | CrashAtAppend,
+    again: CrashAtAppend | None = None,
+) -> set[str]:
+    """Crash at `point`, recover (crashing again at `again` of the recovering process's appends,
+    if it gets that far, then recovering once more) and check 1-5; give what happened."""
+    happened = {f"crash: {type(point).__name__}"}
+    dying = crashed(drawn, run, point)
+    kept = dying.journal.records()
+    whole = reference.records
+    assert [r.to_json() for r in kept] == [r.to_json() for r in whole[: len(kept)]]  # 1
+    files, journal = dying.files, dying.journal.survivor(crash=again)
+    try:
+        recovered = Process(drawn, journal, files).session()
+    except Crashed:  # while recovering: what it settled stays settled
+        happened.add("crashed again while recovering")
+        kept = journal.records()
+        journal = journal.survivor()
+        recovered = Process(drawn, journal, files).session()
+    after = journal.records()
+    assert not recover(after).in_doubt()  # 2
+    assert not recover(after).open_asks()
+    final = settled(after)
+    check_marks(drawn, files, final)  # 3
+    first = settled(whole[: len(dying.journal.records())])
+    for identity, result in settled(kept).items():  # 4
+        assert final[identity] == result, identity
+        if identity in first:
+            assert result == reference.settled[identity], identity
+        if identity in recovered:
+            assert recovered[identity][1] == "replayed", identity
+    check_results(reference.results, recovered, first.keys() & recovered.keys(), ())
+    in_doubt = {identity for identity, result in final.items() if is_in_doubt(result)}
+    happened |= {f"recovered: a call {outcome}" for _, outcome in recovered.values()}
+    took_effect = all(marks(files, drawn.plans[i], i) == 1 for i in in_doubt)
+    edits = [i for i, plan in drawn.plans.items() if plan.kind == "edit"]
+    if took_effect and all(final.get(i) == reference.settled.get(i) for i in edits):  # 5
+        happened.add("recovered to the crash-free world")
+        assert files.snapshot() == reference.process.files.snapshot()
+        check_results(reference.results, recovered, recovered.keys(), in_doubt)
+    return happened
+
+
 @given(sessions, st.data())
 def test_after_a_crash_and_recovery_every_effect_happened_once_or_the_model_was_told(
     session: Session, data: st.DataObject
 ) -> None:
     drawn = concrete(session)
-    reference = Process(drawn, MemoryJournal(), world(), steps=[])
-    expected = reference.session()
-    assert reference.steps is not None
-    whole = reference.journal.records()
-    settled_whole = settled(whole)
-    check_marks(drawn, reference.files, settled_whole)
-    points = data.draw(
-        st.sampled_from([step_points(reference.steps), append_points(len(whole))]), label="kind"
-    )
+    reference = reference_of(drawn)
+    check_marks(drawn, reference.process.files, reference.settled)
+    kinds = [step_points(reference.steps), append_points(len(reference.records))]
+    points = data.draw(st.sampled_from(kinds), label="kind")
     run, point = points[data.draw(st.integers(0, len(points) - 1), label="crash point")]
-    event(f"crash: {type(point).__name__}")
-    dying = crashed(drawn, run, point)
-    kept = dying.journal.records()
-    assert [r.to_json() for r in kept] == [r.to_json() for r in whole[: len(kept)]]  # 1
-    survivor, files = dying.journal.survivor(), dying.files
-    recovered = Process(drawn, survivor, files).session()
-    after = survivor.records()
-    assert not recover(after).in_doubt()  # 2
-    assert not recover(after).open_asks()
-    final = settled(after)
-    check_marks(drawn, files, final)  # 3
-    for identity, result in settled(kept).items():  # 4
-        assert final[identity] == result == settled_whole[identity], identity
-        if identity in recovered:
-            assert recovered[identity][1] == "replayed", identity
-    check_results(expected, recovered, settled(kept).keys() & recovered.keys(), ())
-    in_doubt = {identity for identity, result in final.items() if is_in_doubt(result)}
-    for outcome in {outcome for _, outcome in recovered.values()}:
-        event(f"recovered: a call {outcome}")
-    took_effect = all(marks(files, drawn.plans[i], i) == 1 for i in in_doubt)
-    edits = [i for i, plan in drawn.plans.items() if plan.kind == "edit"]
-    if took_effect and all(final.get(i) == settled_whole.get(i) for i in edits):  # 5
-        event("recovered to the crash-free world")
-        assert files.snapshot() == reference.files.snapshot()
-        check_results(expected, recovered, recovered.keys(), in_doubt)
+    again = data.draw(
+        st.none()
+        | st.builds(CrashAtAppend, st.integers(1, len(reference.records) + 4), st.booleans()),
+        label="crash while recovering",
+    )
+    for happened in sorted(recovered_after(drawn, reference, run, point, again)):
+        event(happened)
+
+
+def fixed(*turns: tuple[Plan, ...]) -> Session:
+    return Session(turns, 7)
+
+
+def once(
+    kind: Kind, first: ApprovalReply = "allowed-once", final: ApprovalReply = "allowed-once"
+) -> Plan:
+    return Plan(kind, 0, first, final)
+
+
+SWEPT: Final = (
+    fixed(
+        (once("append"), once("ensure"), once("read"), once("glob")),
+        (once("approved", "deferred"),),
+    ),
+    fixed(
+        (
+            Plan(
+                "code",
+                0,
+                "allowed-once",
+                "allowed-once",
+                (once("append"), once("approved", "deferred"), once("ensure")),
+            ),
+            once("approved", "deferred", "rejected"),
+            once("grep"),
+        ),
+        (once("read"), once("edit"), once("write-gated", "deferred")),
+    ),
+)
+"""Sessions swept at every crash point: deferred asks at the top and in a program, appends of
+both kinds, the read-only leaves, an edit after its read."""
+
+
+@pytest.mark.parametrize("session", SWEPT)
+def test_every_crash_point_of_a_few_sessions_recovers(session: Session) -> None:
+    drawn = concrete(session)
+    reference = reference_of(drawn)
+    points = [*step_points(reference.steps), *append_points(len(reference.records))]
+    seen: set[str] = set()
+    for run, point in points:
+        seen |= recovered_after(drawn, reference, run, point)
+    assert {"recovered: a call in-doubt", "recovered: a call rerun"} <= seen
+    assert "recovered to the crash-free world" in seen
