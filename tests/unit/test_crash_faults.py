@@ -288,3 +288,16 @@ def test_after_a_crash_in_the_window_the_model_is_told_and_nothing_runs_twice() 
     assert result.error.info.code is ErrorCode.IN_DOUBT
     assert files.snapshot()["/w/log"] == b"one\n"
     assert isinstance(recover(survivor.records()).status("c1"), Settled)
+
+
+def test_a_store_dying_in_a_step_that_then_fails_the_run_ends_it_with_the_crash() -> None:
+    journal, other = MemoryJournal(crash=CrashAtAppend(1)), MemoryJournal()
+
+    async def program(runtime: Runtime) -> None:
+        journal.append(record("dies here"))
+        raise KeyboardInterrupt  # the process was dead before it could be interrupted
+
+    with pytest.raises(Crashed) as crashed:
+        DeterministicInterpreter(mortal=[journal, other]).run(Description(program))
+    assert isinstance(crashed.value.__cause__, KeyboardInterrupt)
+    assert other.death == journal.death  # every mortal store dies with the process

@@ -43,7 +43,8 @@ Rules, as the runtime gives them to the program:
   keeps what it committed and drops every later write), then the unfinished tasks are closed
   (their cleanup writes to dead stores only) and nothing runs again. A store that dies in the
   middle of a step takes the process at the end of that step: the running task goes on only to
-  its next reschedule point, which every effect on the world (files, processes) waits at first.
+  its next reschedule point, which every effect on the world (files, processes) waits at first
+  (with several mortal stores, what it writes to the others in between is kept).
   The file system is the world and keeps what was done to it; the survivors of a crash are a
   new `DeterministicInterpreter` over the same `files` and the stores' survivors
   (`MemoryJournal.survivor`).

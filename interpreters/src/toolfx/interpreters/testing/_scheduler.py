@@ -133,9 +133,7 @@ class Scheduler:
         """Drive `main` and what it spawns until `main` finishes; give or raise its outcome."""
         root = self._new_task(main, "main", None)
         try:
-            while not root.finished:
-                self._step_once()
-                self._check_alive()
+            self._drive(root)
         except (Deadlock, DeterministicForeignAwaitError) as error:
             failure = self._close_unfinished()
             if failure is not None:
@@ -150,6 +148,17 @@ class Scheduler:
         return cast(T, root.result)
 
     # The loop. -----------------------------------------------------------------------------------
+
+    def _drive(self, root: Task) -> None:
+        """Step until `root` finishes; a mortal store's death ends the run at the end of its step
+        (whatever else that step ended in: the process died first)."""
+        try:
+            while not root.finished:
+                self._step_once()
+                self._check_alive()
+        except BaseException as ending:
+            self._crash_first(ending)
+            raise
 
     def _step_once(self) -> None:
         self._clock.fire_due_timers()
@@ -299,6 +308,14 @@ class Scheduler:
             self._wake(parent, wait, task.id, None, f"task {task.id} finished")
 
     # Endings. ------------------------------------------------------------------------------------
+
+    def _crash_first(self, ending: BaseException) -> None:
+        """A run that ends in the step a mortal store died in ends with the crash instead."""
+        if isinstance(ending, Crashed):
+            return
+        for mortal in self._mortal:
+            if mortal.death is not None:
+                raise self._crash(mortal.death) from ending
 
     def _check_alive(self) -> None:
         """A mortal store that died on its own (its crash point) takes the whole process."""
