@@ -554,7 +554,9 @@ def recovered_after(
     check_results(reference.results, recovered, first.keys() & recovered.keys(), ())
     in_doubt = {identity for identity, result in final.items() if is_in_doubt(result)}
     happened |= {f"recovered: a call {outcome}" for _, outcome in recovered.values()}
-    took_effect = all(marks(files, drawn.plans[i], i) == 1 for i in in_doubt)
+    effects = {marks(files, drawn.plans[i], i) for i in in_doubt}
+    happened |= {f"an IN_DOUBT call's effect is in the world {n} time(s)" for n in effects}
+    took_effect = effects <= {1}
     edits = [i for i, plan in drawn.plans.items() if plan.kind == "edit"]
     if took_effect and all(final.get(i) == reference.settled.get(i) for i in edits):  # 5
         happened.add("recovered to the crash-free world")
