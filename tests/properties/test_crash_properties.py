@@ -3,14 +3,17 @@
 A session is a few turns, each a batch of random calls on a workspace over the in-memory file
 system (the leaves `write`, `edit`, `read`, `glob`, `grep`; `append` and `approved_append`, which
 add a line to a log and are not idempotent, the second behind a pre-execute `Ask`; the idempotent
-`ensure_line`; and Code Mode programs, scripted, calling those tools). Asks are answered at
-random: allowed, rejected, or "deferred", in which case the host answers them later and resumes the
-batch (`JournaledSession.resume`) until no ask waits. Each run of the session has a seed of its
-own. The crash-free session gives the crash points: every scheduler step of every run
-(`CrashAt`) and every append to the journal, before or after its commit (`CrashAtAppend`); one is
-drawn. The session is run again with the crash there, and a fresh `JournaledSession` over the
-survivor journal (a restarted process: same files, same calls with the same ids, same answers)
-runs every turn again to the end. Then, with the crash-free session as the reference:
+`ensure_line`; `stamp`, not idempotent and parallel-safe, which runs beside other calls and
+pauses between its effect and its result; and Code Mode programs, scripted, calling those
+tools). Asks are answered at random: allowed, rejected, or "deferred", in which case the host
+answers them later and resumes the batch (`JournaledSession.resume`) until no ask of it waits.
+Each run of the session has a seed of its own. The crash-free session gives the crash points:
+every scheduler step of every run (`CrashAt`) and every append to the journal, before or after
+its commit (`CrashAtAppend`); one is drawn. The session is run again with the crash there, and a
+fresh `JournaledSession` over the survivor journal (a restarted process: same files, same calls
+with the same ids, same answers) runs every turn again to the end; now and then it crashes too
+(at a drawn append) and a third process finishes. Then, with the crash-free session as the
+reference:
 
 1. The journal up to the crash is a prefix of the crash-free journal (the run was the same until
    it died, and nothing reached the journal after its death).
@@ -26,13 +29,13 @@ runs every turn again to the end. Then, with the crash-free session as the refer
    ended as in the crash-free session, recovery ends in the crash-free world (the whole file
    system), and every call that is not itself IN_DOUBT and is no program with an IN_DOUBT
    sub-call ends with the crash-free session's result (durable projection). This is what
-   exactly once buys: effectful calls run one at a time (they are exclusive), so a call sees the
-   world its predecessors left, and with every effect made once that world is the crash-free
-   one. When an IN_DOUBT call did not take effect, the world lacks its mark and later results
-   may differ; and `edit` edits only a file read in this process (the workspace remembers reads
-   in memory, which a restart loses: a read replayed from the journal is not read again), so
-   after a restart it may refuse with "read it first" where the crash-free session edited. Then
-   only 1-4 hold.
+   exactly once buys: effectful calls run one at a time (they are exclusive), or, as `stamp`,
+   touch nothing another call reads, so a call sees the world its predecessors left, and with
+   every effect made once that world is the crash-free one. When an IN_DOUBT call did not take
+   effect, the world lacks its mark and later results may differ; and `edit` edits only a file
+   read in this process (the workspace remembers reads in memory, which a restart loses: a read
+   replayed from the journal is not read again), so after a restart it may refuse with "read it
+   first" where the crash-free session edited. Then only 1-4 hold.
 """
 
 from __future__ import annotations
@@ -52,7 +55,14 @@ from toolfx.core.json import FrozenJson
 from toolfx.core.pipeline import ToolCall
 from toolfx.core.records import SessionRecord, ToolResultRecord
 from toolfx.core.registry import Catalog, Location
-from toolfx.core.runtime import ApprovalReply, ApprovalRequest, CancelSignal, Description
+from toolfx.core.runtime import (
+    ApprovalReply,
+    ApprovalRequest,
+    CancelSignal,
+    Description,
+    FileError,
+    FileErrorKind,
+)
 from toolfx.core.tools import (
     Allow,
     Ask,
@@ -80,6 +90,8 @@ from toolfx.leaves import Permissions, Rule, Workspace, workspace_tools
 ROOT: Final = "/ws"
 LOGS: Final = ("logs/a.log", "logs/b.log")
 NOTES: Final = "notes/a.txt"
+OUTSIDE: Final = "/outside"
+"""Where `stamp` writes: no leaf sees it, so stamps running beside reads change none of them."""
 MAX_RESUMES: Final = 4
 """Resumes of one turn at most: every ask is answered at its first resume; a program that asks
 again further on needs one more per ask."""
@@ -119,6 +131,21 @@ async def ensure_line(path: Log, line: str, ctx: ToolRunContext[None]) -> int:
     return await _add_line(ctx, path, line, unless_there=True)
 
 
+@tool(parallel_safe=True)
+async def stamp(name: str, ctx: ToolRunContext[None]) -> int:
+    """Add a line to the stamp `name` outside the workspace (twice is two lines), then pause."""
+    files, path = ctx.runtime.files, f"{OUTSIDE}/{name}"
+    try:
+        old = (await files.read_bytes(path, within=OUTSIDE)).decode()
+    except FileError as error:
+        if error.kind is not FileErrorKind.NOT_FOUND:
+            raise
+        old = ""
+    await files.write_bytes(path, f"{old}stamped\n".encode(), within=OUTSIDE)
+    await ctx.runtime.checkpoint()  # a step between the effect and the result
+    return len(old) // len("stamped\n") + 1
+
+
 async def ask_for_approved_append(
     execution: ToolExecution, following: Callable[[], Awaitable[PreToolDecision]]
 ) -> PreToolDecision:
@@ -131,11 +158,23 @@ async def ask_for_approved_append(
 # The calls a session makes.
 
 Kind = Literal[
-    "append", "approved", "ensure", "write", "write-gated", "edit", "read", "glob", "grep", "code"
+    "append",
+    "approved",
+    "ensure",
+    "stamp",
+    "write",
+    "write-gated",
+    "edit",
+    "read",
+    "glob",
+    "grep",
+    "code",
 ]
 SubKind = Literal["append", "approved", "ensure", "write-gated", "edit", "read"]
 
-EFFECTFUL: Final = frozenset({"append", "approved", "ensure", "write", "write-gated", "edit"})
+EFFECTFUL: Final = frozenset(
+    {"append", "approved", "ensure", "stamp", "write", "write-gated", "edit"}
+)
 
 FIRST_REPLIES: Final[tuple[ApprovalReply, ...]] = ("allowed-once", "rejected", "deferred")
 FINAL_REPLIES: Final[tuple[ApprovalReply, ...]] = ("allowed-once", "rejected")
@@ -167,7 +206,7 @@ def plans(kinds: Sequence[str]) -> st.SearchStrategy[Plan]:
 
 
 SUB_KINDS: Final = ("append", "approved", "ensure", "write-gated", "edit", "read")
-KINDS: Final = (*SUB_KINDS, "write", "glob", "grep", "code")
+KINDS: Final = (*SUB_KINDS, "stamp", "write", "glob", "grep", "code")
 
 
 def expanded(plan: Plan) -> tuple[Plan, ...]:
@@ -225,6 +264,8 @@ def arguments(plan: Plan, identity: str) -> dict[str, object]:
             return {"path": NOTES, "old": "alpha", "new": f"alpha#{identity}#"}
         case "read":
             return {"path": (NOTES, LOGS[0], "missing.txt")[plan.choice]}
+        case "stamp":
+            return {"name": identity}
         case "glob":
             return {"pattern": ("**/*.log", "**/*")[plan.choice]}
         case "grep":
@@ -237,6 +278,7 @@ TOOL_NAMES: Final[Mapping[str, str]] = {
     "append": "append",
     "approved": "approved_append",
     "ensure": "ensure_line",
+    "stamp": "stamp",
     "write": "write",
     "write-gated": "write",
     "edit": "edit",
@@ -281,7 +323,12 @@ def script(plan: Plan, identity: str) -> Script:
 
 def world() -> MemoryFileSystem:
     return MemoryFileSystem.from_files(
-        {f"{ROOT}/{LOGS[0]}": "", f"{ROOT}/{LOGS[1]}": "", f"{ROOT}/{NOTES}": "alpha\nbeta\n"}
+        {
+            f"{ROOT}/{LOGS[0]}": "",
+            f"{ROOT}/{LOGS[1]}": "",
+            f"{ROOT}/{NOTES}": "alpha\nbeta\n",
+            f"{OUTSIDE}/.keep": "",
+        }
     )
 
 
@@ -291,7 +338,7 @@ def catalog_of() -> Catalog:
     for leaf in workspace_tools(Workspace(ROOT, rules, state_dir="/state/ws")):
         if leaf.name in {"write", "edit", "read", "glob", "grep"}:
             location.register(leaf)
-    for own in (append, approved_append, ensure_line):
+    for own in (append, approved_append, ensure_line, stamp):
         location.register(own)
     location.on_pre_execute(ask_for_approved_append)
     location.add_scope("agent")
@@ -419,6 +466,8 @@ def marks(files: MemoryFileSystem, plan: Plan, identity: str) -> int:
     match plan.kind:
         case "append" | "approved" | "ensure":
             return snapshot[f"{ROOT}/{LOGS[plan.choice]}"].decode().splitlines().count(identity)
+        case "stamp":
+            return snapshot.get(f"{OUTSIDE}/{identity}", b"").decode().count("stamped")
         case "write":
             return int(f"{ROOT}/written/{identity}.txt" in snapshot)
         case "write-gated":
@@ -595,6 +644,7 @@ def once(
 
 
 SWEPT: Final = (
+    fixed((once("stamp"), once("stamp"), once("read"), once("stamp")), (once("append"),)),
     fixed(
         (once("append"), once("ensure"), once("read"), once("glob")),
         (once("approved", "deferred"),),
