@@ -301,3 +301,17 @@ def test_a_store_dying_in_a_step_that_then_fails_the_run_ends_it_with_the_crash(
         DeterministicInterpreter(mortal=[journal, other]).run(Description(program))
     assert isinstance(crashed.value.__cause__, KeyboardInterrupt)
     assert other.death == journal.death  # every mortal store dies with the process
+
+
+def test_cleanup_of_an_abandoned_task_cannot_touch_the_world() -> None:
+    files = MemoryFileSystem.from_files({"/w/k": ""})
+
+    async def program(runtime: Runtime) -> None:
+        try:
+            await runtime.sleep(60)
+        finally:  # runs when the crashed run closes the task: its file operation cannot
+            await runtime.files.write_bytes("/w/cleaned", b"x", within="/")
+
+    with pytest.raises(Crashed):
+        DeterministicInterpreter(faults=[CrashAt(2)], files=files).run(Description(program))
+    assert sorted(files.snapshot()) == ["/w/k"]
