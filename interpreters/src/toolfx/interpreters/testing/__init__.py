@@ -1,13 +1,23 @@
 """The deterministic interpreter and its in-memory doubles: virtual time, seeded interleavings.
 
-The deterministic interpreter and its in-memory doubles: virtual time, seeded interleavings, faults,
-scripted processes, and `ScriptedCode`, a Code Mode engine running scripted programs (no worker).
+The deterministic interpreter and its in-memory doubles: virtual time, seeded interleavings, faults
+(crashes among them, with `MemoryJournal` as the store that dies), scripted processes, and
+`ScriptedCode`, a Code Mode engine running scripted programs (no worker).
 """
 
-from toolfx.interpreters.testing._errors import Deadlock, DeterministicForeignAwaitError
-from toolfx.interpreters.testing._faults import CancelAt, Fault, HangAt, RaiseAt, RaiseInto
+from toolfx.interpreters.testing._errors import Crashed, Deadlock, DeterministicForeignAwaitError
+from toolfx.interpreters.testing._faults import (
+    CancelAt,
+    CrashAt,
+    Fault,
+    HangAt,
+    Mortal,
+    RaiseAt,
+    RaiseInto,
+)
 from toolfx.interpreters.testing._interpreter import DeterministicInterpreter, DeterministicRuntime
 from toolfx.interpreters.testing._memory_files import MemoryFileSystem
+from toolfx.interpreters.testing._memory_journal import CrashAtAppend, MemoryJournal
 from toolfx.interpreters.testing._memory_spills import MemorySpills
 from toolfx.interpreters.testing._scripted_code import (
     Pause,
@@ -25,6 +35,9 @@ from toolfx.interpreters.testing._trace import TraceEvent
 
 __all__ = [
     "CancelAt",
+    "CrashAt",
+    "CrashAtAppend",
+    "Crashed",
     "Deadlock",
     "DeterministicForeignAwaitError",
     "DeterministicInterpreter",
@@ -32,7 +45,9 @@ __all__ = [
     "Fault",
     "HangAt",
     "MemoryFileSystem",
+    "MemoryJournal",
     "MemorySpills",
+    "Mortal",
     "Pause",
     "ProcessMatcher",
     "RaiseAt",

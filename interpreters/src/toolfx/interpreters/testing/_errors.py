@@ -1,4 +1,4 @@
-"""How a deterministic run ends when it cannot go on: a deadlock, or a foreign await."""
+"""How a deterministic run ends when it cannot go on: a deadlock, a foreign await, a crash."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from toolfx.interpreters._foreign import ForeignAwaitError
 
-__all__ = ["Deadlock", "DeterministicForeignAwaitError"]
+__all__ = ["Crashed", "Deadlock", "DeterministicForeignAwaitError"]
 
 
 class Deadlock(RuntimeError):
@@ -30,3 +30,13 @@ class Deadlock(RuntimeError):
 
 class DeterministicForeignAwaitError(ForeignAwaitError):
     """A defect: a program run by `DeterministicInterpreter` yielded something that is no trap."""
+
+
+class Crashed(Exception):
+    """The process a deterministic run stands for died: a `CrashAt` step, or a mortal store's own
+    crash point (a `MemoryJournal`'s `CrashAtAppend`)."""
+
+    def __init__(self, step: int, cause: str) -> None:
+        super().__init__(f"the process crashed at step {step} of the deterministic run: {cause}")
+        self.step = step
+        self.cause = cause

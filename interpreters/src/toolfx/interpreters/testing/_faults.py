@@ -1,13 +1,14 @@
-"""Faults the deterministic scheduler injects at numbered steps: raise, raise into, hang, cancel."""
+"""Faults the deterministic scheduler injects at numbered steps: raise, raise into, hang, cancel,
+crash; and what dies with the process when it crashes."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import final
+from typing import Protocol, final
 
 from toolfx.core.runtime import CALLER_CANCELLED, CancelSignal
 
-__all__ = ["CancelAt", "Fault", "HangAt", "RaiseAt", "RaiseInto"]
+__all__ = ["CancelAt", "CrashAt", "Fault", "HangAt", "Mortal", "RaiseAt", "RaiseInto"]
 
 
 @final
@@ -59,5 +60,35 @@ class CancelAt:
     reason: str = CALLER_CANCELLED
 
 
-Fault = RaiseAt | RaiseInto | HangAt | CancelAt
+@final
+@dataclass(frozen=True, slots=True)
+class CrashAt:
+    """At `step`, before the scheduler picks a task, the process dies: nothing runs again.
+
+    The interpreter's `mortal` stores (its journals) die first, so they keep exactly what they
+    committed before the step and take no write after it; then `run` raises `Crashed`. The
+    unfinished tasks are closed, which runs their `finally` blocks as Python must, but a dead
+    store drops what they write and a file operation cannot run there (it would have to wait),
+    so nothing they do outlives the process. The file system is the world: it keeps every
+    effect made before the crash.
+    """
+
+    step: int
+
+
+class Mortal(Protocol):
+    """What a process keeps that dies with it (a journal): once dead it takes no more writes."""
+
+    @property
+    def death(self) -> str | None:
+        """Why it died (None while it lives)."""
+        ...
+
+    def die(self, cause: str) -> None:
+        """Die now, for `cause`: what it committed stays, any later write is dropped (dying
+        again changes nothing)."""
+        ...
+
+
+Fault = RaiseAt | RaiseInto | HangAt | CancelAt | CrashAt
 """A fault the scheduler injects at one step (steps count task resumptions, from 1)."""

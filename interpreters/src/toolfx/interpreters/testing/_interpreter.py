@@ -4,8 +4,9 @@ Nothing real happens to time: a sleep is a timer on the virtual clock, and when 
 the clock jumps to the next timer, so an hour-long sleep finishes at once and `now()` advances by
 exactly an hour. Tasks interleave only at capabilities (checkpoint, sleep, gather, approve, files);
 which runnable task goes next is chosen by `random.Random(seed)`. Approvals come from a script
-or a callback, faults (`RaiseAt`, `RaiseInto`, `HangAt`, `CancelAt`) are injected at numbered
-steps, and everything is recorded in `trace`: the same seed and description give the same trace.
+or a callback, faults (`RaiseAt`, `RaiseInto`, `HangAt`, `CancelAt`, `CrashAt`) are injected at
+numbered steps, and everything is recorded in `trace`: the same seed and description give the
+same trace.
 
 Rules, as the runtime gives them to the program:
 
@@ -37,6 +38,16 @@ Rules, as the runtime gives them to the program:
   is closed first.
 - A watcher that raises when a deadline or a `CancelAt` sets a signal is reported (`reported`
   and the trace), and the run goes on.
+- A crash (`CrashAt(step)`, or one of the `mortal` stores dying on its own, as a `MemoryJournal`
+  does at its `CrashAtAppend`) ends the run with `Crashed`: every mortal store dies first (it
+  keeps what it committed and drops every later write), then the unfinished tasks are closed
+  (their cleanup writes to dead stores only) and nothing runs again. A store that dies in the
+  middle of a step takes the process at the end of that step: the running task goes on only to
+  its next reschedule point, which every effect on the world (files, processes) waits at first
+  (with several mortal stores, what it writes to the others in between is kept).
+  The file system is the world and keeps what was done to it; the survivors of a crash are a
+  new `DeterministicInterpreter` over the same `files` and the stores' survivors
+  (`MemoryJournal.survivor`).
 
 The program runs on the calling thread; signals must be set from it (by the program, a timer
 or a `CancelAt` fault), never from another thread.
@@ -64,7 +75,7 @@ from toolfx.core.runtime import (
     deadline_reason,
 )
 from toolfx.interpreters.codemode import default_engine
-from toolfx.interpreters.testing._faults import Fault, HangAt, RaiseAt
+from toolfx.interpreters.testing._faults import Fault, HangAt, Mortal, RaiseAt
 from toolfx.interpreters.testing._files import TracedFileSystem
 from toolfx.interpreters.testing._memory_files import MemoryFileSystem
 from toolfx.interpreters.testing._memory_spills import MemorySpills
@@ -240,7 +251,9 @@ class DeterministicInterpreter:
     (then each run sees what the runs before it wrote), and an empty `MemorySpills` unless
     `spills` is given (read its `texts` in tests). `trace` and `reported` describe the latest run.
     `wrap`, if given, is applied to each run's `DeterministicRuntime` and the description runs on
-    what it returns (a tracing or fault-injecting `DelegatingRuntime` around it).
+    what it returns (a tracing or fault-injecting `DelegatingRuntime` around it). `mortal` are the
+    stores that die with the process when a run crashes (see the module); a run refuses to start
+    once one of them is dead (a dead store belongs to a crashed process: run on its survivor).
     """
 
     __slots__ = (
@@ -248,6 +261,7 @@ class DeterministicInterpreter:
         "_code",
         "_faults",
         "_files",
+        "_mortal",
         "_processes",
         "_progress",
         "_reported",
@@ -269,6 +283,7 @@ class DeterministicInterpreter:
         progress: ProgressReporter | None = None,
         wrap: Callable[[Runtime], Runtime] | None = None,
         code: CodeEngine | None = None,
+        mortal: Sequence[Mortal] = (),
     ) -> None:
         if isinstance(approvals, str):
             raise TypeError("approvals must be a sequence of replies, not one reply")
@@ -286,6 +301,7 @@ class DeterministicInterpreter:
         self._progress = progress
         self._wrap = wrap
         self._code = code
+        self._mortal = tuple(mortal)
         self._trace: tuple[TraceEvent, ...] = ()
         self._reported: tuple[Reported, ...] = ()
 
@@ -300,8 +316,15 @@ class DeterministicInterpreter:
         return self._reported
 
     def run(self, description: Description[T]) -> T:
-        """Run `description` to completion; give its result or raise what it raised."""
-        scheduler = Scheduler(self._seed, self._faults)
+        """Run `description` to completion; give its result or raise what it raised (`Crashed` if
+        the process dies)."""
+        dead = [mortal.death for mortal in self._mortal if mortal.death is not None]
+        if dead:
+            raise ValueError(
+                f"a mortal store of this interpreter is dead ({dead[0]}): its process crashed,"
+                " so run a new interpreter on the store's survivor"
+            )
+        scheduler = Scheduler(self._seed, self._faults, self._mortal)
         files = MemoryFileSystem(lambda: scheduler.now) if self._files is None else self._files
         runtime: Runtime = DeterministicRuntime(
             scheduler,

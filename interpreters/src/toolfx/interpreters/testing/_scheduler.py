@@ -19,8 +19,16 @@ from toolfx.core.runtime import CALLER_CANCELLED, Cancelled, CancelSignal
 from toolfx.core.tools import CALL_FAILURES
 from toolfx.interpreters._foreign import truncated
 from toolfx.interpreters.testing._clock import VirtualClock, delay
-from toolfx.interpreters.testing._errors import Deadlock, DeterministicForeignAwaitError
-from toolfx.interpreters.testing._faults import CancelAt, Fault, HangAt, RaiseAt, RaiseInto
+from toolfx.interpreters.testing._errors import Crashed, Deadlock, DeterministicForeignAwaitError
+from toolfx.interpreters.testing._faults import (
+    CancelAt,
+    CrashAt,
+    Fault,
+    HangAt,
+    Mortal,
+    RaiseAt,
+    RaiseInto,
+)
 from toolfx.interpreters.testing._tasks import Task, Wait
 from toolfx.interpreters.testing._trace import TraceEvent, TraceKind
 from toolfx.interpreters.testing._traps import Approve, Checkpoint, Join, Sleep
@@ -40,6 +48,7 @@ class Scheduler:
         "_current",
         "_finishes",
         "_ids",
+        "_mortal",
         "_random",
         "_reported",
         "_runnable",
@@ -49,8 +58,11 @@ class Scheduler:
         "_trace",
     )
 
-    def __init__(self, seed: int, faults: Sequence[Fault] = ()) -> None:
+    def __init__(
+        self, seed: int, faults: Sequence[Fault] = (), mortal: Sequence[Mortal] = ()
+    ) -> None:
         self._random = random.Random(seed)
+        self._mortal = tuple(mortal)
         self._tasks: dict[int, Task] = {}
         self._runnable: list[Task] = []
         self._clock = VirtualClock()
@@ -60,10 +72,10 @@ class Scheduler:
         self._current: Task | None = None
         self._trace: list[TraceEvent] = []
         self._reported: list[tuple[BaseException, str]] = []
-        self._before_pick: dict[int, list[CancelAt | RaiseInto]] = {}
+        self._before_pick: dict[int, list[CancelAt | RaiseInto | CrashAt]] = {}
         self._stops: dict[int, RaiseAt | HangAt] = {}
         for fault in faults:
-            if isinstance(fault, CancelAt | RaiseInto):
+            if isinstance(fault, CancelAt | RaiseInto | CrashAt):
                 self._before_pick.setdefault(fault.step, []).append(fault)
             else:
                 self._stops[fault.step] = fault
@@ -121,14 +133,13 @@ class Scheduler:
         """Drive `main` and what it spawns until `main` finishes; give or raise its outcome."""
         root = self._new_task(main, "main", None)
         try:
-            while not root.finished:
-                self._step_once()
+            self._drive(root)
         except (Deadlock, DeterministicForeignAwaitError) as error:
             failure = self._close_unfinished()
             if failure is not None:
                 raise error from failure
             raise
-        except BaseException:  # an interrupt: close what is left, let it through unchanged
+        except BaseException:  # an interrupt or a crash: close what is left, let it through
             self._close_unfinished()
             raise
         self._close_unfinished()  # orphans of a gather a fault broke out of
@@ -138,6 +149,17 @@ class Scheduler:
 
     # The loop. -----------------------------------------------------------------------------------
 
+    def _drive(self, root: Task) -> None:
+        """Step until `root` finishes; a mortal store's death ends the run at the end of its step
+        (whatever else that step ended in: the process died first)."""
+        try:
+            while not root.finished:
+                self._step_once()
+                self._check_alive()
+        except BaseException as ending:
+            self._crash_first(ending)
+            raise
+
     def _step_once(self) -> None:
         self._clock.fire_due_timers()
         if not self._runnable:
@@ -146,11 +168,16 @@ class Scheduler:
             return
         self._step += 1
         for fault in self._before_pick.get(self._step, ()):
-            if isinstance(fault, RaiseInto):
-                self._raise_into(fault)
-                continue
-            self.record("fault", f"CancelAt: {fault.reason}", task=None)
-            self.cancel(fault.signal, fault.reason, f"the signal of CancelAt({self._step})")
+            match fault:
+                case RaiseInto():
+                    self._raise_into(fault)
+                case CancelAt(signal=signal, reason=reason):
+                    self.record("fault", f"CancelAt: {reason}", task=None)
+                    self.cancel(signal, reason, f"the signal of CancelAt({self._step})")
+                case CrashAt():
+                    raise self._crash(f"CrashAt({self._step})")
+                case _:
+                    assert_never(fault)
         index = self._random.randrange(len(self._runnable)) if len(self._runnable) > 1 else 0
         task = self._runnable.pop(index)
         value, error = task.next_value, task.next_error
@@ -281,6 +308,27 @@ class Scheduler:
             self._wake(parent, wait, task.id, None, f"task {task.id} finished")
 
     # Endings. ------------------------------------------------------------------------------------
+
+    def _crash_first(self, ending: BaseException) -> None:
+        """A run that ends in the step a mortal store died in ends with the crash instead."""
+        if isinstance(ending, Crashed):
+            return
+        for mortal in self._mortal:
+            if mortal.death is not None:
+                raise self._crash(mortal.death) from ending
+
+    def _check_alive(self) -> None:
+        """A mortal store that died on its own (its crash point) takes the whole process."""
+        for mortal in self._mortal:
+            if mortal.death is not None:
+                raise self._crash(mortal.death)
+
+    def _crash(self, cause: str) -> Crashed:
+        """Every mortal store dies (before any cleanup can write to it); the run ends."""
+        for mortal in self._mortal:
+            mortal.die(cause)
+        self.record("fault", f"crash: {cause}", task=None)
+        return Crashed(self._step, cause)
 
     def _new_task(self, coroutine: Coroutine[Any, Any, Any], name: str, parent: int | None) -> Task:
         task = Task(next(self._ids), name, coroutine, parent)
