@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import io
 import json
 import os
@@ -12,11 +13,12 @@ from typing import Any
 
 import pexpect
 import pytest
+from typing_extensions import Buffer
 
 from tests.support import SAFETY_NET
 from toolfx.interpreters.cli import main
 
-__all__ = ["TOOLFX", "Ran", "spawn_toolfx", "toolfx", "write_session"]
+__all__ = ["TOOLFX", "FillingFile", "Ran", "spawn_toolfx", "toolfx", "write_session"]
 
 TOOLFX = str(Path(sys.executable).parent / "toolfx")
 """The installed `toolfx` console script of this environment."""
@@ -58,3 +60,19 @@ def spawn_toolfx(*argv: str, width: int = 200) -> tuple[pexpect.spawn, io.String
     transcript = io.StringIO()
     child.logfile_read = transcript
     return child, transcript
+
+
+class FillingFile(io.FileIO):
+    """A real file on a disk that is full after `room` bytes: it takes what fits, then ENOSPC."""
+
+    def __init__(self, path: Path, room: int) -> None:
+        super().__init__(path, "wb")
+        self.room = room
+
+    def write(self, data: Buffer, /) -> int:
+        view = memoryview(data)
+        if self.room == 0:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        taken = super().write(view[: self.room])
+        self.room -= taken
+        return taken

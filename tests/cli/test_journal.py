@@ -4,8 +4,6 @@ keeps, replays, in-doubt calls, id conflicts, deferred asks and their answers, e
 from __future__ import annotations
 
 import contextlib
-import errno
-import io
 import json
 import sqlite3
 from pathlib import Path
@@ -13,9 +11,8 @@ from typing import Any
 
 import pytest
 from hypothesis import given
-from typing_extensions import Buffer
 
-from tests.cli.support import Ran, toolfx, write_session
+from tests.cli.support import FillingFile, Ran, toolfx, write_session
 from tests.properties.test_records_properties import call_records, result_records
 from toolfx.core.records import (
     SessionRecord,
@@ -415,22 +412,6 @@ def test_a_programs_deferred_call_is_answered_by_its_id_and_the_program_runs_aga
     assert again["p1"]["replayed"] is True
 
 
-class FillingLog(io.FileIO):
-    """A log on a disk that is full after `room` bytes."""
-
-    def __init__(self, path: str, room: int) -> None:
-        super().__init__(path, "wb")
-        self.room = room
-
-    def write(self, data: Buffer, /) -> int:
-        view = memoryview(data)
-        if self.room == 0:
-            raise OSError(errno.ENOSPC, "No space left on device")
-        taken = super().write(view[: self.room])
-        self.room -= taken
-        return taken
-
-
 def test_a_log_that_fills_up_in_a_journaled_run_ends_it_after_that_turn(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
@@ -447,7 +428,7 @@ def test_a_log_that_fills_up_in_a_journaled_run_ends_it_after_that_turn(
     room = len(header) + len(log_line(TurnRecord(1, 1))) + 2  # full at w1's `tool/call`
 
     def opening(path: str, mode: str = "r", *args: Any, **options: Any) -> Any:
-        return FillingLog(path, room) if mode == "wb" else open(path, mode, *args, **options)
+        return FillingFile(Path(path), room) if mode == "wb" else open(path, mode, *args, **options)
 
     monkeypatch.setattr(_commands, "open", opening, raising=False)
     ran = journaled(capsys, session, workspace, journal, "--yes", "--log", str(tmp_path / "l"))

@@ -4,7 +4,6 @@ unrecorded run; and a `--log` that names an input of the run is refused before a
 from __future__ import annotations
 
 import errno
-import io
 import os
 import resource
 import signal
@@ -12,9 +11,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from typing_extensions import Buffer
 
-from tests.cli.support import TOOLFX, toolfx, write_session
+from tests.cli.support import TOOLFX, FillingFile, toolfx, write_session
 from toolfx.core.records import ToolCallRecord
 from toolfx.interpreters.cli._log import (
     INTERPRETERS,
@@ -39,22 +37,6 @@ def workspace(tmp_path: Path) -> Path:
     root = tmp_path / "ws"
     root.mkdir()
     return root
-
-
-class FillingFile(io.FileIO):
-    """A real file on a disk that is full after `room` bytes: it takes what fits, then ENOSPC."""
-
-    def __init__(self, path: Path, room: int) -> None:
-        super().__init__(path, "wb")
-        self.room = room
-
-    def write(self, data: Buffer, /) -> int:
-        view = memoryview(data)
-        if self.room == 0:
-            raise OSError(errno.ENOSPC, "No space left on device")
-        taken = super().write(view[: self.room])
-        self.room -= taken
-        return taken
 
 
 class UntruncatableFile(FillingFile):
