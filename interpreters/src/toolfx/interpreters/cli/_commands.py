@@ -304,14 +304,15 @@ def _refuse_repeated_ids(turns: Sequence[Turn], catalog: Catalog) -> None:
 def _refuse_inside(root: str, journal: str | None) -> None:
     """A `CliError` if the journal lies in the workspace: the model's commands and file tools
     write there without asking, so they could change the journal (answer their own asks, settle
-    their own calls)."""
+    their own calls). Where it lies is where its path leads, through a symbolic link at the file
+    itself too (SQLite opens the file a link names, and keeps its WAL beside it)."""
     if journal is None:
         return
     try:
-        folder = os.path.realpath(os.path.dirname(os.path.abspath(journal)))
+        target = os.path.realpath(journal)
     except ValueError:  # a NUL in the path: opening it says so
         return
-    if os.path.commonpath([folder, root]) == root:
+    if os.path.commonpath([target, root]) == root:
         raise CliError(
             f"the journal {journal} is in the workspace {root}: the model's commands and file"
             " tools could change it (and answer their own asks); keep it outside"
