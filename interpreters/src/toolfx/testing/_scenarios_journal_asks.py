@@ -9,16 +9,16 @@ without asking again, and replays everything else.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, final
 
 import pytest
 
-from toolfx.core.journal import JournalError
+from toolfx.core.journal import JournaledSession, JournalError
 from toolfx.core.pipeline import ToolCall
 from toolfx.core.records import SessionRecord, ToolApprovalRecord, ToolCallRecord
 from toolfx.core.runtime import ApprovalReply, RejectedWithFeedback
 from toolfx.core.tools import ErrorCode, ToolExecutionFailure, ToolExecutionSuccess
-from toolfx.testing._scenarios_journal import JournaledWorld, JournalWorld, calls_of
+from toolfx.testing._scenarios_journal import JournaledWorld, JournalWorld, ListJournal, calls_of
 from toolfx.testing._scenarios_pipeline import code_of
 
 __all__ = ["JournalAskScenarios"]
@@ -34,6 +34,29 @@ def deferred(journaled: JournalWorld, *texts: str) -> None:
     journaled.world.approvals.extend(["deferred"] * len(texts))
     batch = journaled.run(loud(*texts))
     assert [code_of(result) for result in batch.results] == [ErrorCode.APPROVAL_PENDING] * len(ids)
+
+
+@final
+class RacingJournal:
+    """`journal` seen by a session that another approver beats: `first` is appended (once) just
+    before this session's next record."""
+
+    __slots__ = ("_journal", "first")
+
+    def __init__(self, journal: ListJournal) -> None:
+        self._journal = journal
+        self.first: SessionRecord | None = None
+
+    def append(self, record: SessionRecord) -> None:
+        """Append `first` (once), then `record`."""
+        if self.first is not None:
+            self._journal.append(self.first)
+            self.first = None
+        self._journal.append(record)
+
+    def records(self) -> tuple[SessionRecord, ...]:
+        """The shared journal's records."""
+        return self._journal.records()
 
 
 def loud(*texts: str) -> list[ToolCall]:
@@ -156,17 +179,60 @@ class JournalAskScenarios(JournaledWorld):
         assert final.outcomes == ("replayed", "replayed", "replayed")
         assert journaled.bodies == ["look:c", "shout:a", "shout:b"]
 
-    def test_an_answer_from_another_process_is_seen_after_refresh(
+    def test_an_answer_from_another_process_is_seen_by_the_next_batch(
         self, journaled: JournalWorld
     ) -> None:
         deferred(journaled, "a")
         waiting = journaled.session()
         journaled.session().answer("c1", "allowed-once")  # another process
-        assert journaled.run(loud("a"), waiting).outcomes == ("replayed",)
-        waiting.refresh()
+        assert [ask.call_id for ask in waiting.open_asks()] == ["c1"]  # not read yet
+        assert journaled.run(loud("a"), waiting).outcomes == ("resumed",)  # read before the batch
         assert waiting.open_asks() == ()
-        assert journaled.run(loud("a"), waiting).outcomes == ("resumed",)
+        assert journaled.run(loud("a"), waiting).outcomes == ("replayed",)
         assert journaled.bodies == ["shout:a"]
+
+    @pytest.mark.parametrize("first", ["rejected", "allowed-once"])
+    def test_an_ask_answered_by_two_sessions_takes_the_first_answer(
+        self, journaled: JournalWorld, first: ApprovalReply
+    ) -> None:
+        # two approvers that both saw the ask waiting: the second answer is refused, not taken,
+        # so a rejection cannot be overturned (nor an approval withdrawn) by a stale approver
+        deferred(journaled, "a")
+        one, other = journaled.session(), journaled.session()
+        one.answer("c1", first)
+        later: ApprovalReply = "allowed-once" if first == "rejected" else "rejected"
+        with pytest.raises(JournalError, match="waiting: none"):
+            other.answer("c1", later)
+        kept = journaled.journal.records()
+        with pytest.raises(JournalError, match="waiting: none"):
+            journaled.interpret()(other.resume(journaled.catalog, loud("a"), {"c1": later}))
+        assert journaled.journal.records() == kept
+        resumed = journaled.run(loud("a"))
+        assert resumed.outcomes == ("resumed",)
+        if first == "allowed-once":
+            assert isinstance(resumed.results[0], ToolExecutionSuccess)
+            assert journaled.bodies == ["shout:a"]
+        else:
+            assert code_of(resumed.results[0]) is ErrorCode.DENIED
+            assert journaled.bodies == []
+
+    def test_an_answer_that_loses_a_race_is_refused_and_changes_nothing(
+        self, journaled: JournalWorld
+    ) -> None:
+        # both approvers read the ask as waiting; the other one's answer is committed between
+        # this one's reading and its append: the first answer in the journal holds
+        deferred(journaled, "a")
+        racing = RacingJournal(journaled.journal)
+        answering = JournaledSession(racing)
+        [ask] = answering.open_asks()
+        racing.first = ToolApprovalRecord(
+            ask.call_id, ask.permission, ask.patterns, ask.reason, "rejected"
+        )
+        with pytest.raises(JournalError, match="answered 'rejected' by another session first"):
+            answering.answer("c1", "allowed-once")
+        resumed = journaled.run(loud("a"))
+        assert code_of(resumed.results[0]) is ErrorCode.DENIED
+        assert journaled.bodies == []
 
     @pytest.mark.parametrize(
         ("reply", "said"),

@@ -1,7 +1,9 @@
 """Journaled batches: exactly-once across crashes, and approvals answered later, from anywhere.
 
-A `JournaledSession` loads a journal once and keeps its recovery state current with every record
-it appends. `execute` runs a batch the way `execute_batch` does, except that every record is
+A `JournaledSession` reads the journal again before each batch and each answer (another session
+or process may have appended to it: a call it settled must not run again here, an ask it
+answered must not be answered again) and keeps its recovery state current with every record it
+appends. `execute` runs a batch the way `execute_batch` does, except that every record is
 committed to the journal before the pipeline goes on, each call is first looked up in the
 journal (see `_replay`), and asks go first to the answers the journal holds: an ask answered
 "deferred" is journaled and its call settles as APPROVAL_PENDING. `answer` journals an answer to a
@@ -92,10 +94,22 @@ class JournaledSession:
         if no ask of that call waits, or the reply is "deferred" or none the journal can keep
         and read back. (Not echoed: there is no run to report a failing echo to; `resume`
         echoes the answers it is given.)"""
+        self.refresh()
         record = self._answer_to(call_id, reply)
         self._journal.append(record)
-        self._recovery.note(record)
+        self.refresh()
+        self._check_taken(record)
         return record
+
+    def _check_taken(self, record: ToolApprovalRecord) -> None:
+        """`JournalError` if another answer to the same ask reached the journal first (it holds)."""
+        taken = self._recovery.answered(record)
+        if taken != record:
+            reply = None if taken is None else taken.reply
+            raise JournalError(
+                f"the ask of call {record.call_id!r} was answered {reply!r} by another session"
+                " first: that answer holds, this one was not taken"
+            )
 
     def _answer_to(self, call_id: str, reply: ApprovalReply) -> ToolApprovalRecord:
         """The record answering the deferred ask of `call_id` (see `answer`), not journaled."""
@@ -148,6 +162,7 @@ class JournaledSession:
         frozen_calls, given = tuple(calls), dict(answers)
 
         async def program(runtime: Runtime) -> JournaledBatch:
+            self.refresh()
             for record in [self._answer_to(call_id, reply) for call_id, reply in given.items()]:
                 self._append(runtime, record)
             return await self._run(runtime, catalog, frozen_calls, limit)
@@ -157,6 +172,7 @@ class JournaledSession:
     async def _run(
         self, runtime: Runtime, catalog: Catalog, calls: tuple[ToolCall, ...], limit: int
     ) -> JournaledBatch:
+        self.refresh()  # what other sessions settled or answered since: never run a call twice
         sink = functools.partial(self._append, runtime)
         resumption = JournalResumption(self._recovery, sink)
         journaled = _JournaledApprovals(runtime, self._recovery, sink)
