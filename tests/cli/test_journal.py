@@ -33,6 +33,7 @@ from toolfx.interpreters.cli._log import (
     log_line,
     read_log,
 )
+from toolfx.interpreters.cli._run_lock import JournalInUseError, exclusive_run
 from toolfx.interpreters.journal import Durability, JournalFileError, SqliteJournal
 
 
@@ -563,3 +564,29 @@ def test_a_journal_in_the_workspace_is_refused_the_model_could_change_it(
     assert sorted(str(p) for p in workspace.rglob("*")) == kept  # nothing made, nothing written
     outside = journaled(capsys, session, workspace, str(tmp_path / "elsewhere.db"), "--yes")
     assert outside.code == 0
+
+
+def test_a_second_run_over_a_journal_in_use_is_refused_before_anything_runs(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, workspace: Path, journal: str
+) -> None:
+    # two runs at once over one journal would both find w1 new and both run it
+    session = write_session(tmp_path / "s.jsonl", {"calls": [write("w1", "a.txt", "A\n")]})
+    with exclusive_run(journal):  # another run, still going
+        busy = journaled(capsys, session, workspace, journal, "--yes")
+        assert busy.code == 2
+        assert f"another run holds the journal {journal}" in busy.err
+        assert not (workspace / "a.txt").exists()
+        assert stored(journal) == ()
+        assert toolfx(capsys, "approve", journal).code == 0  # answering needs no lock
+    ran = journaled(capsys, session, workspace, journal, "--yes")  # released: it runs
+    assert ran.code == 0
+    assert (workspace / "a.txt").read_text() == "A\n"
+    with exclusive_run(journal):  # and the run let go of it when it ended
+        pass
+
+
+def test_a_run_lock_that_cannot_be_made_is_named(tmp_path: Path) -> None:
+    (tmp_path / "j.db-run.lock").symlink_to(tmp_path / "elsewhere")
+    locking = exclusive_run(str(tmp_path / "j.db"))
+    with pytest.raises(JournalInUseError, match="cannot make the journal's lock file"):
+        locking.__enter__()

@@ -42,6 +42,7 @@ from toolfx.interpreters.cli._log import Recorder, SessionHeader, read_log
 from toolfx.interpreters.cli._log_file import LogFile
 from toolfx.interpreters.cli._providers import export_schemas, load_catalog
 from toolfx.interpreters.cli._render import Display, JsonDisplay, PanelDisplay
+from toolfx.interpreters.cli._run_lock import JournalInUseError, exclusive_run
 from toolfx.interpreters.cli._runner import run_session, turn_calls
 from toolfx.interpreters.cli._session import Turn, parse_session
 from toolfx.interpreters.cli._visible import visible, visible_json
@@ -198,6 +199,10 @@ def run(command: RunCommand) -> int:
         if command.journal is not None:
             opened = _opened_journal(command.journal, command.durability)
             journal = stack.enter_context(opened)
+            try:  # before the journal's records are read: no other run settles calls meanwhile
+                stack.enter_context(exclusive_run(command.journal))
+            except JournalInUseError as error:
+                raise CliError(str(error)) from None
         waiting = play(
             turns,
             catalog,
