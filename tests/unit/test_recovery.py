@@ -104,3 +104,12 @@ def test_the_first_answer_to_an_ask_holds() -> None:
     assert recover([CALL, ask("deferred"), WAITING, allowed, rejected]).answer(request()) == (
         "allowed-once"
     )
+
+
+def test_a_calls_last_ask_is_its_last_deferred_one() -> None:
+    first, second = ask("deferred"), ask("deferred", ("b",))
+    assert recover([CALL]).last_ask("c1") is None
+    recovery = recover([CALL, first, WAITING, ask("allowed-once"), CALL, second, WAITING])
+    assert recovery.last_ask("c1") == second
+    assert recovery.answered(second) is None
+    assert recovery.answered(first) == ask("allowed-once")

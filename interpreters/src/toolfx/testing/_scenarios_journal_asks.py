@@ -216,6 +216,28 @@ class JournalAskScenarios(JournaledWorld):
             assert code_of(resumed.results[0]) is ErrorCode.DENIED
             assert journaled.bodies == []
 
+    def test_a_resume_retried_after_a_crash_goes_on_and_runs_the_call_once(
+        self, journaled: JournalWorld
+    ) -> None:
+        # the host's resume journaled its answer, then the process died before the batch ran;
+        # the host retries the same resume: the answer is not given twice, the call runs, once
+        deferred(journaled, "a")
+        journaled.session().answer("c1", "allowed-once")  # the first attempt, cut short
+        kept = journaled.journal.records()
+        retry = journaled.session().resume(journaled.catalog, loud("a"), {"c1": "allowed-once"})
+        resumed = journaled.interpret()(retry)
+        assert resumed.outcomes == ("resumed",)
+        assert journaled.journal.records()[: len(kept)] == kept
+        assert journaled.events("c1")[-2:] == ["tool/call", "tool/result"]
+        again = journaled.session().resume(journaled.catalog, loud("a"), {"c1": "allowed-once"})
+        assert journaled.interpret()(again).outcomes == ("replayed",)  # retried once more
+        assert journaled.bodies == ["shout:a"]
+        with pytest.raises(JournalError, match="no ask of call 'c1'"):  # another answer
+            journaled.interpret()(
+                journaled.session().resume(journaled.catalog, loud("a"), {"c1": "rejected"})
+            )
+        assert journaled.bodies == ["shout:a"]
+
     def test_an_answer_that_loses_a_race_is_refused_and_changes_nothing(
         self, journaled: JournalWorld
     ) -> None:

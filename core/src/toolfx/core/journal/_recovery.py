@@ -130,6 +130,11 @@ class Recovery:
         answered = self._answers.get((request.call_id, request.permission, request.patterns))
         return None if answered is None else answered.reply
 
+    def last_ask(self, call_id: str) -> ToolApprovalRecord | None:
+        """The last ask of `call_id` that was deferred (None if none was)."""
+        key = self._latest_ask.get(call_id)
+        return None if key is None else self._asks[key]
+
     def answered(self, ask: ToolApprovalRecord) -> ToolApprovalRecord | None:
         """The answer that holds for `ask` (the first one journaled since it was deferred)."""
         return self._answers.get((ask.call_id, ask.permission, ask.patterns))

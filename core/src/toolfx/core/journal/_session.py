@@ -101,6 +101,12 @@ class JournaledSession:
         self._check_taken(record)
         return record
 
+    def _holds(self, call_id: str, reply: ApprovalReply) -> bool:
+        """Whether `reply` is the answer the journal holds for the last ask of `call_id`."""
+        ask = self._recovery.last_ask(call_id)
+        answered = None if ask is None else self._recovery.answered(ask)
+        return answered is not None and answered.reply == reply
+
     def _check_taken(self, record: ToolApprovalRecord) -> None:
         """`JournalError` if another answer to the same ask reached the journal first (it holds)."""
         taken = self._recovery.answered(record)
@@ -156,14 +162,17 @@ class JournaledSession:
         """Answer the deferred asks (`answers`: call id to reply), then run the batch again.
 
         All the answers or none: if one answers no waiting ask (`JournalError`), none is journaled
-        and nothing runs.
+        and nothing runs. An answer the journal already holds for the call's last ask is not
+        given again: a resume retried after a crash (its answers journaled, its batch not run)
+        goes on.
         """
         _check_limit(limit)
         frozen_calls, given = tuple(calls), dict(answers)
 
         async def program(runtime: Runtime) -> JournaledBatch:
             self.refresh()
-            for record in [self._answer_to(call_id, reply) for call_id, reply in given.items()]:
+            to_give = {c: r for c, r in given.items() if not self._holds(c, r)}
+            for record in [self._answer_to(call_id, reply) for call_id, reply in to_give.items()]:
                 self._append(runtime, record)
             return await self._run(runtime, catalog, frozen_calls, limit)
 
