@@ -91,6 +91,10 @@ class ListJournal:
         """Every record kept, in order."""
         return tuple(self._kept)
 
+    def records_after(self, count: int) -> tuple[SessionRecord, ...]:
+        """The records kept after the first `count` (a `FollowedJournal`, as SqliteJournal is)."""
+        return tuple(self._kept[count:])
+
 
 def crashed(records: Sequence[SessionRecord], last: Callable[[SessionRecord], bool]) -> ListJournal:
     """The journal a crash leaves: `records` up to the first one `last` accepts, included."""

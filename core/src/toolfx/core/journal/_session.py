@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, final
 
 from returns.result import Success
 
+from toolfx.core.journal._journal import FollowedJournal
 from toolfx.core.journal._recovery import Recovery, recover
 from toolfx.core.journal._replay import JournalResumption, Outcome
 from toolfx.core.pipeline import DEFAULT_PARALLEL_LIMIT, BatchResult, execute_batch
@@ -64,12 +65,15 @@ class JournaledBatch:
 class JournaledSession:
     """One process's journaled runs over `journal`; `echo` also receives every record appended."""
 
-    __slots__ = ("_echo", "_journal", "_recovery")
+    __slots__ = ("_echo", "_journal", "_own", "_recovery", "_seen")
 
     def __init__(self, journal: Journal, *, echo: RecordSink | None = None) -> None:
         self._journal = journal
         self._echo = echo
-        self._recovery = recover(journal.records())
+        records = journal.records()
+        self._recovery = recover(records)
+        self._seen = len(records)  # the journal's records the recovery state was read from
+        self._own: list[SessionRecord] = []  # appended (and noted) since
 
     @property
     def journal(self) -> Journal:
@@ -82,8 +86,23 @@ class JournaledSession:
         return self._recovery
 
     def refresh(self) -> None:
-        """Read the journal again (to see what other processes appended, answers among them)."""
-        self._recovery = recover(self._journal.records())
+        """Read the journal again (to see what other processes appended, answers among them).
+
+        A `FollowedJournal` is asked only for the records after those read last: if they are
+        exactly the ones this session appended since, the recovery state is current already;
+        anything else (another session's records) and the whole journal is read again, in order.
+        """
+        journal = self._journal
+        if isinstance(journal, FollowedJournal):
+            new = journal.records_after(self._seen)
+            if list(new) == self._own:
+                self._seen += len(new)
+                self._own.clear()
+                return
+        records = journal.records()
+        self._recovery = recover(records)
+        self._seen = len(records)
+        self._own.clear()
 
     def open_asks(self) -> tuple[ToolApprovalRecord, ...]:
         """The deferred asks waiting for an answer, oldest first."""
@@ -96,10 +115,16 @@ class JournaledSession:
         echoes the answers it is given.)"""
         self.refresh()
         record = self._answer_to(call_id, reply)
-        self._journal.append(record)
+        self._commit(record)
         self.refresh()
         self._check_taken(record)
         return record
+
+    def _commit(self, record: SessionRecord) -> None:
+        """Append `record` to the journal and note it (the journal raises if it cannot keep it)."""
+        self._journal.append(record)
+        self._recovery.note(record)
+        self._own.append(record)
 
     def _holds(self, call_id: str, reply: ApprovalReply) -> bool:
         """Whether `reply` is the answer the journal holds for the last ask of `call_id`."""
@@ -223,8 +248,7 @@ class JournaledSession:
                 record.parent_call_id,
                 arguments_digest(record.arguments),
             )
-        self._journal.append(record)
-        self._recovery.note(record)
+        self._commit(record)
         if self._echo is not None:
             try:
                 self._echo(record)
