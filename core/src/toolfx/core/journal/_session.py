@@ -110,9 +110,10 @@ class JournaledSession:
 
     def answer(self, call_id: str, reply: ApprovalReply) -> ToolApprovalRecord:
         """Journal `reply` to the deferred ask of `call_id` and give the record; `JournalError`
-        if no ask of that call waits, or the reply is "deferred" or none the journal can keep
-        and read back. (Not echoed: there is no run to report a failing echo to; `resume`
-        echoes the answers it is given.)"""
+        if no ask of that call waits (the journal is read first), the reply is "deferred" or none
+        the journal can keep and read back, or another session's answer reached the journal
+        first (that one holds). (Not echoed: there is no run to report a failing echo to;
+        `resume` echoes the answers it is given.)"""
         self.refresh()
         record = self._answer_to(call_id, reply)
         self._commit(record)
