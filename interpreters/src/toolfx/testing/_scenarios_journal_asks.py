@@ -238,6 +238,24 @@ class JournalAskScenarios(JournaledWorld):
             )
         assert journaled.bodies == ["shout:a"]
 
+    def test_an_answer_to_an_ask_shown_earlier_is_refused_once_the_call_asked_again(
+        self, journaled: JournalWorld
+    ) -> None:
+        # the approver saw the first ask; meanwhile the call was answered by someone else, ran
+        # and asked again: an answer naming the ask it meant cannot approve the new one
+        deferred(journaled, "a")
+        [shown] = journaled.session().open_asks()
+        assert journaled.session().answer("c1", "allowed-once", ask=shown).reply == "allowed-once"
+        deferred_again = ToolApprovalRecord(
+            "c1", shown.permission, ("other",), "it is louder", "deferred"
+        )
+        journaled.journal.append(deferred_again)  # the call's next ask, deferred
+        kept = journaled.journal.records()
+        with pytest.raises(JournalError, match=r"waiting now is for .* on other, not the one"):
+            journaled.session().answer("c1", "allowed-always", ask=shown)
+        assert journaled.journal.records() == kept
+        assert journaled.session().answer("c1", "rejected", ask=deferred_again).reply == "rejected"
+
     def test_an_answer_that_loses_a_race_is_refused_and_changes_nothing(
         self, journaled: JournalWorld
     ) -> None:

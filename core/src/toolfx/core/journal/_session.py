@@ -108,14 +108,18 @@ class JournaledSession:
         """The deferred asks waiting for an answer, oldest first."""
         return self._recovery.open_asks()
 
-    def answer(self, call_id: str, reply: ApprovalReply) -> ToolApprovalRecord:
+    def answer(
+        self, call_id: str, reply: ApprovalReply, *, ask: ToolApprovalRecord | None = None
+    ) -> ToolApprovalRecord:
         """Journal `reply` to the deferred ask of `call_id` and give the record; `JournalError`
         if no ask of that call waits (the journal is read first), the reply is "deferred" or none
         the journal can keep and read back, or another session's answer reached the journal
-        first (that one holds). (Not echoed: there is no run to report a failing echo to;
-        `resume` echoes the answers it is given.)"""
+        first (that one holds). `ask`, the ask as `open_asks` showed it to whoever answers:
+        `JournalError` if the call's waiting ask is another one now (it asked again since), so
+        an answer is never given to an ask nobody saw. (Not echoed: there is no run to report a
+        failing echo to; `resume` echoes the answers it is given.)"""
         self.refresh()
-        record = self._answer_to(call_id, reply)
+        record = self._answer_to(call_id, reply, ask)
         self._commit(record)
         self.refresh()
         self._check_taken(record)
@@ -143,7 +147,9 @@ class JournaledSession:
                 " first: that answer holds, this one was not taken"
             )
 
-    def _answer_to(self, call_id: str, reply: ApprovalReply) -> ToolApprovalRecord:
+    def _answer_to(
+        self, call_id: str, reply: ApprovalReply, seen: ToolApprovalRecord | None = None
+    ) -> ToolApprovalRecord:
         """The record answering the deferred ask of `call_id` (see `answer`), not journaled."""
         if reply == "deferred":
             raise JournalError('"deferred" is no answer: the ask would still wait')
@@ -153,6 +159,12 @@ class JournaledSession:
             listed = ", ".join(waiting) or "none"
             raise JournalError(
                 f"no ask of call {call_id!r} waits for an answer (waiting: {listed})"
+            )
+        if seen is not None and seen != ask:
+            raise JournalError(
+                f"the ask of call {call_id!r} waiting now is for {ask.permission} on"
+                f" {', '.join(ask.patterns)}, not the one answered ({seen.permission} on"
+                f" {', '.join(seen.patterns)}): it asked again since"
             )
         record = ToolApprovalRecord(ask.call_id, ask.permission, ask.patterns, ask.reason, reply)
         try:  # a host's answer is input: what the journal keeps must read back as it was
