@@ -30,6 +30,7 @@ from toolfx.interpreters.cli._log import (
     log_line,
     read_log,
 )
+from toolfx.interpreters.cli._run_lock import JournalInUseError, exclusive_run
 from toolfx.interpreters.journal import Durability, JournalFileError, SqliteJournal
 
 
@@ -520,19 +521,53 @@ def test_the_journal_is_opened_with_the_durability_asked_for(
     assert [j.durability for j in opened] == ["power", "process"]
 
 
-@pytest.mark.parametrize("where", ["journal.db", "sub/journal.db", "link/journal.db"])
+@pytest.mark.parametrize(
+    "where", ["journal.db", "sub/journal.db", "link/journal.db", "file-link.db", "made-link.db"]
+)
 def test_a_journal_in_the_workspace_is_refused_the_model_could_change_it(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, workspace: Path, where: str
 ) -> None:
     (workspace / "sub").mkdir()
     (tmp_path / "elsewhere").symlink_to(workspace)  # a path outside that leads inside
     (tmp_path / "link").symlink_to(workspace / "sub")
+    # the journal file itself a link outside to a file inside (SQLite opens the file it names)
+    (tmp_path / "file-link.db").symlink_to(workspace / "sub" / "new.db")
+    SqliteJournal(workspace / "sub" / "made.db").close()
+    (tmp_path / "made-link.db").symlink_to(workspace / "sub" / "made.db")
     session = write_session(tmp_path / "s.jsonl", {"calls": [write("w1", "a.txt", "A\n")]})
-    inside = str(workspace / where) if where != "link/journal.db" else str(tmp_path / where)
+    beside = where in {"link/journal.db", "file-link.db", "made-link.db"}  # paths from outside
+    inside = str((tmp_path if beside else workspace) / where)
+    kept = sorted(str(p) for p in workspace.rglob("*"))
     ran = journaled(capsys, session, workspace, inside, "--yes")
     assert ran.code == 2
     assert "could change it" in ran.err
     assert not (workspace / "a.txt").exists()
-    assert not Path(inside).exists()
+    assert sorted(str(p) for p in workspace.rglob("*")) == kept  # nothing made, nothing written
     outside = journaled(capsys, session, workspace, str(tmp_path / "elsewhere.db"), "--yes")
     assert outside.code == 0
+
+
+def test_a_second_run_over_a_journal_in_use_is_refused_before_anything_runs(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, workspace: Path, journal: str
+) -> None:
+    # two runs at once over one journal would both find w1 new and both run it
+    session = write_session(tmp_path / "s.jsonl", {"calls": [write("w1", "a.txt", "A\n")]})
+    with exclusive_run(journal):  # another run, still going
+        busy = journaled(capsys, session, workspace, journal, "--yes")
+        assert busy.code == 2
+        assert f"another run holds the journal {journal}" in busy.err
+        assert not (workspace / "a.txt").exists()
+        assert stored(journal) == ()
+        assert toolfx(capsys, "approve", journal).code == 0  # answering needs no lock
+    ran = journaled(capsys, session, workspace, journal, "--yes")  # released: it runs
+    assert ran.code == 0
+    assert (workspace / "a.txt").read_text() == "A\n"
+    with exclusive_run(journal):  # and the run let go of it when it ended
+        pass
+
+
+def test_a_run_lock_that_cannot_be_made_is_named(tmp_path: Path) -> None:
+    (tmp_path / "j.db-run.lock").symlink_to(tmp_path / "elsewhere")
+    locking = exclusive_run(str(tmp_path / "j.db"))
+    with pytest.raises(JournalInUseError, match="cannot make the journal's lock file"):
+        locking.__enter__()

@@ -92,3 +92,24 @@ def test_only_the_last_ask_of_a_call_counts() -> None:
     status = recovery.status("c1")
     assert isinstance(status, Pending)
     assert not recovery.resumable(status)  # the first ask's answer does not resume it
+
+
+def test_the_first_answer_to_an_ask_holds() -> None:
+    # two approvers answering the same ask (one had not seen the other's answer): a later
+    # approval cannot overturn a rejection, nor a later rejection withdraw an approval
+    rejected, allowed = ask("rejected"), ask("allowed-once")
+    recovery = recover([CALL, ask("deferred"), WAITING, rejected, allowed])
+    assert recovery.answer(request()) == "rejected"
+    assert recovery.answered(ask("deferred")) == rejected
+    assert recover([CALL, ask("deferred"), WAITING, allowed, rejected]).answer(request()) == (
+        "allowed-once"
+    )
+
+
+def test_a_calls_last_ask_is_its_last_deferred_one() -> None:
+    first, second = ask("deferred"), ask("deferred", ("b",))
+    assert recover([CALL]).last_ask("c1") is None
+    recovery = recover([CALL, first, WAITING, ask("allowed-once"), CALL, second, WAITING])
+    assert recovery.last_ask("c1") == second
+    assert recovery.answered(second) is None
+    assert recovery.answered(first) == ask("allowed-once")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from toolfx.core.journal import Journal
+from toolfx.core.journal import FollowedJournal, Journal
 from toolfx.core.records import (
     SessionRecord,
     ToolApprovalRecord,
@@ -109,6 +109,25 @@ def test_two_connections_to_one_file_see_each_others_records(tmp_path: Path) -> 
         second.append(call("b"))
         first.append(call("c"))
         assert call_ids(first.records()) == call_ids(second.records()) == ["a", "b", "c"]
+
+
+def test_records_after_a_count_are_the_records_past_it_whoever_appended_them(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "j.db"
+    with SqliteJournal(path) as first, SqliteJournal(path) as second:
+        assert isinstance(first, FollowedJournal)
+        first.append(call("a"))
+        assert call_ids(first.records_after(0)) == ["a"]
+        second.append(call("b"))
+        first.append(call("c"))
+        assert call_ids(first.records_after(1)) == ["b", "c"]  # on from the last read
+        second.append(call("d"))
+        for count in range(6):  # from any count, read before or not
+            assert first.records_after(count) == first.records()[count:]
+            assert second.records_after(count) == second.records()[count:]
+        with pytest.raises(ValueError, match="at least 0, not -1"):
+            first.records_after(-1)
 
 
 def test_threads_appending_at_once_each_land_once_in_their_order(tmp_path: Path) -> None:

@@ -38,6 +38,8 @@ resumed = session.resume(Location().catalog(), calls, {"c1": "allowed-once"})
 assert_type(resumed, Description[JournaledBatch])
 session.answer("c1", RejectedWithFeedback("not on main"))
 session.answer("c1", "yes")  # pyright: ignore[reportArgumentType]
+session.answer("c1", "allowed-once", ask=session.open_asks()[0])
+session.answer("c1", "allowed-once", ask="c1")  # pyright: ignore[reportArgumentType]
 JournaledSession(WriteOnly())  # pyright: ignore[reportArgumentType]
 
 

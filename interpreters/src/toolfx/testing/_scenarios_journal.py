@@ -91,6 +91,10 @@ class ListJournal:
         """Every record kept, in order."""
         return tuple(self._kept)
 
+    def records_after(self, count: int) -> tuple[SessionRecord, ...]:
+        """The records kept after the first `count` (a `FollowedJournal`, as SqliteJournal is)."""
+        return tuple(self._kept[count:])
+
 
 def crashed(records: Sequence[SessionRecord], last: Callable[[SessionRecord], bool]) -> ListJournal:
     """The journal a crash leaves: `records` up to the first one `last` accepts, included."""
@@ -322,6 +326,23 @@ class JournalScenarios(JournaledWorld):
         assert journaled.bodies == ["shout:a"]
         again = journaled.run(calls_of(("c1", "shout", {"text": "a"})))
         assert again.outcomes == ("replayed",)  # the journaled call stays as it was
+
+    def test_a_call_another_session_settled_is_replayed_not_run_again(
+        self, journaled: JournalWorld
+    ) -> None:
+        # two sessions over one journal (two runs of the same agent, one after the other): each
+        # batch reads what the other appended since, so no call runs twice
+        calls = calls_of(("c1", "shout", {"text": "a"}))
+        one, other = journaled.session(), journaled.session()
+        assert journaled.run(calls, one).outcomes == ("new",)
+        assert journaled.run(calls, other).outcomes == ("replayed",)
+        in_doubt_after(journaled, calls_of(("c2", "shout", {"text": "b"})))
+        late = journaled.session()
+        journaled.run(calls_of(("c2", "shout", {"text": "b"})))  # told: IN_DOUBT, journaled
+        assert journaled.run(calls_of(("c2", "shout", {"text": "b"})), late).outcomes == (
+            "replayed",
+        )
+        assert journaled.bodies == ["shout:a", "shout:b"]
 
     def test_a_call_id_twice_in_one_batch_runs_the_first_only(
         self, journaled: JournalWorld

@@ -9,16 +9,16 @@ without asking again, and replays everything else.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, final
 
 import pytest
 
-from toolfx.core.journal import JournalError
+from toolfx.core.journal import JournaledSession, JournalError
 from toolfx.core.pipeline import ToolCall
 from toolfx.core.records import SessionRecord, ToolApprovalRecord, ToolCallRecord
 from toolfx.core.runtime import ApprovalReply, RejectedWithFeedback
 from toolfx.core.tools import ErrorCode, ToolExecutionFailure, ToolExecutionSuccess
-from toolfx.testing._scenarios_journal import JournaledWorld, JournalWorld, calls_of
+from toolfx.testing._scenarios_journal import JournaledWorld, JournalWorld, ListJournal, calls_of
 from toolfx.testing._scenarios_pipeline import code_of
 
 __all__ = ["JournalAskScenarios"]
@@ -34,6 +34,29 @@ def deferred(journaled: JournalWorld, *texts: str) -> None:
     journaled.world.approvals.extend(["deferred"] * len(texts))
     batch = journaled.run(loud(*texts))
     assert [code_of(result) for result in batch.results] == [ErrorCode.APPROVAL_PENDING] * len(ids)
+
+
+@final
+class RacingJournal:
+    """`journal` seen by a session that another approver beats: `first` is appended (once) just
+    before this session's next record."""
+
+    __slots__ = ("_journal", "first")
+
+    def __init__(self, journal: ListJournal) -> None:
+        self._journal = journal
+        self.first: SessionRecord | None = None
+
+    def append(self, record: SessionRecord) -> None:
+        """Append `first` (once), then `record`."""
+        if self.first is not None:
+            self._journal.append(self.first)
+            self.first = None
+        self._journal.append(record)
+
+    def records(self) -> tuple[SessionRecord, ...]:
+        """The shared journal's records."""
+        return self._journal.records()
 
 
 def loud(*texts: str) -> list[ToolCall]:
@@ -156,17 +179,100 @@ class JournalAskScenarios(JournaledWorld):
         assert final.outcomes == ("replayed", "replayed", "replayed")
         assert journaled.bodies == ["look:c", "shout:a", "shout:b"]
 
-    def test_an_answer_from_another_process_is_seen_after_refresh(
+    def test_an_answer_from_another_process_is_seen_by_the_next_batch(
         self, journaled: JournalWorld
     ) -> None:
         deferred(journaled, "a")
         waiting = journaled.session()
         journaled.session().answer("c1", "allowed-once")  # another process
-        assert journaled.run(loud("a"), waiting).outcomes == ("replayed",)
-        waiting.refresh()
+        assert [ask.call_id for ask in waiting.open_asks()] == ["c1"]  # not read yet
+        assert journaled.run(loud("a"), waiting).outcomes == ("resumed",)  # read before the batch
         assert waiting.open_asks() == ()
-        assert journaled.run(loud("a"), waiting).outcomes == ("resumed",)
+        assert journaled.run(loud("a"), waiting).outcomes == ("replayed",)
         assert journaled.bodies == ["shout:a"]
+
+    @pytest.mark.parametrize("first", ["rejected", "allowed-once"])
+    def test_an_ask_answered_by_two_sessions_takes_the_first_answer(
+        self, journaled: JournalWorld, first: ApprovalReply
+    ) -> None:
+        # two approvers that both saw the ask waiting: the second answer is refused, not taken,
+        # so a rejection cannot be overturned (nor an approval withdrawn) by a stale approver
+        deferred(journaled, "a")
+        one, other = journaled.session(), journaled.session()
+        one.answer("c1", first)
+        later: ApprovalReply = "allowed-once" if first == "rejected" else "rejected"
+        with pytest.raises(JournalError, match="waiting: none"):
+            other.answer("c1", later)
+        kept = journaled.journal.records()
+        with pytest.raises(JournalError, match="waiting: none"):
+            journaled.interpret()(other.resume(journaled.catalog, loud("a"), {"c1": later}))
+        assert journaled.journal.records() == kept
+        resumed = journaled.run(loud("a"))
+        assert resumed.outcomes == ("resumed",)
+        if first == "allowed-once":
+            assert isinstance(resumed.results[0], ToolExecutionSuccess)
+            assert journaled.bodies == ["shout:a"]
+        else:
+            assert code_of(resumed.results[0]) is ErrorCode.DENIED
+            assert journaled.bodies == []
+
+    def test_a_resume_retried_after_a_crash_goes_on_and_runs_the_call_once(
+        self, journaled: JournalWorld
+    ) -> None:
+        # the host's resume journaled its answer, then the process died before the batch ran;
+        # the host retries the same resume: the answer is not given twice, the call runs, once
+        deferred(journaled, "a")
+        journaled.session().answer("c1", "allowed-once")  # the first attempt, cut short
+        kept = journaled.journal.records()
+        retry = journaled.session().resume(journaled.catalog, loud("a"), {"c1": "allowed-once"})
+        resumed = journaled.interpret()(retry)
+        assert resumed.outcomes == ("resumed",)
+        assert journaled.journal.records()[: len(kept)] == kept
+        assert journaled.events("c1")[-2:] == ["tool/call", "tool/result"]
+        again = journaled.session().resume(journaled.catalog, loud("a"), {"c1": "allowed-once"})
+        assert journaled.interpret()(again).outcomes == ("replayed",)  # retried once more
+        assert journaled.bodies == ["shout:a"]
+        with pytest.raises(JournalError, match="no ask of call 'c1'"):  # another answer
+            journaled.interpret()(
+                journaled.session().resume(journaled.catalog, loud("a"), {"c1": "rejected"})
+            )
+        assert journaled.bodies == ["shout:a"]
+
+    def test_an_answer_to_an_ask_shown_earlier_is_refused_once_the_call_asked_again(
+        self, journaled: JournalWorld
+    ) -> None:
+        # the approver saw the first ask; meanwhile the call was answered by someone else, ran
+        # and asked again: an answer naming the ask it meant cannot approve the new one
+        deferred(journaled, "a")
+        [shown] = journaled.session().open_asks()
+        assert journaled.session().answer("c1", "allowed-once", ask=shown).reply == "allowed-once"
+        deferred_again = ToolApprovalRecord(
+            "c1", shown.permission, ("other",), "it is louder", "deferred"
+        )
+        journaled.journal.append(deferred_again)  # the call's next ask, deferred
+        kept = journaled.journal.records()
+        with pytest.raises(JournalError, match=r"waiting now is for .* on other, not the one"):
+            journaled.session().answer("c1", "allowed-always", ask=shown)
+        assert journaled.journal.records() == kept
+        assert journaled.session().answer("c1", "rejected", ask=deferred_again).reply == "rejected"
+
+    def test_an_answer_that_loses_a_race_is_refused_and_changes_nothing(
+        self, journaled: JournalWorld
+    ) -> None:
+        # both approvers read the ask as waiting; the other one's answer is committed between
+        # this one's reading and its append: the first answer in the journal holds
+        deferred(journaled, "a")
+        racing = RacingJournal(journaled.journal)
+        answering = JournaledSession(racing)
+        [ask] = answering.open_asks()
+        racing.first = ToolApprovalRecord(
+            ask.call_id, ask.permission, ask.patterns, ask.reason, "rejected"
+        )
+        with pytest.raises(JournalError, match="answered 'rejected' by another session first"):
+            answering.answer("c1", "allowed-once")
+        resumed = journaled.run(loud("a"))
+        assert code_of(resumed.results[0]) is ErrorCode.DENIED
+        assert journaled.bodies == []
 
     @pytest.mark.parametrize(
         ("reply", "said"),

@@ -1,6 +1,6 @@
 """Durability: the journal, recovery from it, journaled batches and deferred approvals."""
 
-from toolfx.core.journal._journal import Journal
+from toolfx.core.journal._journal import FollowedJournal, Journal
 from toolfx.core.journal._recovery import (
     CallStatus,
     InDoubt,
@@ -15,6 +15,7 @@ from toolfx.core.journal._session import JournaledBatch, JournaledSession, Journ
 __all__ = [
     "MAX_SHOWN_ARGUMENT_CHARS",
     "CallStatus",
+    "FollowedJournal",
     "InDoubt",
     "Journal",
     "JournalError",

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from toolfx.core.records import SessionRecord
 
-__all__ = ["Journal"]
+__all__ = ["FollowedJournal", "Journal"]
 
 
 class Journal(Protocol):
@@ -24,4 +24,14 @@ class Journal(Protocol):
 
     def records(self) -> tuple[SessionRecord, ...]:
         """Every committed record, in the order they were appended (by any process)."""
+        ...
+
+
+@runtime_checkable
+class FollowedJournal(Journal, Protocol):
+    """A journal that can give only the records committed after the first `count`: a session
+    then reads just what is new before each batch (without it, the whole journal)."""
+
+    def records_after(self, count: int) -> tuple[SessionRecord, ...]:
+        """The committed records after the first `count` (by any process), in order."""
         ...

@@ -5,7 +5,9 @@ A call id is settled (a `tool/result`, or for a Code Mode sub-call a `tool/code-
 `tool/call` and nothing after it: the body may have run) or new (never seen). A later `tool/call`
 of the same id opens it again (a pending call resumed, an idempotent one run again). Deferred asks
 are the `tool/approval` records whose reply is "deferred"; an answer is a later `tool/approval`
-of the same call, permission and patterns with any other reply.
+of the same call, permission and patterns with any other reply; the first answer after an ask is
+its answer (a later one, from an approver that had not seen it, changes nothing: a rejection
+cannot be overturned by an answer given concurrently).
 """
 
 from __future__ import annotations
@@ -103,7 +105,7 @@ class Recovery:
                     self._asks[key] = record
                     self._answers.pop(key, None)
                     self._latest_ask[record.call_id] = key
-                elif key in self._asks:
+                elif key in self._asks and key not in self._answers:  # the first answer holds
                     self._answers[key] = record
 
     def _settle(
@@ -123,9 +125,19 @@ class Recovery:
         return self._statuses.get(call_id)
 
     def answer(self, request: ApprovalRequest) -> ApprovalReply | None:
-        """The answer given later to this very ask (same call, permission and patterns)."""
+        """The first answer given to this very ask (same call, permission and patterns) since it
+        was deferred."""
         answered = self._answers.get((request.call_id, request.permission, request.patterns))
         return None if answered is None else answered.reply
+
+    def last_ask(self, call_id: str) -> ToolApprovalRecord | None:
+        """The last ask of `call_id` that was deferred (None if none was)."""
+        key = self._latest_ask.get(call_id)
+        return None if key is None else self._asks[key]
+
+    def answered(self, ask: ToolApprovalRecord) -> ToolApprovalRecord | None:
+        """The answer that holds for `ask` (the first one journaled since it was deferred)."""
+        return self._answers.get((ask.call_id, ask.permission, ask.patterns))
 
     def resumable(self, status: Pending) -> bool:
         """Whether the last ask of a call the pending call waits on has been answered since."""

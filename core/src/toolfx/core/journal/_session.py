@@ -1,7 +1,9 @@
 """Journaled batches: exactly-once across crashes, and approvals answered later, from anywhere.
 
-A `JournaledSession` loads a journal once and keeps its recovery state current with every record
-it appends. `execute` runs a batch the way `execute_batch` does, except that every record is
+A `JournaledSession` reads the journal again before each batch and each answer (another session
+or process may have appended to it: a call it settled must not run again here, an ask it
+answered must not be answered again) and keeps its recovery state current with every record it
+appends. `execute` runs a batch the way `execute_batch` does, except that every record is
 committed to the journal before the pipeline goes on, each call is first looked up in the
 journal (see `_replay`), and asks go first to the answers the journal holds: an ask answered
 "deferred" is journaled and its call settles as APPROVAL_PENDING. `answer` journals an answer to a
@@ -18,6 +20,7 @@ from typing import TYPE_CHECKING, final
 
 from returns.result import Success
 
+from toolfx.core.journal._journal import FollowedJournal
 from toolfx.core.journal._recovery import Recovery, recover
 from toolfx.core.journal._replay import JournalResumption, Outcome
 from toolfx.core.pipeline import DEFAULT_PARALLEL_LIMIT, BatchResult, execute_batch
@@ -62,12 +65,15 @@ class JournaledBatch:
 class JournaledSession:
     """One process's journaled runs over `journal`; `echo` also receives every record appended."""
 
-    __slots__ = ("_echo", "_journal", "_recovery")
+    __slots__ = ("_echo", "_journal", "_own", "_recovery", "_seen")
 
     def __init__(self, journal: Journal, *, echo: RecordSink | None = None) -> None:
         self._journal = journal
         self._echo = echo
-        self._recovery = recover(journal.records())
+        records = journal.records()
+        self._recovery = recover(records)
+        self._seen = len(records)  # the journal's records the recovery state was read from
+        self._own: list[SessionRecord] = []  # appended (and noted) since
 
     @property
     def journal(self) -> Journal:
@@ -80,24 +86,70 @@ class JournaledSession:
         return self._recovery
 
     def refresh(self) -> None:
-        """Read the journal again (to see what other processes appended, answers among them)."""
-        self._recovery = recover(self._journal.records())
+        """Read the journal again (to see what other processes appended, answers among them).
+
+        A `FollowedJournal` is asked only for the records after those read last: if they are
+        exactly the ones this session appended since, the recovery state is current already;
+        anything else (another session's records) and the whole journal is read again, in order.
+        """
+        journal = self._journal
+        if isinstance(journal, FollowedJournal):
+            new = journal.records_after(self._seen)
+            if list(new) == self._own:
+                self._seen += len(new)
+                self._own.clear()
+                return
+        records = journal.records()
+        self._recovery = recover(records)
+        self._seen = len(records)
+        self._own.clear()
 
     def open_asks(self) -> tuple[ToolApprovalRecord, ...]:
         """The deferred asks waiting for an answer, oldest first."""
         return self._recovery.open_asks()
 
-    def answer(self, call_id: str, reply: ApprovalReply) -> ToolApprovalRecord:
+    def answer(
+        self, call_id: str, reply: ApprovalReply, *, ask: ToolApprovalRecord | None = None
+    ) -> ToolApprovalRecord:
         """Journal `reply` to the deferred ask of `call_id` and give the record; `JournalError`
-        if no ask of that call waits, or the reply is "deferred" or none the journal can keep
-        and read back. (Not echoed: there is no run to report a failing echo to; `resume`
-        echoes the answers it is given.)"""
-        record = self._answer_to(call_id, reply)
-        self._journal.append(record)
-        self._recovery.note(record)
+        if no ask of that call waits (the journal is read first), the reply is "deferred" or none
+        the journal can keep and read back, or another session's answer reached the journal
+        first (that one holds). `ask`, the ask as `open_asks` showed it to whoever answers:
+        `JournalError` if the call's waiting ask is another one now (it asked again since), so
+        an answer is never given to an ask nobody saw. (Not echoed: there is no run to report a
+        failing echo to; `resume` echoes the answers it is given.)"""
+        self.refresh()
+        record = self._answer_to(call_id, reply, ask)
+        self._commit(record)
+        self.refresh()
+        self._check_taken(record)
         return record
 
-    def _answer_to(self, call_id: str, reply: ApprovalReply) -> ToolApprovalRecord:
+    def _commit(self, record: SessionRecord) -> None:
+        """Append `record` to the journal and note it (the journal raises if it cannot keep it)."""
+        self._journal.append(record)
+        self._recovery.note(record)
+        self._own.append(record)
+
+    def _holds(self, call_id: str, reply: ApprovalReply) -> bool:
+        """Whether `reply` is the answer the journal holds for the last ask of `call_id`."""
+        ask = self._recovery.last_ask(call_id)
+        answered = None if ask is None else self._recovery.answered(ask)
+        return answered is not None and answered.reply == reply
+
+    def _check_taken(self, record: ToolApprovalRecord) -> None:
+        """`JournalError` if another answer to the same ask reached the journal first (it holds)."""
+        taken = self._recovery.answered(record)
+        if taken != record:
+            reply = None if taken is None else taken.reply
+            raise JournalError(
+                f"the ask of call {record.call_id!r} was answered {reply!r} by another session"
+                " first: that answer holds, this one was not taken"
+            )
+
+    def _answer_to(
+        self, call_id: str, reply: ApprovalReply, seen: ToolApprovalRecord | None = None
+    ) -> ToolApprovalRecord:
         """The record answering the deferred ask of `call_id` (see `answer`), not journaled."""
         if reply == "deferred":
             raise JournalError('"deferred" is no answer: the ask would still wait')
@@ -107,6 +159,12 @@ class JournaledSession:
             listed = ", ".join(waiting) or "none"
             raise JournalError(
                 f"no ask of call {call_id!r} waits for an answer (waiting: {listed})"
+            )
+        if seen is not None and seen != ask:
+            raise JournalError(
+                f"the ask of call {call_id!r} waiting now is for {ask.permission} on"
+                f" {', '.join(ask.patterns)}, not the one answered ({seen.permission} on"
+                f" {', '.join(seen.patterns)}): it asked again since"
             )
         record = ToolApprovalRecord(ask.call_id, ask.permission, ask.patterns, ask.reason, reply)
         try:  # a host's answer is input: what the journal keeps must read back as it was
@@ -142,13 +200,17 @@ class JournaledSession:
         """Answer the deferred asks (`answers`: call id to reply), then run the batch again.
 
         All the answers or none: if one answers no waiting ask (`JournalError`), none is journaled
-        and nothing runs.
+        and nothing runs. An answer the journal already holds for the call's last ask is not
+        given again: a resume retried after a crash (its answers journaled, its batch not run)
+        goes on.
         """
         _check_limit(limit)
         frozen_calls, given = tuple(calls), dict(answers)
 
         async def program(runtime: Runtime) -> JournaledBatch:
-            for record in [self._answer_to(call_id, reply) for call_id, reply in given.items()]:
+            self.refresh()
+            to_give = {c: r for c, r in given.items() if not self._holds(c, r)}
+            for record in [self._answer_to(call_id, reply) for call_id, reply in to_give.items()]:
                 self._append(runtime, record)
             return await self._run(runtime, catalog, frozen_calls, limit)
 
@@ -157,6 +219,7 @@ class JournaledSession:
     async def _run(
         self, runtime: Runtime, catalog: Catalog, calls: tuple[ToolCall, ...], limit: int
     ) -> JournaledBatch:
+        self.refresh()  # what other sessions settled or answered since: never run a call twice
         sink = functools.partial(self._append, runtime)
         resumption = JournalResumption(self._recovery, sink)
         journaled = _JournaledApprovals(runtime, self._recovery, sink)
@@ -198,8 +261,7 @@ class JournaledSession:
                 record.parent_call_id,
                 arguments_digest(record.arguments),
             )
-        self._journal.append(record)
-        self._recovery.note(record)
+        self._commit(record)
         if self._echo is not None:
             try:
                 self._echo(record)

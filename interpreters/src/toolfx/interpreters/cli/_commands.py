@@ -42,6 +42,7 @@ from toolfx.interpreters.cli._log import Recorder, SessionHeader, read_log
 from toolfx.interpreters.cli._log_file import LogFile
 from toolfx.interpreters.cli._providers import export_schemas, load_catalog
 from toolfx.interpreters.cli._render import Display, JsonDisplay, PanelDisplay
+from toolfx.interpreters.cli._run_lock import JournalInUseError, exclusive_run
 from toolfx.interpreters.cli._runner import run_session, turn_calls
 from toolfx.interpreters.cli._session import Turn, parse_session
 from toolfx.interpreters.cli._visible import visible, visible_json
@@ -198,6 +199,10 @@ def run(command: RunCommand) -> int:
         if command.journal is not None:
             opened = _opened_journal(command.journal, command.durability)
             journal = stack.enter_context(opened)
+            try:  # before the journal's records are read: no other run settles calls meanwhile
+                stack.enter_context(exclusive_run(command.journal))
+            except JournalInUseError as error:
+                raise CliError(str(error)) from None
         waiting = play(
             turns,
             catalog,
@@ -304,14 +309,15 @@ def _refuse_repeated_ids(turns: Sequence[Turn], catalog: Catalog) -> None:
 def _refuse_inside(root: str, journal: str | None) -> None:
     """A `CliError` if the journal lies in the workspace: the model's commands and file tools
     write there without asking, so they could change the journal (answer their own asks, settle
-    their own calls)."""
+    their own calls). Where it lies is where its path leads, through a symbolic link at the file
+    itself too (SQLite opens the file a link names, and keeps its WAL beside it)."""
     if journal is None:
         return
     try:
-        folder = os.path.realpath(os.path.dirname(os.path.abspath(journal)))
+        target = os.path.realpath(journal)
     except ValueError:  # a NUL in the path: opening it says so
         return
-    if os.path.commonpath([folder, root]) == root:
+    if os.path.commonpath([target, root]) == root:
         raise CliError(
             f"the journal {journal} is in the workspace {root}: the model's commands and file"
             " tools could change it (and answer their own asks); keep it outside"

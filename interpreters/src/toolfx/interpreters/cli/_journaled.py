@@ -126,8 +126,8 @@ class JournaledTurns:
 
 
 def _answers(records: Sequence[SessionRecord]) -> dict[str, ToolApprovalRecord]:
-    """Each call's last answer to one of its deferred asks (the ask's call, permission and
-    patterns), in the journal's `records`."""
+    """Each call's answer to its last answered deferred ask (the ask's call, permission and
+    patterns; the first answer after the ask, the one that holds), in the journal's `records`."""
     deferred: set[tuple[str, str, tuple[str, ...]]] = set()
     answers: dict[str, ToolApprovalRecord] = {}
     for record in records:
@@ -136,6 +136,7 @@ def _answers(records: Sequence[SessionRecord]) -> dict[str, ToolApprovalRecord]:
             if record.reply == "deferred":
                 deferred.add(key)
             elif key in deferred:
+                deferred.discard(key)  # answered: a later answer to it does not hold
                 answers[record.call_id] = record
     return answers
 

@@ -44,6 +44,10 @@ Durability = Literal["process", "power"]
 _SYNCHRONOUS: Final[Mapping[str, str]] = {"process": "NORMAL", "power": "FULL"}
 _INSERT: Final = "INSERT INTO records (event, call_id, record) VALUES (?, ?, ?)"
 _SELECT: Final = "SELECT sequence, event, call_id, record FROM records ORDER BY sequence"
+_SELECT_AFTER: Final = (
+    "SELECT sequence, event, call_id, record FROM records WHERE sequence > ? ORDER BY sequence"
+)
+_SELECT_SKIPPING: Final = f"{_SELECT} LIMIT -1 OFFSET ?"
 _T = TypeVar("_T")
 
 
@@ -52,7 +56,7 @@ class SqliteJournal:
     """A journal in an SQLite file: `append` commits a record before it returns (see `durability`),
     `records` reads every committed one back in order, whichever process appended it."""
 
-    __slots__ = ("_connection", "_lock", "durability", "path")
+    __slots__ = ("_connection", "_lock", "_read_to", "durability", "path")
 
     def __init__(
         self,
@@ -70,6 +74,7 @@ class SqliteJournal:
         self.durability: Durability = durability
         """What a committed record survives."""
         self._lock = threading.Lock()
+        self._read_to: tuple[int, int] = (0, -(2**63))  # the last read: how many rows, to which
         self._connection: sqlite3.Connection | None = self._open(busy_timeout)
 
     def append(self, record: SessionRecord) -> None:
@@ -90,12 +95,26 @@ class SqliteJournal:
 
     def records(self) -> tuple[SessionRecord, ...]:
         """Every committed record, in the order they were committed (by any process)."""
+        return self.records_after(0)
+
+    def records_after(self, count: int) -> tuple[SessionRecord, ...]:
+        """The committed records after the first `count`, in order (by any process); reading
+        on from the last read costs only the new rows (rows are only ever added, in order)."""
+        if count < 0:
+            raise ValueError(f"a count of records is at least 0, not {count}")
         with self._lock:
             connection = self._opened()
+            read, last = self._read_to
+            query, start = (_SELECT_AFTER, last) if count == read else (_SELECT_SKIPPING, count)
             try:
-                return _in_transaction(connection, lambda: tuple(self._read(connection)), "BEGIN")
+                rows = _in_transaction(
+                    connection, lambda: tuple(self._read(connection, query, start)), "BEGIN"
+                )
             except sqlite3.Error as error:
                 raise JournalFileError(self.path, f"cannot read it: {error}") from error
+            if rows:
+                self._read_to = (count + len(rows), rows[-1][0])
+            return tuple(record for _, record in rows)
 
     def close(self) -> None:
         """Close the file (once; using a closed journal raises `JournalFileError`)."""
@@ -170,11 +189,13 @@ class SqliteJournal:
                 )
                 raise JournalFileError(self.path, f"cannot append {what}: {reason}") from error
 
-    def _read(self, connection: sqlite3.Connection) -> Iterator[SessionRecord]:
+    def _read(
+        self, connection: sqlite3.Connection, query: str, start: int
+    ) -> Iterator[tuple[int, SessionRecord]]:
         last = None
         try:
-            for sequence, event, call_id, text in connection.execute(_SELECT):
-                yield read_row(self.path, sequence, event, call_id, text)
+            for sequence, event, call_id, text in connection.execute(query, (start,)):
+                yield sequence, read_row(self.path, sequence, event, call_id, text)
                 last = sequence
         except sqlite3.Error as error:
             if not _too_big(error):
