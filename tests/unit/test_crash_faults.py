@@ -14,7 +14,7 @@ import functools
 
 import pytest
 
-from toolfx.core.journal import InDoubt, JournaledSession, Settled, recover
+from toolfx.core.journal import FollowedJournal, InDoubt, JournaledSession, Settled, recover
 from toolfx.core.pipeline import ToolCall
 from toolfx.core.records import SessionRecord, ToolCallRecord, ToolResultRecord
 from toolfx.core.registry import Catalog, Location
@@ -315,3 +315,21 @@ def test_cleanup_of_an_abandoned_task_cannot_touch_the_world() -> None:
     with pytest.raises(Crashed):
         DeterministicInterpreter(faults=[CrashAt(2)], files=files).run(Description(program))
     assert sorted(files.snapshot()) == ["/w/k"]
+
+
+def test_a_memory_journal_is_followed_from_any_count() -> None:
+    journal = MemoryJournal()
+    assert isinstance(journal, FollowedJournal)
+    records = [ToolCallRecord(f"c{n}", f"c{n}", "t", {"n": n}) for n in range(4)]
+    for record in records:
+        journal.append(record)
+    assert journal.records() == tuple(records)
+    assert [journal.records_after(count) for count in (0, 2, 4, 9)] == [
+        tuple(records),
+        tuple(records[2:]),
+        (),
+        (),
+    ]
+    journal.die("test")
+    journal.append(ToolCallRecord("late", "late", "t", {}))
+    assert journal.records_after(3) == tuple(records[3:])

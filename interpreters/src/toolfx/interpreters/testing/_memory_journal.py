@@ -40,7 +40,7 @@ class CrashAtAppend:
 
 @final
 class MemoryJournal:
-    """A `toolfx.core.journal.Journal` in memory (each record's JSON text) that can die.
+    """A `toolfx.core.journal.FollowedJournal` in memory (each record's JSON text) that can die.
 
     `append` commits at once; once the journal is dead (`die`, a crash of the interpreter it is
     mortal to, or its own `crash` point) appends are dropped silently, as the writes of a dead
@@ -72,7 +72,13 @@ class MemoryJournal:
 
     def records(self) -> tuple[SessionRecord, ...]:
         """Every committed record, read back from its wire form, in order (dead or alive)."""
-        return tuple(_read(index, line) for index, line in enumerate(self._lines))
+        return self.records_after(0)
+
+    def records_after(self, count: int) -> tuple[SessionRecord, ...]:
+        """The committed records after the first `count`, read back, in order (a session reads
+        only these before each batch: `toolfx.core.journal.FollowedJournal`)."""
+        lines = self._lines
+        return tuple(_read(index, lines[index]) for index in range(max(count, 0), len(lines)))
 
     @property
     def death(self) -> str | None:
