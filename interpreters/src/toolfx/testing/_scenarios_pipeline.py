@@ -329,15 +329,23 @@ class PipelineScenarios(PipelineWorld):
 
     @pytest.mark.parametrize(
         ("reply", "allowed"),
-        [("allowed-once", True), ("rejected", False), ("cancelled", False), ("unavailable", False)],
+        [
+            ("allowed-once", True),
+            ("allowed-always", True),
+            ("rejected", False),
+            ("cancelled", False),
+            ("unavailable", False),
+        ],
     )
-    def test_ask_runs_only_when_allowed_once(
+    def test_ask_runs_only_when_allowed(
         self, world: World, interpret: Interpret, reply: ApprovalReply, allowed: bool
     ) -> None:
+        # the policy's ask offers no rules to remember (`always` is empty): always counts as once
         result = ask_loudly(world, interpret, reply)
         assert isinstance(result, ToolExecutionSuccess) is allowed
         assert world.asked[0].reason == "shouting is loud"
         assert world.asked[0].agent == "agent"
+        assert world.asked[0].always == ()
 
     def test_a_rejection_with_feedback_denies_and_tells_the_model_why(
         self, world: World, interpret: Interpret

@@ -424,7 +424,7 @@ async def _ask(
         reply = await runtime.approve(request, execution.signal)
     except Exception as error:  # the approval service broke: not approved, and not the policy's bug
         return defect(error, f"the approval service (asked about `{execution.name}`)")
-    if reply == "allowed-once":
+    if reply in ("allowed-once", "allowed-always"):  # no rules offered: always counts as once
         return None
     if reply == "cancelled":  # the ask was called off (the caller, or a framework deferring it)
         return aborted(execution.name, "its approval was cancelled", body_started=False)

@@ -87,7 +87,8 @@ ApprovalReply = (
     Literal["allowed-once", "allowed-always", "rejected", "cancelled", "unavailable", "deferred"]
     | RejectedWithFeedback
 )
-"""The approval service's answer; the pipeline runs an `ask` only on `allowed-once`.
+"""The approval service's answer; an `ask` runs its call only on `allowed-once` or
+`allowed-always` (which also remembers the request's `always` rules, when it offers any).
 
 `deferred` answers "later": the call settles as APPROVAL_PENDING without doing what it asked
 for, and a journaled run resumes it once the ask is answered (`toolfx.core.journal`)."""
