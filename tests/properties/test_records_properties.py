@@ -185,7 +185,9 @@ plain_replies: list[ApprovalReply] = [
     "deferred",
 ]
 replies = st.sampled_from(plain_replies) | st.builds(RejectedWithFeedback, texts)
-approval_records = st.builds(ToolApprovalRecord, texts, texts, tuples(texts), opt_texts, replies)
+approval_records = st.builds(
+    ToolApprovalRecord, texts, texts, tuples(texts), opt_texts, replies, tuples(texts)
+)
 code_dispatch_records = st.builds(
     ToolCodeDispatchRecord, texts, texts, texts, st.booleans(), contents
 )

@@ -91,3 +91,29 @@ def test_a_rejection_with_feedback_is_rejected_with_the_feedback_beside_it() -> 
 )
 def test_approval_record_errors(read: Reader, value: object, path: str, reason: str) -> None:
     assert error_of(read(value)) == (path, reason)
+
+
+def test_the_rules_always_would_remember_travel_with_the_ask() -> None:
+    request = ApprovalRequest(
+        "c",
+        "write",
+        "main",
+        "external_directory",
+        ("/elsewhere/a.txt",),
+        None,
+        snapshot_json({}).unwrap(),
+        ("/elsewhere/*",),
+    )
+    record = ToolApprovalRecord.of(request, "deferred")
+    assert record.always == ("/elsewhere/*",)
+    expected = {
+        "event": "tool/approval",
+        "callId": "c",
+        "permission": "external_directory",
+        "patterns": ["/elsewhere/a.txt"],
+        "reply": "deferred",
+        "always": ["/elsewhere/*"],
+    }
+    check_wire(record.to_json(), expected, ToolApprovalRecord.from_json, record)
+    bad = record_from_json({**expected, "always": [1]})
+    assert "always" in str(bad.failure())

@@ -113,3 +113,13 @@ def test_a_calls_last_ask_is_its_last_deferred_one() -> None:
     assert recovery.last_ask("c1") == second
     assert recovery.answered(second) is None
     assert recovery.answered(first) == ask("allowed-once")
+
+
+def test_always_remembers_only_the_rules_the_person_was_shown() -> None:
+    shown = ToolApprovalRecord("c1", "shout", ("*",), None, "deferred", ("shout *",))
+    answer = ToolApprovalRecord("c1", "shout", ("*",), None, "allowed-always", ("shout *",))
+    recovery = recover([CALL, shown, WAITING, answer])
+    same = ApprovalRequest("c1", "shout", "agent", "shout", ("*",), None, None, ("shout *",))
+    wider = ApprovalRequest("c1", "shout", "agent", "shout", ("*",), None, None, ("*",))
+    assert recovery.answer(same) == "allowed-always"
+    assert recovery.answer(wider) == "allowed-once"  # rules nobody saw are not remembered

@@ -126,9 +126,14 @@ class Recovery:
 
     def answer(self, request: ApprovalRequest) -> ApprovalReply | None:
         """The first answer given to this very ask (same call, permission and patterns) since it
-        was deferred."""
-        answered = self._answers.get((request.call_id, request.permission, request.patterns))
-        return None if answered is None else answered.reply
+        was deferred; `allowed-always` counts as once if the ask now offers other rules."""
+        key = (request.call_id, request.permission, request.patterns)
+        answered = self._answers.get(key)
+        if answered is None:
+            return None
+        if answered.reply == "allowed-always" and self._asks[key].always != request.always:
+            return "allowed-once"  # `always` remembers only the rules the person was shown
+        return answered.reply
 
     def last_ask(self, call_id: str) -> ToolApprovalRecord | None:
         """The last ask of `call_id` that was deferred (None if none was)."""

@@ -166,7 +166,9 @@ class JournaledSession:
                 f" {', '.join(ask.patterns)}, not the one answered ({seen.permission} on"
                 f" {', '.join(seen.patterns)}): it asked again since"
             )
-        record = ToolApprovalRecord(ask.call_id, ask.permission, ask.patterns, ask.reason, reply)
+        record = ToolApprovalRecord(
+            ask.call_id, ask.permission, ask.patterns, ask.reason, reply, ask.always
+        )
         try:  # a host's answer is input: what the journal keeps must read back as it was
             kept = ToolApprovalRecord.from_json(record.to_json()) == Success(record)
         except ValueError:  # not JSON at all

@@ -272,6 +272,8 @@ class ToolApprovalRecord:
     patterns: tuple[str, ...]
     reason: str | None
     reply: ApprovalReply
+    always: tuple[str, ...] = ()
+    """The rules an `allowed-always` answer to this ask remembers (none: it counts as once)."""
 
     @property
     def event(self) -> Literal["tool/approval"]:
@@ -281,12 +283,20 @@ class ToolApprovalRecord:
     @classmethod
     def of(cls, request: ApprovalRequest, reply: ApprovalReply) -> ToolApprovalRecord:
         """The record of an answered ask."""
-        return cls(request.call_id, request.permission, request.patterns, request.reason, reply)
+        return cls(
+            request.call_id,
+            request.permission,
+            request.patterns,
+            request.reason,
+            reply,
+            request.always,
+        )
 
     def to_json(self) -> FrozenJson:
-        """The wire form: event, callId, permission, patterns, reason, reply and feedback.
+        """The wire form: event, callId, permission, patterns, reason, reply, feedback, always.
 
-        A rejection with feedback is `reply: "rejected"` with the `feedback` text beside it.
+        A rejection with feedback is `reply: "rejected"` with the `feedback` text beside it;
+        `always` is left out when the ask offers no rules.
         """
         out: _Plain = {
             "event": "tool/approval",
@@ -300,6 +310,8 @@ class ToolApprovalRecord:
             out.update(reply="rejected", feedback=self.reply.feedback)
         else:
             out["reply"] = self.reply
+        if self.always:
+            out["always"] = list(self.always)
         return freeze(out)
 
     @classmethod
@@ -382,7 +394,9 @@ def _code_answer_record(value: object) -> ToolCodeAnswerRecord:
 def _approval_record(value: object) -> ToolApprovalRecord:
     _expect_event(value, "tool/approval")
     obj = read_object(
-        value, ("event", "callId", "permission", "patterns", "reply"), ("reason", "feedback")
+        value,
+        ("event", "callId", "permission", "patterns", "reply"),
+        ("reason", "feedback", "always"),
     )
     reply: ApprovalReply = field(obj, "reply", _reply)
     if "feedback" in obj:
@@ -395,6 +409,7 @@ def _approval_record(value: object) -> ToolApprovalRecord:
         field(obj, "patterns", lambda items: array(items, as_str)),
         optional(obj, "reason", as_str, None),
         reply,
+        optional(obj, "always", lambda items: array(items, as_str), ()),
     )
 
 

@@ -180,5 +180,9 @@ def waiting_lines(asks: Sequence[WaitingAsk], journal: str) -> list[str]:
             f" on: {', '.join(ask.patterns)}{why}"
         )
         command = shlex.join(("toolfx", "approve", journal, ask.call_id, "once"))
-        lines.append(f"    {command}   # or always, or reject [--feedback TEXT]")
+        if ask.always:
+            lines.append(f"    always allows from now on: {', '.join(ask.always)}")
+            lines.append(f"    {command}   # or always, or reject [--feedback TEXT]")
+        else:
+            lines.append(f"    {command}   # or reject [--feedback TEXT]")
     return lines
