@@ -9,6 +9,10 @@ journal (see `_replay`), and asks go first to the answers the journal holds: an 
 "deferred" is journaled and its call settles as APPROVAL_PENDING. `answer` journals an answer to a
 deferred ask (from this process or any other: `refresh` reads what others appended), and
 `resume` answers, then runs the batch again: exactly the calls whose asks were answered run.
+
+One session runs batches over a journal at a time (the CLI holds a lock for its run): reading
+first narrows, but does not close, the window in which two running sessions could both take a
+new call as theirs to run. Answers may come from anywhere at any time.
 """
 
 from __future__ import annotations
