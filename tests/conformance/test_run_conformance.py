@@ -31,13 +31,19 @@ def test_an_interpreter_that_ignores_the_hosts_approvals_fails_those_scenarios()
     def deaf(host: Host) -> Interpreter:
         return SyncInterpreter(SyncRuntime(on_defect=host.report, spills=host.spills))
 
-    report = run_conformance(deaf, "-q", "-k", "ask_runs_only_when_allowed_once")
+    report = run_conformance(deaf, "-q", "-k", "ask_runs_only_when_allowed")
     assert not report.ok
     assert report.exit_code == pytest.ExitCode.TESTS_FAILED
     assert report.passed == ()
     assert report.failed == tuple(
-        f"test_ask_runs_only_when_allowed_once[{reply}]"
-        for reply in ("allowed-once-True", "rejected-False", "cancelled-False", "unavailable-False")
+        f"test_ask_runs_only_when_allowed[{reply}]"
+        for reply in (
+            "allowed-once-True",
+            "allowed-always-True",
+            "rejected-False",
+            "cancelled-False",
+            "unavailable-False",
+        )
     )
 
 

@@ -355,7 +355,7 @@ OPTIONAL_KEYS: Final = frozenset(
     {"meta", "details", "error", "agent", "parentCallId", "kind", "rawInput", "content"}
     | {"locations", "line", "description", "cwd", "title", "output", "exitCode", "signal"}
     | {"paths", "matches", "lang", "answer", "reason", "feedback"}
-    | {"annotations", "mediaType", "size", "argumentsHash"}
+    | {"annotations", "mediaType", "size", "argumentsHash", "always"}
 )
 """Every key that is optional somewhere (dropping it may give another valid value)."""
 

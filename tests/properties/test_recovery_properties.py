@@ -176,7 +176,11 @@ def test_an_ask_is_open_until_an_answer_to_it_follows(drawn: list[SessionRecord]
         deferred = [
             n for n, r in enumerate(approvals) if r.call_id == call_id and r.reply == "deferred"
         ]
-        if not deferred or not isinstance(recovery.status(call_id), Pending):
+        status = recovery.status(call_id)
+        if not deferred or not isinstance(status, Pending):
+            continue
+        parent = status.call.parent_call_id  # a sub-call's ask waits only with its program
+        if parent is not None and not isinstance(recovery.status(parent), Pending):
             continue
         last = approvals[deferred[-1]]
         answered = any(
