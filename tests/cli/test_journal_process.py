@@ -5,11 +5,12 @@ the resuming run runs exactly the approved call, once."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
 import subprocess
-import time
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -19,10 +20,6 @@ from tests.cli.support import TOOLFX, write_session
 from tests.support import SAFETY_NET
 
 INTERPRETERS = ["sync", "asyncio"]
-
-POLLS = 6000
-"""How many times a test looks for a marker file before it gives up (a hundredth of a second
-apart: a minute in all, only against a hang)."""
 
 BLOCKING_TIMEOUT = 600
 """The blocking bash call's own timeout (the most bash allows): it is killed long before."""
@@ -56,14 +53,24 @@ def finish(*argv: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def wait_for(marker: Path, process: subprocess.Popen[bytes]) -> None:
-    """Poll for `marker` (a bounded number of times) while `process` runs."""
-    for _ in range(POLLS):
-        if marker.exists():
-            return
-        assert process.poll() is None, f"toolfx ended ({process.returncode}) before {marker.name}"
-        time.sleep(0.01)
-    pytest.fail(f"{marker.name} never appeared")
+def wait_for(signal_path: Path, process: subprocess.Popen[bytes]) -> None:
+    """Block until the bash call of `process` writes a line into the FIFO `signal_path` (made
+    here): no polling, no clock. If `process` ends first, a watcher opens the FIFO itself, so
+    the read ends with nothing and the test fails saying so."""
+    os.mkfifo(signal_path)
+
+    def unblock() -> None:
+        process.wait()
+        # the reader waits in open or in read: a writer's open and close free it (once the line
+        # came, the FIFO is gone and there is nothing to free)
+        with contextlib.suppress(FileNotFoundError):
+            os.close(os.open(signal_path, os.O_WRONLY))
+
+    threading.Thread(target=unblock, daemon=True).start()
+    with open(signal_path, "rb") as reader:
+        line = reader.read()
+    signal_path.unlink()
+    assert line == b"ready\n", f"toolfx ended ({process.returncode}) before its call was ready"
 
 
 def kill(process: subprocess.Popen[bytes]) -> None:
@@ -85,7 +92,7 @@ def test_a_run_killed_in_a_bash_call_continues_and_never_runs_it_twice(
     workspace.mkdir()
     journal = str(tmp_path / "journal.db")
     write = {"id": "w1", "name": "write", "arguments": {"path": "before.txt", "content": "B\n"}}
-    blocking = bash("b1", "echo one >> appended.txt && touch started && sleep 600")
+    blocking = bash("b1", "echo one >> appended.txt && echo ready > started && sleep 600")
     session = write_session(
         tmp_path / "session.jsonl",
         {"calls": [write, blocking]},
@@ -153,7 +160,7 @@ def test_deferred_asks_answered_from_other_processes_run_exactly_once(
 
     # another run holds the journal open (blocked in a bash call) while the asks are answered
     holder = write_session(
-        tmp_path / "holder.jsonl", {"calls": [bash("h1", "touch held && sleep 600")]}
+        tmp_path / "holder.jsonl", {"calls": [bash("h1", "echo ready > held && sleep 600")]}
     )
     holding = start("run", holder, "--workspace", str(workspace), "--journal", journal, "--yes")
     try:

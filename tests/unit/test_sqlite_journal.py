@@ -266,7 +266,7 @@ def test_an_unknown_durability_or_timeout_is_refused(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
-def test_a_writer_waits_no_longer_than_its_busy_timeout(tmp_path: Path) -> None:
+def test_a_writer_that_cannot_take_the_lock_is_told_the_journal_is_locked(tmp_path: Path) -> None:
     path = tmp_path / "j.db"
     with SqliteJournal(path, busy_timeout=0) as journal, sqlite3.connect(path) as other:
         other.execute("BEGIN IMMEDIATE")  # another process holds the write lock
