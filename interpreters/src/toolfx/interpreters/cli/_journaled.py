@@ -47,7 +47,7 @@ class JournaledTurns:
     """Runs a session's turns over `journal`, giving every record to `record` once committed
     and telling `note` what the journal decided without running."""
 
-    __slots__ = ("_answers", "_note", "_record", "_session", "_shown")
+    __slots__ = ("_note", "_record", "_session", "_shown")
 
     def __init__(
         self,
@@ -58,7 +58,6 @@ class JournaledTurns:
         self._record = record
         self._note = note
         self._shown: set[str] = set()  # the calls whose `tool/call` this run has shown
-        self._answers = _answers(journal.records())  # to show with the calls they let run
         self._session = JournaledSession(journal, echo=self._echo)
 
     def waiting(self) -> tuple[WaitingAsk, ...]:
@@ -82,10 +81,11 @@ class JournaledTurns:
         """A committed record to the recorder, after the journal's `tool/call` of a call that
         started in an earlier run (an in-doubt call settled now)."""
         if isinstance(record, ToolCallRecord):
+            first = record.call_id not in self._shown
             self._shown.add(record.call_id)
             self._record(record)
-            answer = self._answers.pop(record.call_id, None)
-            if answer is not None:
+            answer = self._answer_of(record.call_id) if first else None
+            if answer is not None:  # the answer that lets it run, given before this run
                 self._record(answer)
             return
         if record.call_id not in self._shown:
@@ -94,6 +94,12 @@ class JournaledTurns:
                 self._shown.add(record.call_id)
                 self._record(status.call)
         self._record(record)
+
+    def _answer_of(self, call_id: str) -> ToolApprovalRecord | None:
+        """The answer that holds for the last deferred ask of `call_id`, if it has one."""
+        recovery = self._session.recovery
+        ask = recovery.last_ask(call_id)
+        return None if ask is None else recovery.answered(ask)
 
     def _show(self, call: ToolCall, outcome: Outcome, result: ToolExecutionResult) -> None:
         """Show what the batch did not record itself, and note what the journal decided."""
@@ -123,22 +129,6 @@ class JournaledTurns:
                 self._note(f"{named} resumed: its ask was answered")
             case _:  # new: its records were shown as they came
                 return
-
-
-def _answers(records: Sequence[SessionRecord]) -> dict[str, ToolApprovalRecord]:
-    """Each call's answer to its last answered deferred ask (the ask's call, permission and
-    patterns; the first answer after the ask, the one that holds), in the journal's `records`."""
-    deferred: set[tuple[str, str, tuple[str, ...]]] = set()
-    answers: dict[str, ToolApprovalRecord] = {}
-    for record in records:
-        if isinstance(record, ToolApprovalRecord):
-            key = (record.call_id, record.permission, record.patterns)
-            if record.reply == "deferred":
-                deferred.add(key)
-            elif key in deferred:
-                deferred.discard(key)  # answered: a later answer to it does not hold
-                answers[record.call_id] = record
-    return answers
 
 
 def repeated_call_ids(turns: Sequence[Sequence[str]]) -> dict[str, tuple[int, ...]]:
