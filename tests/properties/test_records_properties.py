@@ -129,7 +129,9 @@ contexts = st.builds(ContextMessage, contents, texts, frozen_json)
 durables = st.builds(DurableResult, contents, st.none() | failures, frozen_json)
 
 locations = tuples(st.builds(FileLocation, texts, opt_ints))
-diffs = tuples(st.builds(FileDiff, texts, opt_texts, texts))
+start_lines = st.none() | st.integers(min_value=1, max_value=10**9)
+diffs = tuples(st.builds(FileDiff, texts, opt_texts, texts, start_lines))
+seconds = st.none() | st.floats(min_value=0, max_value=1e9, allow_nan=False)
 call_kinds: st.SearchStrategy[ToolCallKind | None] = st.none() | st.sampled_from(
     get_args(ToolCallKind)
 )
@@ -141,7 +143,9 @@ call_views: st.SearchStrategy[ToolCallView] = st.one_of(
 )
 result_views: st.SearchStrategy[ToolResultView] = st.one_of(
     st.builds(GenericResultCard, opt_texts, opt_texts),
-    st.builds(TerminalResultCard, opt_texts, opt_texts, opt_ints, opt_texts),
+    st.builds(
+        TerminalResultCard, opt_texts, opt_texts, opt_ints, opt_texts, seconds, st.booleans()
+    ),
     st.builds(DiffResultCard, diffs, opt_texts),
     st.builds(
         SearchResultCard,
@@ -356,6 +360,7 @@ OPTIONAL_KEYS: Final = frozenset(
     | {"locations", "line", "description", "cwd", "title", "output", "exitCode", "signal"}
     | {"paths", "matches", "lang", "answer", "reason", "feedback"}
     | {"annotations", "mediaType", "size", "argumentsHash", "always"}
+    | {"startLine", "duration", "timedOut"}
 )
 """Every key that is optional somewhere (dropping it may give another valid value)."""
 
@@ -395,7 +400,9 @@ def wrong_kind(value: Any) -> Any:
         return "true"
     if isinstance(value, int):
         return str(value)
-    if isinstance(value, str) or value is None:
+    if value is None:  # a string or an integer may be the place's other kind
+        return True
+    if isinstance(value, str):
         return 3
     if isinstance(value, list):
         return {"0": value}

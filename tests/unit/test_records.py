@@ -594,6 +594,17 @@ CALL_CARDS: list[tuple[object, dict[str, object]]] = [
             "locations": [{"path": "a.py", "line": 3}],
         },
     ),
+    (
+        DiffCallCard("Edit", (FileDiff("a", "o", "n", 13), FileDiff("b", "o", "n", None))),
+        {
+            "card": "diff",
+            "title": "Edit",
+            "diffs": [
+                {"path": "a", "oldText": "o", "newText": "n", "startLine": 13},
+                {"path": "b", "oldText": "o", "newText": "n", "startLine": None},
+            ],
+        },
+    ),
     (CodeCallCard("Run", "1 + 1"), {"card": "code", "title": "Run", "code": "1 + 1"}),
     (
         CodeCallCard("Run", "x = 1\nx", "python"),
@@ -608,6 +619,17 @@ RESULT_CARDS: list[tuple[object, dict[str, object]]] = [
     (
         TerminalResultCard("t", "out", -1, "SIGKILL"),
         {"card": "terminal", "title": "t", "output": "out", "exitCode": -1, "signal": "SIGKILL"},
+    ),
+    (
+        TerminalResultCard("t", "", 0, None, 2.5, timed_out=True),
+        {
+            "card": "terminal",
+            "title": "t",
+            "output": "",
+            "exitCode": 0,
+            "duration": 2.5,
+            "timedOut": True,
+        },
     ),
     (DiffResultCard(()), {"card": "diff", "diffs": []}),
     (
@@ -725,6 +747,15 @@ def test_generic_raw_input_null_reads_as_none() -> None:
             "expected string, found integer 1",
         ),
         ({"card": "diff", "title": "t"}, "", "missing required key 'diffs'"),
+        (
+            {
+                "card": "diff",
+                "title": "t",
+                "diffs": [{"path": "a", "oldText": "o", "newText": "n", "startLine": 0}],
+            },
+            "/diffs/0/startLine",
+            "a diff's first line is numbered from 1, not 0",
+        ),
         ({"card": "code", "title": "t"}, "", "missing required key 'code'"),
         (
             {"card": "code", "title": "t", "code": "x", "lang": None},
@@ -750,6 +781,16 @@ def test_call_card_errors(value: object, path: str, reason: str) -> None:
             "expected integer, found boolean true",
         ),
         ({"card": "terminal", "exit_code": 1}, "/exit_code", "unexpected key 'exit_code'"),
+        (
+            {"card": "terminal", "duration": -1},
+            "/duration",
+            "expected a finite, non-negative number of seconds, found -1",
+        ),
+        (
+            {"card": "terminal", "duration": "2s"},
+            "/duration",
+            'expected number of seconds, found string "2s"',
+        ),
         (
             {"card": "search", "shape": "tree", "truncated": False, "total": 0},
             "/shape",

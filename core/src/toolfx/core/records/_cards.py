@@ -24,7 +24,9 @@ from toolfx.core.records._wire import (
     array,
     as_bool,
     as_int,
+    as_int_or_null,
     as_json,
+    as_seconds,
     as_str,
     as_str_or_null,
     decoding,
@@ -113,7 +115,10 @@ def _location_plain(location: FileLocation) -> _Plain:
 
 
 def _diff_plain(diff: FileDiff) -> _Plain:
-    return {"path": diff.path, "oldText": diff.old_text, "newText": diff.new_text}
+    out: _Plain = {"path": diff.path, "oldText": diff.old_text, "newText": diff.new_text}
+    if diff.start_line != 1:
+        out["startLine"] = diff.start_line
+    return out
 
 
 def _match_plain(match: SearchMatch) -> _Plain:
@@ -165,6 +170,9 @@ def _result_view_plain(view: ToolResultView) -> _Plain:
             _put(out, "output", view.output)
             _put(out, "exitCode", view.exit_code)
             _put(out, "signal", view.signal)
+            _put(out, "duration", view.duration)
+            if view.timed_out:
+                out["timedOut"] = True
         case DiffResultCard():
             out["diffs"] = [_diff_plain(diff) for diff in view.diffs]
         case SearchResultCard():
@@ -230,11 +238,15 @@ def _locations(value: object) -> tuple[FileLocation, ...]:
 
 
 def _diff(value: object) -> FileDiff:
-    obj = read_object(value, ("path", "oldText", "newText"))
+    obj = read_object(value, ("path", "oldText", "newText"), ("startLine",))
+    start = optional(obj, "startLine", as_int_or_null, 1)
+    if start is not None and start < 1:
+        raise Invalid(f"a diff's first line is numbered from 1, not {start}", ["startLine"])
     return FileDiff(
         field(obj, "path", as_str),
         field(obj, "oldText", as_str_or_null),
         field(obj, "newText", as_str),
+        start,
     )
 
 
@@ -309,12 +321,16 @@ def read_result_view(value: object) -> ToolResultView:
             content=optional(obj, "content", as_str, None),
         )
     if card == "terminal":
-        obj = read_object(value, ("card",), ("title", "output", "exitCode", "signal"))
+        obj = read_object(
+            value, ("card",), ("title", "output", "exitCode", "signal", "duration", "timedOut")
+        )
         return TerminalResultCard(
             title=optional(obj, "title", as_str, None),
             output=optional(obj, "output", as_str, None),
             exit_code=optional(obj, "exitCode", as_int, None),
             signal=optional(obj, "signal", as_str, None),
+            duration=optional(obj, "duration", as_seconds, None),
+            timed_out=optional(obj, "timedOut", as_bool, False),
         )
     if card == "diff":
         obj = read_object(value, ("card", "diffs"), ("title",))

@@ -36,7 +36,9 @@ __all__ = [
     "array",
     "as_bool",
     "as_int",
+    "as_int_or_null",
     "as_json",
+    "as_seconds",
     "as_str",
     "as_str_or_null",
     "decoding",
@@ -131,6 +133,20 @@ def as_int(value: object) -> int:
     if not -_INT_BOUND < value < _INT_BOUND:
         raise Invalid(f"the integer has more than {MAX_INT_DIGITS} digits")
     return int(value)
+
+
+def as_seconds(value: object) -> float:
+    """A JSON number of seconds: finite and not negative."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        raise _expected("number of seconds", value)
+    if not 0 <= value < float("inf"):
+        raise Invalid(f"expected a finite, non-negative number of seconds, found {value!r}")
+    return float(value)
+
+
+def as_int_or_null(value: object) -> int | None:
+    """A JSON integer (see `as_int`) or null."""
+    return None if value is None else as_int(value)
 
 
 def as_bool(value: object) -> bool:

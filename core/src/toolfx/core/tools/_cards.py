@@ -51,6 +51,9 @@ class FileDiff:
     path: str
     old_text: str | None
     new_text: str
+    start_line: int | None = 1
+    """The file's line number of the texts' first lines (the same before and after: what comes
+    before them is unchanged); None when the texts are snippets whose place is not known yet."""
 
 
 @final
@@ -132,6 +135,10 @@ class TerminalResultCard:
     output: str | None = None
     exit_code: int | None = None
     signal: str | None = None
+    duration: float | None = None
+    """How long the command ran, in seconds (None: not measured)."""
+    timed_out: bool = False
+    """Whether the command was stopped at its timeout (it failed, whatever its exit)."""
     card: Literal["terminal"] = "terminal"
 
 
