@@ -4,12 +4,13 @@ hunks that apply back, and a card that stays small whatever texts it holds."""
 from __future__ import annotations
 
 import io
+import re
 
 from hypothesis import given
 from hypothesis import strategies as st
 from rich.console import Console, RenderableType
 
-from tests.diff_support import apply_hunks
+from tests.diff_support import apply_diff
 from toolfx.core.tools import DiffCallCard, DiffResultCard, FileDiff
 from toolfx.interpreters.cli._cards import (
     HEAD_LINES,
@@ -26,11 +27,6 @@ def shown(renderable: RenderableType, width: int = 200) -> str:
     out = io.StringIO()
     Console(file=out, width=width, color_system=None, highlight=False).print(renderable)
     return out.getvalue()
-
-
-def lines_of(text: str | None) -> list[str]:
-    """A text's lines as the diff card splits them (at newlines, a last newline dropped)."""
-    return text.removesuffix("\n").split("\n") if text else []
 
 
 def test_an_ordinary_edit_is_shown_as_difflib_writes_it() -> None:
@@ -63,10 +59,33 @@ def test_an_ordinary_edit_is_shown_as_difflib_writes_it() -> None:
 texts = st.text(alphabet="ab\n", max_size=80)
 
 
+@given(old=st.none() | texts, new=texts, start=st.integers(1, 1000))
+def test_the_cli_diff_of_any_texts_applies_back_to_the_new_text(
+    old: str | None, new: str, start: int
+) -> None:
+    lines = list(diff_lines(FileDiff("f", old, new, start)))
+    text = "".join(f"{line}\n" for line in lines)
+    if start == 1:  # hunks numbered from the texts' own first line apply to them
+        assert apply_diff(old or "", text) == new
+    # numbered from `start`: they apply to the texts placed after `start - 1` other lines
+    above = "".join(f"{n}\n" for n in range(start - 1))
+    assert apply_diff(above + (old or ""), text) == above + new
+
+
+def ended(text: str | None) -> str | None:
+    """A text whose last line ends in a newline."""
+    return text if not text or text.endswith("\n") else f"{text}\n"
+
+
 @given(old=st.none() | texts, new=texts)
-def test_the_cli_diff_of_any_texts_applies_back_to_the_new_text(old: str | None, new: str) -> None:
-    lines = list(diff_lines(FileDiff("f", old, new)))
-    assert apply_hunks(lines_of(old), lines[2:]) == lines_of(new)
+def test_snippets_whose_place_is_unknown_are_diffed_as_lines_without_numbers(
+    old: str | None, new: str
+) -> None:
+    numbered = diff_lines(FileDiff("f", ended(old), ended(new) or "", 1))
+    unnumbered = [
+        re.sub(r"([-+])\d+", r"\1?", line) if line.startswith("@@") else line for line in numbered
+    ]
+    assert list(diff_lines(FileDiff("f", old, new, None))) == unnumbered
 
 
 def test_a_diff_card_of_huge_texts_stays_small() -> None:

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from tests.leaves_support import Answer, LeafSession, catalog_of, run_real, text_of
 from toolfx.core.pipeline import ToolCall
-from toolfx.core.plaintext import unified_text_diff
+from toolfx.core.plaintext import ended_lines, unified_text_diff
 from toolfx.core.runtime import ApprovalReply, ApprovalRequest, CancelSignal, RejectedWithFeedback
 from toolfx.core.tools import (
     DiffCallCard,
@@ -169,7 +169,7 @@ def test_write_creates_a_file_and_its_folders() -> None:
         "created": True,
         "bytes_written": 13,
         "lines": 2,
-        "change": {"before": None, "after": "# Title\nbody\n"},
+        "change": {"before": None, "after": "# Title\nbody\n", "start_line": 1},
     }
     assert meta(result) == {
         "card": "diff",
@@ -200,6 +200,7 @@ def test_write_over_a_file_shows_the_changed_lines() -> None:
             "path": "five.txt",
             "oldText": "line 2\nline 3\nline 4\nline 5\n",
             "newText": "line 2\nline 3\nline 4\nLINE FIVE\n",
+            "startLine": 2,
         }
     ]
     assert meta(result)["title"] == "Wrote five.txt"
@@ -347,12 +348,12 @@ def test_edit_diff_marks_a_missing_last_newline() -> None:
     )
 
 
-def test_edit_pending_card_shows_old_and_new() -> None:
+def test_edit_pending_card_shows_old_and_new_whose_place_is_not_known_yet() -> None:
     assert leaf("edit").present_call(
         {"path": "a.py", "old": "x = 1", "new": "x = 2"}
     ) == DiffCallCard(
         title="Edit a.py",
-        diffs=(FileDiff("a.py", "x = 1", "x = 2"),),
+        diffs=(FileDiff("a.py", "x = 1", "x = 2", None),),
         locations=(FileLocation("a.py"),),
     )
 
@@ -615,13 +616,9 @@ def test_the_changed_lines_put_back_in_place_give_the_new_text(old: str, new: st
     if old == new:
         assert change == changed_lines("", "")
         return
-    lines = old.splitlines(True)
-    heads = ("".join(lines[:count]) for count in range(len(lines) + 1))
-    assert any(
-        old.startswith(head + change.before)
-        and head + change.after + old[len(head) + len(change.before) :] == new
-        for head in heads
-    )
+    head = "".join(ended_lines(old)[: change.start_line - 1])  # the lines before the span
+    assert old.startswith(head + change.before)
+    assert head + change.after + old[len(head) + len(change.before) :] == new
     assert change.before.count("\n") <= old.count("\n")
 
 

@@ -8,7 +8,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.diff_support import apply_diff
-from toolfx.core.plaintext import MAX_DIFF_LINES, Edit, line_edits, unified_text_diff
+from toolfx.core.plaintext import (
+    MAX_DIFF_LINES,
+    Edit,
+    ended_lines,
+    line_edits,
+    unified_diff,
+    unified_text_diff,
+)
 
 
 def test_hunk_headers_carry_the_real_line_numbers() -> None:
@@ -75,3 +82,17 @@ def test_the_edits_cover_both_sides_in_order_and_equal_runs_are_equal(
     for edit in edits:
         if edit.tag == "equal":
             assert old[edit.old_start : edit.old_end] == new[edit.new_start : edit.new_end]
+
+
+def test_hunks_are_numbered_from_the_start_line_or_write_a_question_mark_without_one() -> None:
+    old, new = ["a\n", "b\n", "c\n"], ["a\n", "B\n", "c\n", "d\n"]
+    assert list(unified_diff(old, new, "a", "b", start_line=40))[2] == ("@@ -40,3 +40,4 @@\n")
+    assert list(unified_diff([], ["x\n"], "a", "b", start_line=7))[2] == "@@ -6,0 +7 @@\n"
+    assert list(unified_diff(old, new, "a", "b", start_line=None))[2] == "@@ -?,3 +?,4 @@\n"
+
+
+def test_lines_are_split_at_newlines_only_as_git_splits_them() -> None:
+    assert ended_lines("a\rb\x0cc\u2028d\ne") == ["a\rb\x0cc\u2028d\n", "e"]
+    assert ended_lines("a\n\n") == ["a\n", "\n"]
+    assert ended_lines("") == []
+    assert unified_text_diff("f", "a\rb\n", "a\rB\n").splitlines(keepends=False)[2] == "@@ -1 +1 @@"

@@ -60,7 +60,11 @@ def bounded_change(change: ChangedLines, limits: WorkspaceLimits) -> ChangedLine
             return text
         return f"{shown}[cut at {count_lines(shown)} of {count_lines(text)} lines]\n"
 
-    return ChangedLines(None if change.before is None else cut(change.before), cut(change.after))
+    return ChangedLines(
+        None if change.before is None else cut(change.before),
+        cut(change.after),
+        change.start_line,
+    )
 
 
 async def current_text(

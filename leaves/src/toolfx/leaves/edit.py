@@ -147,4 +147,6 @@ def _card(args: EditArgs, out: EditOutput) -> DiffResultCard:
 
 
 def _pending(args: EditArgs) -> ToolCallView:
-    return pending_diff_card(f"Edit {args['path']}", args["path"], args["old"], args["new"])
+    return pending_diff_card(  # snippets: their place is found when the edit runs
+        f"Edit {args['path']}", args["path"], args["old"], args["new"], None
+    )

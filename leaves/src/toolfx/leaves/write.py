@@ -102,4 +102,4 @@ def _card(args: WriteArgs, out: WriteOutput) -> DiffResultCard:
 
 
 def _pending(args: WriteArgs) -> ToolCallView:
-    return pending_diff_card(f"Write {args['path']}", args["path"], None, args["content"])
+    return pending_diff_card(f"Write {args['path']}", args["path"], None, args["content"], 1)

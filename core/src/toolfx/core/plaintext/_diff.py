@@ -5,7 +5,12 @@ The work is bounded whatever the texts: the lines the two sides share at the sta
 are set aside in linear time, and only a middle of at most `MAX_DIFF_LINES` lines a side is
 diffed line by line (Myers' algorithm, stopped after `MAX_EDIT_LINES` inserted or deleted
 lines); any other middle is shown whole as one replaced block. Hunk headers carry the real line
-numbers, as `git diff` writes them; hunks are grouped as `difflib.unified_diff` groups them.
+numbers, as `git diff` writes them (counted from the file's line number of the texts' first line
+when they are a part of a file); hunks are grouped as `difflib.unified_diff` groups them.
+
+Where two shortest diffs exist (texts with repeated lines), `git diff` may place a change
+elsewhere among the equal lines (its own Myers variant, then sliding); texts without repeated
+lines have one shortest diff, and then the hunk headers are git's.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ __all__ = [
     "Edit",
     "EditTag",
     "common_ends",
+    "ended_lines",
     "line_edits",
     "unified_diff",
     "unified_text_diff",
@@ -38,6 +44,9 @@ MAX_EDIT_LINES: Final = 200
 
 NO_NEWLINE: Final = "\\ No newline at end of file\n"
 """The line a unified diff of texts writes after a last line that has no newline."""
+
+_UNKNOWN_LINE: Final = "?"
+"""What a hunk header writes for a line number when the texts' place in the file is not known."""
 
 EditTag = Literal["equal", "replace"]
 """Whether an edit keeps its lines or replaces them."""
@@ -144,9 +153,13 @@ def unified_diff(
     to_file: str,
     *,
     lineterm: str = "\n",
+    start_line: int | None = 1,
 ) -> Iterator[str]:
     """The lines of a unified diff of `before` to `after` with 3 lines of context, nothing when
-    they are equal; the header lines end in `lineterm`, the others keep the lines' own ends."""
+    they are equal; the header lines end in `lineterm`, the others keep the lines' own ends.
+
+    The hunks are numbered from `start_line`, the file's line number of both sides' first line
+    (None: the place is not known, and the headers write `?` for line numbers)."""
     edits = line_edits(before, after)
     if all(edit.tag == "equal" for edit in edits):
         return
@@ -154,8 +167,8 @@ def unified_diff(
     yield f"+++ {to_file}{lineterm}"
     for hunk in _hunks(edits):
         first, last = hunk[0], hunk[-1]
-        old_range = _range(first.old_start, last.old_end)
-        new_range = _range(first.new_start, last.new_end)
+        old_range = _range(first.old_start, last.old_end, start_line)
+        new_range = _range(first.new_start, last.new_end, start_line)
         yield f"@@ -{old_range} +{new_range} @@{lineterm}"
         for edit in hunk:
             if edit.tag == "equal":
@@ -168,10 +181,15 @@ def unified_diff(
 def unified_text_diff(path: str, old: str, new: str) -> str:
     """A unified diff of the texts `old` to `new` of the file at `path` (empty when they are
     equal), marking a missing last newline as git does."""
-    lines = unified_diff(
-        old.splitlines(keepends=True), new.splitlines(keepends=True), f"a/{path}", f"b/{path}"
-    )
+    lines = unified_diff(ended_lines(old), ended_lines(new), f"a/{path}", f"b/{path}")
     return "".join(line if line.endswith("\n") else f"{line}\n{NO_NEWLINE}" for line in lines)
+
+
+def ended_lines(text: str) -> list[str]:
+    """The lines of a text with their ends, split at newlines only, as git splits them (a
+    carriage return or form feed stays inside its line); the last may have no end."""
+    *ended, last = text.split("\n")
+    return [f"{line}\n" for line in ended] + ([last] if last else [])
 
 
 def _hunks(edits: list[Edit]) -> Iterator[list[Edit]]:
@@ -207,9 +225,11 @@ def _cut(edit: Edit, start: int, end: int) -> Edit:
     )
 
 
-def _range(start: int, end: int) -> str:
-    """A hunk header's range as git writes it: the first line (from 1) and the count."""
+def _range(start: int, end: int, start_line: int | None) -> str:
+    """A hunk header's range of lines `start:end` as git writes it: the first line's number
+    (the line before for an empty range) and the count; the first line is `start_line`."""
     length = end - start
-    if length == 1:
-        return str(start + 1)
-    return f"{start if length == 0 else start + 1},{length}"
+    first = (
+        _UNKNOWN_LINE if start_line is None else str(start + start_line - (1 if length == 0 else 0))
+    )
+    return first if length == 1 else f"{first},{length}"

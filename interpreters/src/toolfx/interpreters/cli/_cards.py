@@ -19,7 +19,7 @@ from rich.syntax import Syntax
 from rich.text import Text
 
 from toolfx.core.json import FrozenJson
-from toolfx.core.plaintext import unified_diff
+from toolfx.core.plaintext import NO_NEWLINE, ended_lines, unified_diff
 from toolfx.core.tools import (
     CodeCallCard,
     CodeResultCard,
@@ -197,15 +197,34 @@ def _lines(text: str) -> list[str]:
 
 def diff_lines(diff: FileDiff) -> Iterator[str]:
     """The lines (without their ends) of the unified diff a diff card shows, before they are
-    made visible, cut and elided; none when nothing changed."""
-    before = [] if diff.old_text is None else _lines(diff.old_text)
-    return unified_diff(
-        before,
-        _lines(diff.new_text),
-        "/dev/null" if diff.old_text is None else f"a/{diff.path}",
-        f"b/{diff.path}",
-        lineterm="",
+    made visible, cut and elided; none when nothing changed.
+
+    Hunks are numbered from the diff's start line, so their headers are the file's, as `git diff`
+    writes them, and a last line without a newline is marked as git marks it. Snippets whose
+    place is not known yet (an edit's arguments: start line None) are diffed as lines without
+    their ends, under headers that write `?` for line numbers (`@@ -?,3 +?,4 @@`)."""
+    from_file = "/dev/null" if diff.old_text is None else f"a/{diff.path}"
+    to_file = f"b/{diff.path}"
+    if diff.start_line is None:
+        before = [] if diff.old_text is None else _lines(diff.old_text)
+        return unified_diff(
+            before, _lines(diff.new_text), from_file, to_file, lineterm="", start_line=None
+        )
+    before = [] if diff.old_text is None else ended_lines(diff.old_text)
+    lines = unified_diff(
+        before, ended_lines(diff.new_text), from_file, to_file, start_line=diff.start_line
     )
+    return _unended(lines)
+
+
+def _unended(lines: Iterable[str]) -> Iterator[str]:
+    """Diff lines without their ends, a line that had none followed by git's mark for it."""
+    for line in lines:
+        if line.endswith("\n"):
+            yield line[:-1]
+        else:
+            yield line
+            yield NO_NEWLINE.removesuffix("\n")
 
 
 def _diff(diff: FileDiff) -> RenderableType:
