@@ -235,7 +235,8 @@ def test_a_session_that_repeats_a_call_id_across_turns_is_refused_with_a_journal
     assert not (workspace / "a.txt").exists()
     assert stored(journal) == ()
     plain = toolfx(capsys, "run", session, "--workspace", str(workspace), "--yes")
-    assert plain.code == 0  # without a journal ids only pair records within a turn
+    assert plain.code == 2  # the log pairs records by id too
+    assert not (workspace / "a.txt").exists()
 
 
 def test_deferred_asks_wait_for_approve_and_the_next_run_runs_exactly_the_approved(

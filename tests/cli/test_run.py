@@ -124,9 +124,9 @@ def test_openai_strict_nulls_for_omitted_arguments_are_dropped(
 @pytest.mark.parametrize(
     ("make_args", "message"),
     [
-        (lambda s, w: ["run", s, "--workspace", str(w / "missing")], "is not a folder"),
-        (lambda s, w: ["run", str(w / "none.jsonl"), "--workspace", str(w)], "cannot read"),
-        (lambda s, w: ["replay", s], "line 1: "),
+        (lambda s, w: ["run", s, "--workspace", str(w / "missing")], "missing does not exist"),
+        (lambda s, w: ["run", str(w / "none.jsonl"), "--workspace", str(w)], "does not exist"),
+        (lambda s, w: ["replay", s], "s.jsonl, line 1: "),
         (
             lambda s, w: ["run", s, "--workspace", str(w), "--rules", s],
             "the tool provider 'builtin' refused",
@@ -176,7 +176,8 @@ def test_tools_prints_the_schemas_in_every_form(capsys: pytest.CaptureFixture[st
         "input_schema": plain[0]["parameters"],
     }
     gemini = toolfx(capsys, "tools", "--format", "gemini")
-    assert [tool["name"] for tool in json.loads(gemini.out)] == [tool["name"] for tool in plain]
+    declarations = json.loads(gemini.out)["functionDeclarations"]  # one Tool of the REST API
+    assert [tool["name"] for tool in declarations] == [tool["name"] for tool in plain]
     assert "additionalProperties" in gemini.err  # each dropped keyword is noted on stderr
 
 
@@ -185,7 +186,7 @@ def test_mcp_serve_refuses_a_missing_workspace_or_bad_rules(
 ) -> None:
     missing = toolfx(capsys, "mcp", "serve", "--workspace", str(tmp_path / "nowhere"))
     assert (missing.code, missing.out) == (2, "")
-    assert "is not a folder" in missing.err
+    assert "nowhere does not exist" in missing.err
     rules = tmp_path / "rules.json"
     rules.write_text('[{"permission": "bash", "action": "sometimes"}]')
     bad = toolfx(capsys, "mcp", "serve", "--workspace", str(workspace), "--rules", str(rules))

@@ -9,6 +9,7 @@ build plain dicts and `freeze` snapshots them once, so every output is deep-froz
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, TypeVar, final
@@ -179,11 +180,19 @@ def read_object(
         if not isinstance(key, str):
             raise Invalid(f"object key {key!r} is not a string")
         if key not in required and key not in optional:
-            raise Invalid(f"unexpected key {render_literal(key)}", [key])
+            raise Invalid(
+                f"unexpected key {render_literal(key)}{_meant(key, required, optional)}", [key]
+            )
     for key in required:
         if key not in value:
             raise Invalid(f"missing required key {render_literal(key)}")
     return value
+
+
+def _meant(key: str, required: Collection[str], optional: Collection[str]) -> str:
+    """` (did you mean 'k'?)` for the known key closest to a misspelled one, or ""."""
+    close = difflib.get_close_matches(key, [*required, *optional], n=1, cutoff=0.6)
+    return f" (did you mean {render_literal(close[0])}?)" if close else ""
 
 
 def read_tag(value: object, key: str, known: Collection[str], what: str) -> str:

@@ -4,9 +4,12 @@ values."""
 from __future__ import annotations
 
 import argparse
-from collections.abc import Mapping, Sequence
+import difflib
+import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Final, Literal, final
+from importlib.metadata import PackageNotFoundError, version
+from typing import Final, Literal, NoReturn, final
 
 from toolfx.core.registry import PresentationMode
 from toolfx.core.runtime import SANDBOX_MODES, SandboxMode
@@ -28,7 +31,11 @@ __all__ = [
     "RunCommand",
     "ToolsCommand",
     "parse_args",
+    "toolfx_version",
 ]
+
+DISTRIBUTION: Final = "toolfx-interpreters"
+"""The distribution the `toolfx` command comes with (its version is `toolfx --version`)."""
 
 
 @final
@@ -95,6 +102,10 @@ class DemoCommand:
     log: str | None = None
     output: OutputOptions = OutputOptions()
     sandbox: SandboxMode = "auto"
+    interactive: bool = False
+    """Ask at the terminal, as `run` does, instead of allowing each ask once."""
+    keep: bool = False
+    """Keep the demo's workspace afterwards (and say where it is)."""
 
 
 @final
@@ -132,15 +143,24 @@ Command = RunCommand | DemoCommand | ApproveCommand | ReplayCommand | ToolsComma
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="toolfx",
         description="Run, replay, list and serve toolfx tool calls.",
         epilog=EXIT_STATUSES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {toolfx_version()}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     demo = commands.add_parser("demo", help="run the bundled example session (no input needed)")
+    demo.add_argument(
+        "--interactive",
+        action="store_true",
+        help="ask at the terminal as `run` does (default: each ask is allowed once, no input)",
+    )
+    demo.add_argument(
+        "--keep", action="store_true", help="keep the demo's workspace and say where it is"
+    )
     run = commands.add_parser(
         "run",
         help="run a session file (JSONL of model turns)",
@@ -148,7 +168,9 @@ def _parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     run.add_argument("session", metavar="SESSION", help="the session file")
-    run.add_argument("--workspace", required=True, metavar="DIR", help="the workspace root")
+    run.add_argument(
+        "--workspace", default=".", metavar="DIR", help="the workspace root (default: here)"
+    )
     run.add_argument("--rules", metavar="FILE", help="permission rules (a JSON list)")
     answers = run.add_mutually_exclusive_group()
     answers.add_argument("--yes", action="store_true", help="allow every ask once")
@@ -214,7 +236,9 @@ def _parser() -> argparse.ArgumentParser:
     serve = mcp_commands.add_parser("serve", help="an MCP server on stdin and stdout")
     serve.add_argument("--rules", metavar="FILE", help="permission rules (a JSON list)")
     for command in (tools, serve):
-        command.add_argument("--workspace", default=".", metavar="DIR", help="the workspace root")
+        command.add_argument(
+            "--workspace", default=".", metavar="DIR", help="the workspace root (default: here)"
+        )
     for command in (demo, run, serve):
         command.add_argument(
             "--sandbox",
@@ -237,7 +261,10 @@ def _parser() -> argparse.ArgumentParser:
 def parse_args(argv: Sequence[str]) -> Command:
     """The command `argv` asks for; a bad command line exits (code 2) with argparse's usage."""
     parser = _parser()
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:  # said by the command's own parser, with the options it has
+        chosen = _chosen(parser, args)
+        chosen.error(f"unrecognized arguments: {' '.join(unknown)}{_meant(unknown, chosen)}")
     if args.command == "approve":
         return _approve(parser, args)
     if args.command == "tools":
@@ -251,7 +278,7 @@ def parse_args(argv: Sequence[str]) -> Command:
         return ReplayCommand(args.log, output)
     interpreter = INTERPRETERS[args.interpreter]
     if args.command == "demo":
-        return DemoCommand(interpreter, args.log, output, args.sandbox)
+        return DemoCommand(interpreter, args.log, output, args.sandbox, args.interactive, args.keep)
     return RunCommand(
         args.session,
         args.workspace,
@@ -267,6 +294,59 @@ def parse_args(argv: Sequence[str]) -> Command:
         _deferring(parser, args),
         _durability(parser, args),
     )
+
+
+def toolfx_version() -> str:
+    """The installed version of the distribution the command comes with ("unknown" when it is
+    not installed, e.g. run from a source tree)."""
+    try:
+        return version(DISTRIBUTION)
+    except PackageNotFoundError:
+        return "unknown"
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, whose usage errors suggest the choice a misspelled one meant."""
+
+    def error(self, message: str) -> NoReturn:
+        """Exit (code 2) with the usage and `message`, and what a bad choice probably meant."""
+        invalid = _INVALID_CHOICE.search(message)
+        if invalid is not None:
+            given, choices = invalid[1], re.findall(r"'([^']*)'", invalid[2])
+            message += _suggested(given, choices)
+        super().error(message)
+
+
+_INVALID_CHOICE: Final = re.compile(r"invalid choice: '([^']*)' \(choose from (.*)\)")
+
+
+def _chosen(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.ArgumentParser:
+    """The parser of the (sub)command `args` names."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            command: argparse.ArgumentParser = action.choices[getattr(args, action.dest)]
+            return _chosen(command, args)
+    return parser
+
+
+def _meant(unknown: Iterable[str], parser: argparse.ArgumentParser) -> str:
+    """What the first unknown option probably meant, among `parser`'s options ("" if nothing)."""
+    options = [
+        option
+        for action in parser._actions
+        for option in action.option_strings
+        if option.startswith("--")
+    ]
+    for given in unknown:
+        if given.startswith("-"):
+            return _suggested(given.split("=", 1)[0], options)
+    return ""
+
+
+def _suggested(given: str, choices: Sequence[str]) -> str:
+    """`; did you mean X?` for the choice closest to `given`, or "" when none is close."""
+    close = difflib.get_close_matches(given, choices, n=1, cutoff=0.6)
+    return f"; did you mean {close[0]}?" if close else ""
 
 
 def _deferring(parser: argparse.ArgumentParser, args: argparse.Namespace) -> bool:

@@ -38,13 +38,18 @@ from toolfx.interpreters.cli._journaled import (
     waiting_asks,
     waiting_lines,
 )
-from toolfx.interpreters.cli._log import Recorder, SessionHeader, read_log
+from toolfx.interpreters.cli._log import LogError, Recorder, SessionHeader, read_log
 from toolfx.interpreters.cli._log_file import LogFile
-from toolfx.interpreters.cli._providers import export_schemas, load_catalog
+from toolfx.interpreters.cli._providers import (
+    ProviderError,
+    export_schemas,
+    load_catalog,
+    merged_notes,
+)
 from toolfx.interpreters.cli._render import Display, JsonDisplay, PanelDisplay
 from toolfx.interpreters.cli._run_lock import JournalInUseError, exclusive_run
 from toolfx.interpreters.cli._runner import run_session, turn_calls
-from toolfx.interpreters.cli._session import Turn, parse_session
+from toolfx.interpreters.cli._session import SessionError, Turn, parse_session
 from toolfx.interpreters.cli._visible import visible, visible_json
 from toolfx.interpreters.journal import Durability, JournalFileError, SqliteJournal
 
@@ -57,6 +62,7 @@ __all__ = [
     "read_text",
     "replay",
     "run",
+    "terminal_answer",
     "tools",
     "workspace_root",
 ]
@@ -75,7 +81,27 @@ def read_text(path: str, what: str) -> str:
         with open(path, encoding="utf-8") as file:
             return file.read()
     except (OSError, ValueError) as error:  # ValueError: not UTF-8, or a NUL in the path
-        raise CliError(f"cannot read the {what} {path}: {error}") from None
+        raise CliError(_unusable_file(what, path, error, "read")) from None
+
+
+def _unusable_file(what: str, path: str, error: OSError | ValueError, verb: str) -> str:
+    """Why the file at `path` (named as `what`) could not be used as `verb` says: read or
+    written."""
+    match error:
+        case FileNotFoundError() if verb == "read":
+            return f"the {what} {path} does not exist"
+        case FileNotFoundError():
+            return f"the {what} {path} cannot be written: its folder does not exist"
+        case IsADirectoryError():
+            return f"the {what} {path} is a folder; give a file"
+        case PermissionError():
+            return f"the {what} {path} cannot be {verb}: permission denied"
+        case UnicodeDecodeError():
+            return f"the {what} {path} is not UTF-8 text (at byte {error.start})"
+        case OSError():
+            return f"cannot {verb} the {what} {path}: {error.strerror or error}"
+        case _:  # a NUL in the path
+            return f"the {what} path {path} holds a NUL character"
 
 
 def _console(output: OutputOptions, *, stderr: bool = False) -> Console:
@@ -117,7 +143,7 @@ def play(
             try:
                 log_file = LogFile(stack.enter_context(open(log, "wb", buffering=0)), log)
             except (OSError, ValueError) as error:  # ValueError: a NUL in the path
-                raise CliError(f"cannot write the log {log}: {error}") from None
+                raise CliError(_unusable_file("log", log, error, "written")) from None
         record = Recorder(display.show, log_file)
         journaled = None if journal is None else JournaledTurns(journal, record, _note)
         record(header)  # once the journal has been read: a journal that cannot be, shows nothing
@@ -151,9 +177,14 @@ def workspace_root(path: str) -> str:
     try:
         root = os.path.realpath(path)
     except ValueError:  # a NUL in the path
-        raise CliError(f"the workspace {path} is not a folder") from None
+        raise CliError(f"the workspace path {path} holds a NUL character") from None
     if not os.path.isdir(root):
-        raise CliError(f"the workspace {path} is not a folder")
+        missing = not os.path.exists(root)
+        raise CliError(
+            f"the workspace {path} does not exist"
+            if missing
+            else f"the workspace {path} is not a folder (give one with --workspace DIR)"
+        )
     return root
 
 
@@ -167,6 +198,16 @@ def load_rules(path: str | None) -> JsonValue:
     return thaw_json(parsed.unwrap())
 
 
+def terminal_answer(
+    output: OutputOptions, display: Display, *, yes: bool = False, deny_asks: bool = False
+) -> Answer:
+    """How `run` answers asks: `--deny-asks` rejects, `--yes` allows once, else the person at the
+    terminal is asked (rejected when there is none)."""
+    interactive = all(stream is not None and stream.isatty() for stream in (sys.stdin, sys.stdout))
+    prompter = Prompter(_console(output, stderr=True), display.paused)
+    return choose_answer(yes=yes, deny_asks=deny_asks, prompter=prompter if interactive else None)
+
+
 def run(command: RunCommand) -> int:
     """`toolfx run`: play the session; asks are answered as the options and terminal say (or
     deferred to `toolfx approve`); with a journal, exit 3 while asks wait in it."""
@@ -175,22 +216,15 @@ def run(command: RunCommand) -> int:
     _refuse_to_overwrite("journal", command.journal, inputs)
     root = workspace_root(command.workspace)
     _refuse_inside(root, command.journal)
-    turns = parse_session(read_text(command.session, "session file"))
-    catalog = load_catalog(
-        root, load_rules(command.rules), command.sandbox, present=command.present
-    )
-    if command.journal is not None:
-        _refuse_repeated_ids(turns, catalog)
-    interactive = all(stream is not None and stream.isatty() for stream in (sys.stdin, sys.stdout))
+    turns = _session(command.session)
+    catalog = _catalog(root, command)
+    _refuse_repeated_ids(turns, catalog)
 
     def answer_for(display: Display) -> Answer:
         if command.defer_asks:
             return fixed("deferred")
-        prompter = Prompter(_console(command.output, stderr=True), display.paused)
-        return choose_answer(
-            yes=command.yes,
-            deny_asks=command.deny_asks,
-            prompter=prompter if interactive else None,
+        return terminal_answer(
+            command.output, display, yes=command.yes, deny_asks=command.deny_asks
         )
 
     header = SessionHeader(root, command.interpreter, command.present)
@@ -221,6 +255,29 @@ def run(command: RunCommand) -> int:
     return EXIT_ASKS_WAIT
 
 
+def _session(path: str) -> tuple[Turn, ...]:
+    """The turns of the session file at `path`; a bad one is a `CliError` naming it, an empty
+    one is said on stderr (it runs nothing)."""
+    try:
+        turns = parse_session(read_text(path, "session file"))
+    except SessionError as error:
+        raise CliError(f"the session file {path}, {error}") from None
+    if not turns:
+        _note(f"the session file {path} has no turns (no JSON lines): nothing to run")
+    return turns
+
+
+def _catalog(root: str, command: RunCommand) -> Catalog:
+    """The run's tools; a provider refusing its rules says which file they came from."""
+    rules = load_rules(command.rules)
+    try:
+        return load_catalog(root, rules, command.sandbox, present=command.present)
+    except ProviderError as error:
+        if command.rules is None:
+            raise
+        raise CliError(f"{error} (with the rules file {command.rules})") from None
+
+
 def approve(command: ApproveCommand) -> int:
     """`toolfx approve`: journal the answer to one waiting ask (exit 4 if none of that call
     waits), or list the waiting asks."""
@@ -229,6 +286,8 @@ def approve(command: ApproveCommand) -> int:
     except ValueError:  # a NUL in the path
         found = False
     if not found:  # answering makes no journal: the run that asked made it
+        if os.path.isdir(command.journal):
+            raise CliError(f"the journal {command.journal} is a folder; give the journal file")
         raise CliError(f"there is no journal at {command.journal}")
     with _opened_journal(command.journal) as journal:
         session = JournaledSession(journal)
@@ -291,8 +350,9 @@ def _opened_journal(path: str, durability: Durability = "process") -> Iterator[S
 
 
 def _refuse_repeated_ids(turns: Sequence[Turn], catalog: Catalog) -> None:
-    """A `CliError` if a call id is used in two turns: the journal knows a call by its id, so the
-    later call would be replayed or refused instead of run."""
+    """A `CliError` if a call id is used in two turns: the log and the answers pair with calls by
+    id (a reader would pair one call's result with the other), and a journal knows a call by its
+    id (the later call would be replayed or refused instead of run)."""
     ids = [tuple(call.call_id for call in turn_calls(turn, catalog)) for turn in turns]
     repeated = repeated_call_ids(ids)
     if repeated:
@@ -301,8 +361,8 @@ def _refuse_repeated_ids(turns: Sequence[Turn], catalog: Catalog) -> None:
         raise CliError(
             f"the call id {call_id!r} is used in turns {shown}"
             f"{f' (and {len(repeated) - 1} more ids repeat)' if len(repeated) > 1 else ''}:"
-            " a journal knows a call by its id, so with --journal each call id is used once in"
-            " the session (CALL_ID_CONFLICT)"
+            " the log and a journal know a call by its id, so each call id is used once in a"
+            " session (CALL_ID_CONFLICT)"
         )
 
 
@@ -345,7 +405,10 @@ def _refuse_to_overwrite(
 
 def replay(command: ReplayCommand) -> int:
     """`toolfx replay`: show a log's records again with the same tools' presenters."""
-    header, records = read_log(read_text(command.log, "log"))
+    try:
+        header, records = read_log(read_text(command.log, "log"))
+    except LogError as error:
+        raise CliError(f"the log {command.log}, {error}") from None
     display = _display(command.output, load_catalog(header.workspace, present=header.present))
     for record in (header, *records):
         display.show(record)
@@ -358,6 +421,6 @@ def tools(command: ToolsCommand) -> int:
     catalog = load_catalog(workspace_root(command.workspace), present=command.present)
     exported, notes = export_schemas(catalog, command.form)
     print(visible_json(json.dumps(exported, indent=2, ensure_ascii=False)))
-    for note in notes:  # what the provider's form could not keep, for the person reading
-        print(f"note: {visible(str(note))}", file=sys.stderr)
+    for note in merged_notes(notes):  # what the provider's form could not keep, for the reader
+        print(f"note: {visible(note)}", file=sys.stderr)
     return 0

@@ -4,7 +4,7 @@ catalog they make for one workspace, and its schemas in the forms models are giv
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from importlib.metadata import entry_points
 from typing import Any, Final, Literal, Protocol
 
@@ -22,6 +22,7 @@ __all__ = [
     "ToolProvider",
     "export_schemas",
     "load_catalog",
+    "merged_notes",
 ]
 
 GROUP: Final = "toolfx.tools"
@@ -101,11 +102,24 @@ def export_schemas(catalog: Catalog, form: SchemaFormat) -> tuple[object, tuple[
         return list(openai_chat.tools(catalog)), openai_chat.notes(catalog)
     if form == "anthropic":
         return list(anthropic_messages.tools(catalog)), anthropic_messages.notes(catalog)
-    if form == "gemini":
-        declarations = gemini.tools(catalog).get("function_declarations")
-        return declarations, gemini.notes(catalog)
+    if form == "gemini":  # one Tool of the REST API's `tools` list, in its JSON (camelCase)
+        declarations = gemini.tools(catalog).get("function_declarations") or []
+        return {"functionDeclarations": declarations}, gemini.notes(catalog)
     plain: list[JsonValue] = [
         {"name": s.name, "description": s.description, "parameters": thaw_json(s.parameters)}
         for s in catalog.native_schemas()
     ]
     return plain, ()
+
+
+def merged_notes(notes: Iterable[ToolNote]) -> list[str]:
+    """The notes as lines, each said once in the order first met: the same loss in several tools
+    is one line naming them all (`bash, read: /additionalProperties: ...`)."""
+    tools_of: dict[tuple[str, str], list[str]] = {}
+    for note in notes:
+        tools = tools_of.setdefault((note.path, note.reason), [])
+        if note.tool not in tools:
+            tools.append(note.tool)
+    return [
+        str(ToolNote(", ".join(tools), path, reason)) for (path, reason), tools in tools_of.items()
+    ]

@@ -4,23 +4,31 @@ once. It shows every card kind, an approval, a denial, a failing call, bounded o
 Code Mode turn (the tools are presented `both` ways): a `run_code` program that gathers a glob
 and a grep and counts the functions in each file. Without Monty (the `codemode` extra) that call
 fails saying how to install it, and the rest of the demo runs as before.
+
+`--interactive` asks at the terminal instead, as `run` does; `--keep` keeps the workspace (its
+path is said on stderr) to look at or run again.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
+import sys
 import tempfile
+from collections.abc import Iterator
 from importlib.resources import as_file, files
 from typing import Final
 
-from toolfx.interpreters.cli._approvals import fixed
+from toolfx.interpreters.cli._approvals import Answer, fixed
 from toolfx.interpreters.cli._args import DemoCommand
-from toolfx.interpreters.cli._commands import play
+from toolfx.interpreters.cli._commands import play, terminal_answer
 from toolfx.interpreters.cli._log import SessionHeader
 from toolfx.interpreters.cli._providers import load_catalog
+from toolfx.interpreters.cli._render import Display
 from toolfx.interpreters.cli._session import parse_session
+from toolfx.interpreters.cli._visible import visible
 
 __all__ = ["BUILD_LOG_LINES", "DEMO_PRESENTATION", "demo"]
 
@@ -34,9 +42,8 @@ _DATA: Final = files(__name__)
 
 
 def demo(command: DemoCommand) -> int:
-    """Run the demo session in a temporary workspace that is removed afterwards."""
-    with tempfile.TemporaryDirectory(prefix="toolfx-demo-") as temp:
-        root = os.path.join(os.path.realpath(temp), "workspace")
+    """Run the demo session in a temporary workspace, removed afterwards unless kept."""
+    with _workspace(keep=command.keep) as root:
         with as_file(_DATA / "workspace") as source:
             shutil.copytree(source, root, ignore=shutil.ignore_patterns("__pycache__"))
         _write_build_log(os.path.join(root, "logs", "build.log"))
@@ -48,11 +55,33 @@ def demo(command: DemoCommand) -> int:
             turns,
             catalog,
             header,
-            lambda display: fixed("allowed-once"),
+            lambda display: _answer(command, display),
             log=command.log,
             output=command.output,
         )
     return 0
+
+
+@contextlib.contextmanager
+def _workspace(*, keep: bool) -> Iterator[str]:
+    """Where the demo's workspace goes (not made yet): in a new temporary folder, removed on
+    leaving unless it is kept, and then where it is is said on stderr (however the demo ends)."""
+    if not keep:
+        with tempfile.TemporaryDirectory(prefix="toolfx-demo-") as temp:
+            yield os.path.join(os.path.realpath(temp), "workspace")
+        return
+    root = os.path.join(os.path.realpath(tempfile.mkdtemp(prefix="toolfx-demo-")), "workspace")
+    try:
+        yield root
+    finally:
+        print(f"toolfx: the demo workspace is kept at {visible(root)}", file=sys.stderr)
+
+
+def _answer(command: DemoCommand, display: Display) -> Answer:
+    """The demo's asks: answered at the terminal when interactive, else each allowed once."""
+    return (
+        terminal_answer(command.output, display) if command.interactive else fixed("allowed-once")
+    )
 
 
 def _write_build_log(path: str) -> None:
