@@ -171,7 +171,7 @@ def test_every_mcp_content_kind_round_trips_with_its_annotations() -> None:
         (
             [{"type": "image", "data": "x", "media_type": "a"}],
             "/0/media_type",
-            "unexpected key 'media_type'",
+            "unexpected key 'media_type' (did you mean 'mediaType'?)",
         ),
         ([{"type": "image", "data": "x"}], "/0", "missing required key 'mediaType'"),
         (
@@ -310,7 +310,11 @@ def test_durable_meta_null_reads_as_no_meta() -> None:
             "unknown error code 'BAD'",
         ),
         ({"content": [], "isError": 0}, "/isError", "expected boolean, found integer 0"),
-        ({"content": [], "is_error": False}, "/is_error", "unexpected key 'is_error'"),
+        (
+            {"content": [], "is_error": False},
+            "/is_error",
+            "unexpected key 'is_error' (did you mean 'isError'?)",
+        ),
         ({"isError": False}, "", "missing required key 'content'"),
         ({"content": [], "isError": False, "value": 1}, "/value", "unexpected key 'value'"),
     ],
@@ -470,7 +474,12 @@ _DENIED = {"message": "m", "code": "DENIED"}
         (record_from_json, {"callId": "c"}, "", "missing required key 'event'"),
         (record_from_json, [], "", "expected object, found empty array"),
         (record_from_json, {**_CALL, "agent": None}, "/agent", "expected string, found null"),
-        (record_from_json, {**_CALL, "call_id": "c"}, "/call_id", "unexpected key 'call_id'"),
+        (
+            record_from_json,
+            {**_CALL, "call_id": "c"},
+            "/call_id",
+            "unexpected key 'call_id' (did you mean 'callId'?)",
+        ),
         (
             record_from_json,
             {**_CALL, "arguments": {"x": [float("nan")]}},
@@ -727,7 +736,7 @@ def test_generic_raw_input_null_reads_as_none() -> None:
         (
             {"card": "generic", "title": "t", "raw_input": 1},
             "/raw_input",
-            "unexpected key 'raw_input'",
+            "unexpected key 'raw_input' (did you mean 'rawInput'?)",
         ),
         ({"card": "generic", "title": None}, "/title", "expected string, found null"),
         (
@@ -780,7 +789,11 @@ def test_call_card_errors(value: object, path: str, reason: str) -> None:
             "/exitCode",
             "expected integer, found boolean true",
         ),
-        ({"card": "terminal", "exit_code": 1}, "/exit_code", "unexpected key 'exit_code'"),
+        (
+            {"card": "terminal", "exit_code": 1},
+            "/exit_code",
+            "unexpected key 'exit_code' (did you mean 'exitCode'?)",
+        ),
         (
             {"card": "terminal", "duration": -1},
             "/duration",
@@ -814,7 +827,7 @@ def test_call_card_errors(value: object, path: str, reason: str) -> None:
         (
             {"card": "read", "path": "a", "offset": 1, "lines": [], "total_lines": 1},
             "/total_lines",
-            "unexpected key 'total_lines'",
+            "unexpected key 'total_lines' (did you mean 'totalLines'?)",
         ),
         (
             {

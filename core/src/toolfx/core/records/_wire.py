@@ -191,7 +191,7 @@ def read_object(
 
 def _meant(key: str, required: Collection[str], optional: Collection[str]) -> str:
     """` (did you mean 'k'?)` for the known key closest to a misspelled one, or ""."""
-    close = difflib.get_close_matches(key, [*required, *optional], n=1, cutoff=0.6)
+    close = difflib.get_close_matches(key, [*required, *optional], n=1, cutoff=0.75)
     return f" (did you mean {render_literal(close[0])}?)" if close else ""
 
 
