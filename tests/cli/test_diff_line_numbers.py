@@ -15,10 +15,12 @@ import tempfile
 from pathlib import Path
 from typing import Any, Final
 
+import pexpect
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.console import Console, RenderableType
 
+from tests.cli.support import spawn_toolfx, write_session
 from tests.leaves_support import LeafSession
 from toolfx.core.plaintext import unified_text_diff
 from toolfx.core.tools import (
@@ -237,3 +239,28 @@ def test_an_edits_pending_card_says_its_place_is_not_known_yet() -> None:
 def test_a_diff_known_to_start_at_a_line_numbers_its_hunks_from_it() -> None:
     diff = FileDiff("f", "a\nb\nc\n", "a\nB\nc\n", 40)
     assert headers(list(diff_lines(diff))) == ["@@ -40,3 +40,3 @@"]
+
+
+def test_at_the_terminal_an_edit_in_the_middle_of_a_file_shows_gits_hunk_header(
+    tmp_path: Path,
+) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "f.txt").write_text(TWO_HUNDRED)
+    edit = {"path": "f.txt", "old": "line 101\n", "new": "one hundred and one\nand a bit\n"}
+    session = write_session(
+        tmp_path / "s.jsonl",
+        {"calls": [{"id": "r1", "name": "read", "arguments": {"path": "f.txt", "limit": 1}}]},
+        {"calls": [{"id": "e1", "name": "edit", "arguments": edit}]},
+    )
+    (expected,) = headers(git_hunks(TWO_HUNDRED, TWO_HUNDRED.replace(edit["old"], edit["new"])))
+    assert expected == "@@ -98,7 +98,8 @@"
+    child, transcript = spawn_toolfx(
+        "run", session, "--workspace", str(workspace), "--yes", "--no-color"
+    )
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    shown_lines = transcript.getvalue().replace("\r\n", "\n")
+    assert "@@ -? +?,2 @@" in shown_lines  # the pending card: the place is found when it runs
+    assert expected in shown_lines  # the completed card: the file's own line numbers
