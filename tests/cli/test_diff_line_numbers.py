@@ -1,8 +1,8 @@
 """Honest diff line numbers: the edit and write cards the CLI shows, and the diff the edit's
-model reads, have `git diff`'s hunks (headers and bodies) for any change whose shortest diff is
-one (texts without repeated lines; where lines repeat, git may place a change elsewhere among
-the equal lines, see core's `plaintext` diff). An edit's pending card, built from its arguments
-alone, says its place is not known yet."""
+model reads, have `git diff`'s hunks (headers and bodies) for any change of texts whose lines are
+not repeated (where lines repeat, git may place a change elsewhere among the equal lines by its
+own sliding heuristics, see core's `plaintext` diff). An edit's pending card, built from its
+arguments alone, says its place is not known yet."""
 
 from __future__ import annotations
 

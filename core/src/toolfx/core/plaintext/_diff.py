@@ -8,9 +8,9 @@ lines); any other middle is shown whole as one replaced block. Hunk headers carr
 numbers, as `git diff` writes them (counted from the file's line number of the texts' first line
 when they are a part of a file); hunks are grouped as `difflib.unified_diff` groups them.
 
-Where two shortest diffs exist (texts with repeated lines), `git diff` may place a change
-elsewhere among the equal lines (its own Myers variant, then sliding); texts without repeated
-lines have one shortest diff, and then the hunk headers are git's.
+Texts whose lines are not repeated get git's hunks (tests compare them with `git diff`); where
+lines repeat, git may place a change elsewhere among equal lines (it slides changes by its own
+heuristics), so a hunk can start a line or more apart from git's.
 """
 
 from __future__ import annotations
