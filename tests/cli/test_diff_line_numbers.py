@@ -131,6 +131,13 @@ def test_any_change_of_texts_without_repeated_lines_has_gits_hunks(
     assert model_hunks(before, after) == expected
 
 
+@given(old=st.text(alphabet="ab\n\r", max_size=120), new=st.text(alphabet="ab\n\r", max_size=120))
+def test_the_cards_hunks_are_the_whole_files_for_any_texts(old: str, new: str) -> None:
+    """The card holds only the changed lines with their context, numbered from where they start:
+    its hunks are those of the whole file's diff, repeated lines or not."""
+    assert card_hunks(old, new) == model_hunks(old, new)
+
+
 @st.composite
 def changes_in_a_long_file(draw: st.DrawFn) -> tuple[str, str]:
     """A file of 100 to 300 distinct lines and the file with a random run of it replaced by a
