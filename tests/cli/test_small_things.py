@@ -174,6 +174,9 @@ def test_file_errors_name_the_file_and_say_what_is_wrong(
         ("run", str(binary), *ws): f"the session file {binary} is not UTF-8 text (at byte 0)",
         ("run", session, "--rules", str(folder), *ws): f"the rules file {folder} is a folder",
         ("run", session, "--log", str(folder), *ws): f"the log {folder} is a folder",
+        ("run", session, "--log", str(folder / "no" / "l.jsonl"), *ws): (
+            f"the log {folder}/no/l.jsonl cannot be written: its folder does not exist"
+        ),
         ("replay", str(folder)): f"the log {folder} is a folder",
         ("approve", str(folder)): f"the journal {folder} is a folder",
         ("run", session, "--workspace", session): f"the workspace {session} is not a folder",
