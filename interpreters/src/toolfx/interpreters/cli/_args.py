@@ -305,6 +305,7 @@ def toolfx_version() -> str:
         return "unknown"
 
 
+@final
 class _Parser(argparse.ArgumentParser):
     """argparse's parser, whose usage errors suggest the choice a misspelled one meant."""
 
