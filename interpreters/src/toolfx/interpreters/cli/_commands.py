@@ -94,7 +94,7 @@ def _console(output: OutputOptions, *, stderr: bool = False) -> Console:
 def _display(output: OutputOptions, catalog: Catalog) -> Display:
     if output.json:
         return JsonDisplay(sys.stdout.write)
-    return PanelDisplay(_console(output), catalog)
+    return PanelDisplay(_console(output), catalog, verbose=output.verbose)
 
 
 def play(
