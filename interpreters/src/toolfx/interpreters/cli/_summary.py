@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 from typing import Final, assert_never
 
+from rich.console import Group
 from rich.text import Text
 
 from toolfx.core.json import FrozenJson
@@ -117,30 +118,31 @@ def failure(code: str | None, view: ToolResultView) -> str | None:
     return "non-zero exit" if view.exit_code not in (None, 0) else None
 
 
-def pending_line(tool: str, call_id: str, subject: str) -> Text:
+def pending_line(tool: str, call_id: str, subject: str) -> Group:
     """The line of a call as it is recorded: `● read · c1  src/app.py`."""
-    return _line(
-        ("●", "blue"), (visible(f"{tool} · {call_id}", lines=False), "bold"), ("  " + subject, "")
-    )
+    return _line(("●", "blue"), (f"{_part(tool)} · {_part(call_id)}", "bold"), ("  " + subject, ""))
 
 
 def settled_line(
     tool: str, subject: str, facts: str, *, mark: str = "done", indent: int = 0
-) -> Text:
+) -> Group:
     """The line of a settled call: `✓ read src/app.py · 18 lines` (`mark`: done, failed or
     replayed), `indent` spaces in."""
     about = f" {subject}" if subject else ""
     return _line(
         _MARKS[mark],
-        (visible(tool, lines=False), "bold"),
+        (_part(tool), "bold"),
         (about, ""),
         (f" · {facts}", "dim"),
         indent=indent,
     )
 
 
-def _line(mark: tuple[str, str], *parts: tuple[str, str], indent: int = 0) -> Text:
-    return Text.assemble(" " * indent, mark, " ", *parts, no_wrap=True, overflow="ellipsis")
+def _line(mark: tuple[str, str], *parts: tuple[str, str], indent: int = 0) -> Group:
+    """One line that never wraps: a console crops it at its width with an ellipsis (in a
+    group: `Console.print` would join a bare `Text` into one that wraps)."""
+    text = Text.assemble(" " * indent, mark, " ", *parts, no_wrap=True, overflow="ellipsis")
+    return Group(text)
 
 
 def _part(text: str) -> str:
