@@ -107,13 +107,13 @@ def test_a_long_turn_has_a_bar_that_only_its_own_calls_move() -> None:
     calls.settle("c1", in_turn=True)
     assert drawn(calls, width=80)[0].startswith("turn 2 ")
     assert drawn(calls, width=80)[0].endswith(" 1/6")
-    assert not calls.idle  # five calls still to come
+    assert not calls.idle()  # five calls still to come
     for n in range(5):
         calls.settle(f"x{n}", in_turn=True)
-    assert calls.idle
+    assert calls.idle()
     short = RunningCalls(Clock())
     short.begin_turn(1, 5)
-    assert short.idle
+    assert short.idle()
     assert drawn(short) == []
 
 

@@ -94,7 +94,6 @@ class RunningCalls:
         self._rows: dict[str, _Row] = {}
         self._turn: _Turn | None = None
 
-    @property
     def idle(self) -> bool:
         """Whether nothing runs and no turn waits for calls: nothing to draw live."""
         with self._lock:
@@ -259,7 +258,7 @@ class LiveRegion:
         """Start, refresh or stop drawing, as what runs and the pauses say."""
         if self._pauses:
             return
-        if self._calls.idle:
+        if self._calls.idle():
             self._stop()  # drawn a last time: a finished turn's bar shows all its calls
             self._calls.end_turn()
         elif self._live is None:
