@@ -12,7 +12,7 @@ import pytest
 from rich.console import Console
 
 from tests.cli.support import toolfx, write_session
-from toolfx.core.records import ToolApprovalRecord, ToolCallRecord, ToolResultRecord
+from toolfx.core.records import ToolApprovalRecord, ToolCallRecord, ToolResultRecord, freeze
 from toolfx.core.registry import Location
 from toolfx.core.tools import (
     DurableResult,
@@ -23,10 +23,11 @@ from toolfx.core.tools import (
     TextBlock,
     ToolCallView,
     ToolResultView,
+    ToolRunContext,
     define_tool,
     failed,
 )
-from toolfx.interpreters.cli._log import SessionHeader, TurnRecord
+from toolfx.interpreters.cli._log import LogRecord, SessionHeader, TurnRecord
 from toolfx.interpreters.cli._render import PanelDisplay
 
 
@@ -38,6 +39,9 @@ class Command(TypedDict):
 
 def command_tool_location() -> Location:
     """A location with `cmd`, a tool whose cards say how its (pretend) command ended."""
+
+    def ran(args: Command, ctx: ToolRunContext) -> str:
+        return "ran"
 
     def pending(args: Command) -> ToolCallView:
         return TerminalCallCard(args["line"])
@@ -56,7 +60,7 @@ def command_tool_location() -> Location:
             description="d",
             parameters=Command,
             output=Output(str),
-            execute=lambda args: "ran",
+            execute=ran,
             present_call=pending,
             present_result=ended,
         )
@@ -70,9 +74,9 @@ def shown(*, verbose: bool = False) -> str:
     out = io.StringIO()
     console = Console(file=out, width=80, color_system=None, highlight=False)
     display = PanelDisplay(console, command_tool_location().catalog(), verbose=verbose)
-    records = [SessionHeader("/ws", "sync"), TurnRecord(1, 4)]
+    records: list[LogRecord] = [SessionHeader("/ws", "sync"), TurnRecord(1, 4)]
     for call_id, exit_code, timed_out in [("c1", 0, False), ("c2", 1, False), ("c3", 0, True)]:
-        arguments = {"line": f"make {call_id}", "exit": exit_code, "timed_out": timed_out}
+        arguments = freeze({"line": f"make {call_id}", "exit": exit_code, "timed_out": timed_out})
         records += [
             ToolCallRecord(call_id, call_id, "cmd", arguments),
             ToolResultRecord(call_id, DurableResult((TextBlock("out"),))),
