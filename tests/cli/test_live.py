@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from rich.cells import cell_len
 from rich.console import Console
 
+from toolfx.core.records import ToolCallRecord
 from toolfx.core.registry import Location
 from toolfx.core.runtime import ProgressEvent
 from toolfx.interpreters.cli._live import (
@@ -184,3 +185,15 @@ def test_a_display_off_a_terminal_draws_nothing_live() -> None:
         pass
     assert "a line" not in out.getvalue()
     assert "⠋" not in out.getvalue()
+
+
+def test_a_replay_draws_nothing_live_even_on_a_terminal() -> None:
+    clock = Clock()
+    console, out = terminal(clock)
+    display = PanelDisplay(console, Location().catalog(), live=False)
+    display.show(ToolCallRecord("c1", "c1", "bash", {"command": "ls"}))
+    display.progress(ProgressEvent("c1", "bash", 1, None, "a line"))
+    display.finish()
+    assert "● bash · c1" in out.getvalue()
+    assert "⠋" not in out.getvalue()
+    assert "a line" not in out.getvalue()

@@ -158,7 +158,7 @@ def test_the_lines_read_as_the_issue_shows_them() -> None:
     assert shown(pending_line("read", "c1", "src/app.py")) == "● read · c1  src/app.py\n"
     assert shown(settled_line("read", "src/app.py", "18 lines")) == "✓ read src/app.py · 18 lines\n"
     assert shown(settled_line("glob", "", "2 paths", indent=4)) == "    ✓ glob · 2 paths\n"
-    assert shown(settled_line("x", "y", "z", mark="replayed")) == "↻ x y · z\n"
+    assert shown(settled_line("x", "y", "z", replayed=True)) == "↻ replayed x y · z\n"
 
 
 def test_hostile_text_gives_one_visible_line_cut_to_its_bound() -> None:

@@ -91,10 +91,10 @@ def _console(output: OutputOptions, *, stderr: bool = False) -> Console:
     )
 
 
-def _display(output: OutputOptions, catalog: Catalog) -> Display:
+def _display(output: OutputOptions, catalog: Catalog, *, live: bool = True) -> Display:
     if output.json:
         return JsonDisplay(sys.stdout.write)
-    return PanelDisplay(_console(output), catalog, verbose=output.verbose)
+    return PanelDisplay(_console(output), catalog, verbose=output.verbose, live=live)
 
 
 def play(
@@ -346,7 +346,8 @@ def _refuse_to_overwrite(
 def replay(command: ReplayCommand) -> int:
     """`toolfx replay`: show a log's records again with the same tools' presenters."""
     header, records = read_log(read_text(command.log, "log"))
-    display = _display(command.output, load_catalog(header.workspace, present=header.present))
+    catalog = load_catalog(header.workspace, present=header.present)
+    display = _display(command.output, catalog, live=False)  # nothing runs
     for record in (header, *records):
         display.show(record)
     display.finish()

@@ -6,9 +6,9 @@ one when it settles (`✓ read src/app.py · 18 lines`; `_summary` says how each
 summed up, and what counts as failed); a failed call prints its full card instead. An approval is
 one line; each tool call of a Code Mode program (a `tool/call` with a parent, settled by its
 `tool/code-dispatch`) one line indented under the program; a call a journal had settled before
-the run one line marked replayed (`↻`, nothing ran again). Verbose: a pending card per call and a
-completed card per result, a program's calls as cards nested under it, a replayed call as a cyan
-card marked `replayed`.
+the run one line marked `↻ replayed` (nothing ran again), failed or not. Verbose: a pending card
+per call and a completed card per result, a program's calls as cards nested under it, a replayed
+call as a cyan card marked `replayed`.
 
 What is printed is a function of the records and the tools' presenters only, so a live run and
 the replay of its log print the same bytes (without colour). On a terminal the live region
@@ -113,13 +113,17 @@ class PanelDisplay:
 
     __slots__ = ("_calls", "_catalog", "_console", "_live", "_tally", "_verbose")
 
-    def __init__(self, console: Console, catalog: Catalog, *, verbose: bool = False) -> None:
+    def __init__(
+        self, console: Console, catalog: Catalog, *, verbose: bool = False, live: bool = True
+    ) -> None:
+        """`verbose`: every call's cards; `live`: draw running calls (on a terminal only; a
+        replay runs nothing)."""
         self._console = console
         self._catalog = catalog
         self._verbose = verbose
         self._calls: dict[str, ToolCallRecord] = {}
         self._tally = SessionTally()
-        self._live = LiveRegion(console) if console.is_terminal else None
+        self._live = LiveRegion(console) if live and console.is_terminal else None
 
     def show(self, record: LogRecord) -> None:
         """Print the record: a rule for the session and each turn, a line or card for a call."""
@@ -249,7 +253,7 @@ class PanelDisplay:
             if not replayed:
                 return settled_line(name, self._subject(call), facts)
             facts = facts if failed is None else f"{failed} · {facts}"
-            return settled_line(name, self._subject(call), f"{facts} · replayed", mark="replayed")
+            return settled_line(name, self._subject(call), facts, replayed=True)
         status = code or ("done" if failed is None else failed)
         colour = "green" if failed is None else "red"
         if replayed:  # one colour for every replay, whatever its result: it did not run now

@@ -53,7 +53,8 @@ __all__ = [
 MAX_PART_CHARS: Final = 200
 """The most characters of a tool's text (a subject, a line of content) a summary takes."""
 
-_MARKS: Final = {"done": ("✓", "green"), "failed": ("✗", "red"), "replayed": ("↻", "cyan")}
+_MARKS: Final = {False: ("✓", "green"), True: ("↻ replayed", "cyan")}
+"""The mark of a settled call: run now, or replayed from a journal (first, so no crop hides it)."""
 
 
 def counted(count: int, noun: str, plural: str | None = None) -> str:
@@ -124,13 +125,13 @@ def pending_line(tool: str, call_id: str, subject: str) -> Group:
 
 
 def settled_line(
-    tool: str, subject: str, facts: str, *, mark: str = "done", indent: int = 0
+    tool: str, subject: str, facts: str, *, replayed: bool = False, indent: int = 0
 ) -> Group:
-    """The line of a settled call: `✓ read src/app.py · 18 lines` (`mark`: done, failed or
-    replayed), `indent` spaces in."""
+    """The line of a settled call: `✓ read src/app.py · 18 lines`, or `↻ replayed read ...` for
+    a call a journal had settled; `indent` spaces in."""
     about = f" {subject}" if subject else ""
     return _line(
-        _MARKS[mark],
+        _MARKS[replayed],
         (_part(tool), "bold"),
         (about, ""),
         (f" · {facts}", "dim"),
