@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from rich.cells import cell_len
 from rich.console import Console
 
-from toolfx.core.records import ToolCallRecord
+from toolfx.core.records import ToolApprovalRecord, ToolCallRecord
 from toolfx.core.registry import Location
 from toolfx.core.runtime import ProgressEvent
 from toolfx.interpreters.cli._live import (
@@ -197,3 +197,15 @@ def test_a_replay_draws_nothing_live_even_on_a_terminal() -> None:
     assert "● bash · c1" in out.getvalue()
     assert "⠋" not in out.getvalue()
     assert "a line" not in out.getvalue()
+
+
+def test_a_call_whose_ask_is_deferred_is_not_drawn_as_running() -> None:
+    console, _ = terminal(Clock())
+    display = PanelDisplay(console, Location().catalog())
+    region = display._live
+    assert region is not None
+    display.show(ToolCallRecord("w1", "w1", "write", {"path": "a", "content": ""}))
+    assert drawing(region)
+    display.show(ToolApprovalRecord("w1", "edit", ("a",), None, "deferred"))
+    assert not drawing(region)
+    display.finish()

@@ -70,12 +70,15 @@ class _Row:
     sub: bool
     started: float
     lines: deque[str] = field(default_factory=lambda: deque(maxlen=STREAMED_LINES))
-    done: str = ""
+    count: str = ""
+    """How far it has got against a known total (`2/5`), or nothing."""
 
 
 @final
 @dataclass(slots=True)
 class _Turn:
+    """A long turn: its number, how many calls it has, how many have settled."""
+
     number: int
     calls: int
     settled: int = 0
@@ -120,7 +123,7 @@ class RunningCalls:
                 title = self._title(event.tool, event.call_id)
                 row = self._rows[event.call_id] = _Row(title, False, self._clock())
             if event.total is not None:
-                row.done = f"{event.progress:g}/{event.total:g}"
+                row.count = f"{event.progress:g}/{event.total:g}"
             if event.message is not None:
                 pieces = event.message.removesuffix("\n").rsplit("\n", STREAMED_LINES)
                 row.lines.extend(_line(piece) for piece in pieces[-STREAMED_LINES:])
@@ -155,7 +158,7 @@ class RunningCalls:
             now_turn = self._turn
             turn = None if now_turn is None else (now_turn.number, now_turn.settled, now_turn.calls)
             rows = [
-                (row.title, row.sub, row.started, tuple(row.lines), row.done)
+                (row.title, row.sub, row.started, tuple(row.lines), row.count)
                 for row in self._rows.values()
             ]
         if turn is not None:
@@ -167,21 +170,21 @@ class RunningCalls:
                 Text(f"{settled}/{calls}"),
             )
             yield bar
-        for title, sub, started, lines, done in rows:
+        for title, sub, started, lines, count in rows:
             indent = " " * (SUB_CALL_INDENT if sub else 0)
             frame = _SPINNER[int((now - started) * _SPINNER_FRAMES_PER_SECOND) % len(_SPINNER)]
             yield _uncut(
                 (f"{indent}{frame} ", "cyan"),
                 (title, "bold"),
                 (f"  {elapsed(now - started)}", "dim"),
-                (f"  {done}" if done else "", "dim"),
+                (f"  {count}" if count else "", "dim"),
             )
             for line in lines:
                 yield _uncut((f"{indent}  │ ", "dim"), (line, "dim"))
 
     @staticmethod
     def _title(tool: str, call_id: str) -> str:
-        return visible(f"{tool} · {call_id}", lines=False)
+        return _line(f"{tool} · {call_id}")
 
 
 def _line(text: str) -> str:

@@ -126,8 +126,9 @@ class PanelDisplay:
         self._live = LiveRegion(console) if live and console.is_terminal else None
 
     def show(self, record: LogRecord) -> None:
-        """Print the record: a rule for the session and each turn, a line or card for a call."""
-        console, live = self._console, self._live
+        """Print the record: a rule for the session and each turn, a line or card for a call;
+        then follow it on the live region."""
+        console = self._console
         match record:
             case SessionHeader():
                 shown = "" if record.present == "native" else f" · tools as {record.present}"
@@ -136,34 +137,44 @@ class PanelDisplay:
                 workspace = visible(record.workspace, lines=False)
                 console.print(Text(f"workspace {workspace}", style="dim"))
             case TurnRecord():
-                if live is not None:
-                    live.turn(record.turn, record.calls)
                 console.rule(Text(f"turn {record.turn} · {counted(record.calls, 'call')}"))
             case ToolCallRecord():
                 self._calls[record.call_id] = record
-                sub = record.parent_call_id is not None
-                if not sub:  # a program's call is shown once it settles
+                if record.parent_call_id is None:  # a program's call is shown once it settles
                     console.print(self._pending(record))
-                if live is not None:
-                    live.started(record.call_id, record.name, sub=sub)
             case ToolApprovalRecord():
                 self._tally.asked(_reply_kind(record.reply))
                 console.print(self._nested(record.call_id, self._approval(record)))
-                if live is not None:
-                    live.answered(record.call_id)
             case ToolResultRecord():
                 console.print(self._settled(record))
-                if live is not None:
-                    live.settled(record.call_id, in_turn=True)
             case ReplayedRecord():
                 self._calls[record.call.call_id] = record.call
                 console.print(self._settled(record.result, replayed=True))
-                if live is not None:
-                    live.settled(record.call.call_id, in_turn=True)
             case ToolCodeDispatchRecord():
                 console.print(self._dispatched(record))
-                if live is not None:
-                    live.settled(record.call_id, in_turn=False)
+        if self._live is not None:
+            self._follow(self._live, record)
+
+    def _follow(self, live: LiveRegion, record: LogRecord) -> None:
+        """What the record changes on the live region: a call's row comes, restarts its time
+        once answered, or goes when the call settles (or waits for `toolfx approve`)."""
+        match record:
+            case TurnRecord():
+                live.turn(record.turn, record.calls)
+            case ToolCallRecord():
+                live.started(record.call_id, record.name, sub=record.parent_call_id is not None)
+            case ToolApprovalRecord() if record.reply == "deferred":  # not running: it waits
+                call = self._calls.get(record.call_id)
+                in_turn = call is None or call.parent_call_id is None
+                live.settled(record.call_id, in_turn=in_turn)
+            case ToolApprovalRecord():
+                live.answered(record.call_id)
+            case ToolResultRecord():
+                live.settled(record.call_id, in_turn=True)
+            case ReplayedRecord():
+                live.settled(record.call.call_id, in_turn=True)
+            case ToolCodeDispatchRecord():
+                live.settled(record.call_id, in_turn=False)
 
     def finish(self) -> None:
         """Print the summary: calls by outcome, approvals by answer."""
