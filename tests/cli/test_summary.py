@@ -58,7 +58,9 @@ def matches(*places: tuple[str, int]) -> tuple[SearchMatch, ...]:
 
 
 HIDDEN = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
-"""What `visible` escapes (with newlines): what no line may hold raw."""
+"""What `visible` escapes (with newlines): what no line may hold raw..."""
+JOINERS = "\u200c\u200d"
+"""... but the zero-width joiners, which emoji and many scripts need."""
 
 OLD = "".join(f"{n}\n" for n in range(1, 21))
 
@@ -218,12 +220,30 @@ def result_cards() -> st.SearchStrategy[ToolResultView]:
     )
 
 
-@given(tool=st.text(max_size=30), subject=st.text(max_size=300), view=result_cards())
+def call_cards() -> st.SearchStrategy[ToolCallView]:
+    """Any pending card, of every kind, holding any text."""
+    text = st.text(max_size=300)
+    optional = st.none() | text
+    arguments = st.none() | st.dictionaries(text, text, max_size=3)
+    diff = st.builds(FileDiff, text, optional, text, st.none() | st.integers(1, 10))
+    return st.one_of(
+        st.builds(GenericCallCard, text, raw_input=arguments),
+        st.builds(TerminalCallCard, text, optional, optional),
+        st.builds(DiffCallCard, text, st.lists(diff, max_size=2).map(tuple)),
+        st.builds(CodeCallCard, text, text, optional),
+    )
+
+
+@given(tool=st.text(max_size=30), call=call_cards(), view=result_cards())
 def test_any_card_sums_up_as_exactly_one_line_with_nothing_hidden(
-    tool: str, subject: str, view: ToolResultView
+    tool: str, call: ToolCallView, view: ToolResultView
 ) -> None:
-    line = settled_line(tool, call_subject(tool, TerminalCallCard(subject)), result_facts(view))
-    out = shown(line, width=60)
-    assert out.count("\n") == 1
-    hidden = [c for c in out[:-1] if unicodedata.category(c) in HIDDEN and c not in "\u200c\u200d"]
-    assert not hidden, repr(out)
+    subject = call_subject(tool, call)
+    for line in (
+        pending_line(tool, "c1", subject),
+        settled_line(tool, subject, result_facts(view)),
+    ):
+        out = shown(line, width=60)
+        assert out.count("\n") == 1
+        hidden = [c for c in out[:-1] if unicodedata.category(c) in HIDDEN and c not in JOINERS]
+        assert not hidden, repr(out)
