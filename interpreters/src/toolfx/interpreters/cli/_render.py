@@ -259,12 +259,9 @@ class PanelDisplay:
         code = None if result.error is None else result.error.info.code.value
         failed = failure(code, view)
         self._tally.settled(failed, replayed=replayed)
-        if not self._verbose and (replayed or failed is None):
-            facts = result_facts(view)
-            if not replayed:
-                return settled_line(name, self._subject(call), facts)
-            facts = facts if failed is None else f"{failed} · {facts}"
-            return settled_line(name, self._subject(call), facts, replayed=True)
+        if not self._verbose and (replayed or failed is None):  # a replay's failure: a line too
+            facts = result_facts(view) if failed is None else f"{failed} · {result_facts(view)}"
+            return settled_line(name, self._subject(call), facts, replayed=replayed)
         status = code or ("done" if failed is None else failed)
         colour = "green" if failed is None else "red"
         if replayed:  # one colour for every replay, whatever its result: it did not run now
