@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from rich.console import Console
+from rich.console import Console, RenderableType
 
 from tests.cli.support import Ran, toolfx, write_session
 from toolfx.core.codemode import RUN_CODE
@@ -61,11 +61,17 @@ def workspace(tmp_path: Path) -> Path:
 
 
 def run(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path, workspace: Path, *turns: object, **kw: str
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    workspace: Path,
+    *turns: object,
+    verbose: bool = False,
+    **kw: str,
 ) -> Ran:
     """`toolfx run` of `turns` with the tools presented as code (and `--yes`), plus options."""
     session = write_session(tmp_path / "session.jsonl", *turns)
     options = [item for key, value in kw.items() for item in (f"--{key}", value)]
+    options += ["--verbose"] if verbose else []
     return toolfx(
         capsys,
         "run",
@@ -80,10 +86,27 @@ def run(
     )
 
 
-def test_run_shows_the_program_then_each_of_its_calls_nested_then_its_result(
+def test_run_shows_a_line_for_the_program_then_one_for_each_of_its_calls_then_its_result(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, workspace: Path
 ) -> None:
     ran = run(capsys, tmp_path, workspace, program_turn("c1", GATHER))
+    assert ran.code == 0, ran.err
+    calls = ran.out.split("turn 1 · 1 call ─")[1].split("\n─")[0].splitlines()[1:]
+    glob, read = sorted(calls[1:3])  # the log keeps what the model got: read's numbered lines
+    assert glob == "    ✓ glob *.txt in . · notes.txt"
+    assert read.startswith("    ✓ read notes.txt · 1 ")
+    assert read.endswith("first (2 lines)")
+    assert [calls[0], calls[3]] == [
+        "● run_code · c1  7 lines of python",
+        "✓ run_code 7 lines of python · 2 tool calls, 0 failed",
+    ]
+    assert "2 program tool calls: 2 succeeded, 0 failed" in ran.out
+
+
+def test_verbose_run_shows_the_program_then_each_of_its_calls_nested_then_its_result(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, workspace: Path
+) -> None:
+    ran = run(capsys, tmp_path, workspace, program_turn("c1", GATHER), verbose=True)
     assert ran.code == 0, ran.err
     out = ran.out
     shown = [
@@ -281,17 +304,26 @@ def test_a_dispatch_whose_call_is_unknown_is_still_shown_nested_with_its_content
     assert "1 program tool call: 0 succeeded, 1 failed" in out.getvalue()
 
 
-def test_a_program_calls_progress_bar_goes_when_it_settles_without_advancing_the_turn() -> None:
+def test_a_program_calls_live_row_goes_when_it_settles_without_advancing_the_turn() -> None:
     console = Console(file=io.StringIO(), force_terminal=True, width=100, color_system=None)
     display = PanelDisplay(console, Location().catalog())
     display.show(TurnRecord(1, 6))  # a turn long enough for a bar
     display.show(ToolCallRecord("c1", "c1", RUN_CODE, {"code": "1"}))
     display.show(ToolCallRecord("c1:code:1", "c1", "slow", {}, None, "c1"))
     display.progress(ProgressEvent("c1:code:1", "slow", 1, 2))
-    progress = display._progress  # the live display's state is what is tested
-    assert progress is not None
-    assert len(progress.tasks) == 2
+    region = display._live  # what the live region draws is what is tested
+    assert region is not None
+    (row,) = [line for line in drawn(region._calls).splitlines() if "slow · c1:code:1" in line]
+    assert row.startswith("    ")  # indented under the program
     display.show(ToolCodeDispatchRecord("c1:code:1", "c1", "slow", False, ()))
-    (turn,) = progress.tasks
-    assert turn.completed == 0
+    now = drawn(region._calls)
+    assert "slow" not in now
+    assert "0/6" in now
+    assert f"{RUN_CODE} · c1" in now
     display.finish()
+
+
+def drawn(renderable: RenderableType) -> str:
+    out = io.StringIO()
+    Console(file=out, width=100, color_system=None).print(renderable)
+    return out.getvalue()

@@ -16,8 +16,44 @@ from tests.cli.support import TOOLFX, toolfx
 INTERPRETERS = ["sync", "asyncio", "trio"]
 
 
-def test_the_demo_shows_every_kind_of_card_and_outcome(capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_demo_shows_a_line_per_call_and_the_card_of_each_failure(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     ran = toolfx(capsys, "demo", "--no-color")
+    assert ran.code == 0
+    assert ran.err == ""
+    lines = ran.out.splitlines()
+    for shown in [
+        "● read · read-1  src/greet.py",
+        "✓ read src/greet.py · 18 lines",
+        "✓ glob **/*.py · 2 paths",
+        "✓ grep def \\w+ · 3 matches in 2 files",
+        "● edit · edit-1  src/greet.py",
+        "approval edit · edit-1: edit src/greet.py (edit src/greet.py) → allowed once",
+        "✓ edit src/greet.py · +1 −1",
+        "✓ write notes/todo.md · 4 lines",
+        "● bash · bash-1  python3 src/greet.py Ada Grace",
+        "╭─ bash · bash-2 ─",  # the denial, as its full card
+        "│ Denied: permission 'bash' declined: a rule denies rm -rf src",
+        "╭─ read · read-2 ─",  # the failing call, as its full card
+        "✓ read logs/build.log · lines 1–910 of 2400",
+        "● run_code · code-1  11 lines of python",
+        "✓ run_code 11 lines of python · 2 tool calls, 0 failed",
+        "11 calls: 9 succeeded, 2 failed (DENIED 1, TOOL_ERROR 1)",
+        "2 program tool calls: 2 succeeded, 0 failed",
+        "1 approval asked: allowed once 1",
+    ]:
+        assert any(line.startswith(shown) for line in lines), shown
+    assert any(line.startswith("✓ bash python3 src/greet.py Ada Grace · exit 0") for line in lines)
+    assert sum(line.startswith("    ✓ ") for line in lines) == 2  # the program's two calls
+    assert "Hello again, Ada!" not in ran.out  # a call that succeeded shows no card
+    assert "\x1b[" not in ran.out
+
+
+def test_the_verbose_demo_shows_every_kind_of_card_and_outcome(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    ran = toolfx(capsys, "demo", "--no-color", "--verbose")
     assert ran.code == 0
     assert ran.err == ""
     out = ran.out
@@ -69,14 +105,17 @@ def test_the_demo_prints_json_lines(capsys: pytest.CaptureFixture[str]) -> None:
     assert denied["error"]["code"] == "DENIED"
 
 
-@pytest.mark.parametrize("interpreter", INTERPRETERS)
+@pytest.mark.parametrize(
+    ("interpreter", "shown"),
+    [("sync", []), ("asyncio", []), ("trio", []), ("sync", ["--verbose"])],
+)
 def test_replaying_the_log_prints_the_live_output_byte_for_byte(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path, interpreter: str
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, interpreter: str, shown: list[str]
 ) -> None:
     log = str(tmp_path / "demo.log")
-    live = toolfx(capsys, "demo", "--no-color", "--interpreter", interpreter, "--log", log)
+    live = toolfx(capsys, "demo", "--no-color", "--interpreter", interpreter, "--log", log, *shown)
     assert live.code == 0
-    replayed = toolfx(capsys, "replay", log, "--no-color")
+    replayed = toolfx(capsys, "replay", log, "--no-color", *shown)
     assert replayed.code == 0
     assert replayed.out == live.out
     assert f"toolfx session · {interpreter} · tools as both" in live.out

@@ -154,7 +154,7 @@ def test_a_journaled_run_commits_each_record_once_and_a_second_run_replays_it(
     again = journaled(capsys, session, workspace, journal, "--yes")
     assert again.code == 0
     assert (workspace / "a.txt").read_text() == "changed since\n"  # not written again
-    assert "replayed · done" in again.out
+    assert "\n↻ replayed write a.txt · 1 line\n" in again.out
     assert "approval" not in again.out.split("summary")[0]  # not asked again
     assert "1 replayed from the journal (not run again)" in again.out
     assert len(stored(journal)) == 3  # a replay journals nothing
@@ -200,8 +200,12 @@ def test_calls_left_in_doubt_are_told_and_only_idempotent_ones_run_again(
     assert "call b1 (bash) may already have run" in ran.err
     assert "call r1 (read) was in doubt and ran again" in ran.err
     panels = journaled(capsys, session, workspace, journal)  # settled now: both replayed
-    assert panels.out.count("replayed · ") == 2
-    assert "replayed · IN_DOUBT" in panels.out
+    assert panels.out.count("\n↻ replayed ") == 2
+    assert "\n↻ replayed bash echo again >> effect.txt · IN_DOUBT · " in panels.out
+    assert "\n↻ replayed read a.txt · 1 line\n" in panels.out
+    cards = journaled(capsys, session, workspace, journal, "--verbose").out
+    assert cards.count("replayed · ") == 2  # verbose: a cyan card each
+    assert "replayed · IN_DOUBT" in cards
 
 
 def test_a_call_id_the_journal_holds_for_another_call_is_refused(

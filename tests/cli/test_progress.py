@@ -61,8 +61,9 @@ def test_a_terminal_shows_progress_on_its_live_display() -> None:
     display.progress(ProgressEvent("c1", "fx_write", 2, 3, "step 2"))
     display.finish()
     drawn = out.getvalue()
-    assert "fx_write · step 2" in drawn
+    assert "fx_write · c1" in drawn
     assert "2/3" in drawn
+    assert "│ step 2" in drawn
     assert "\x1b[2K" in drawn  # erased when it stopped
 
 

@@ -13,7 +13,14 @@ from rich.console import Console, RenderableType
 from tests.security.figures import FIGURES
 from toolfx.interpreters.cli._visible import visible
 
-__all__ = ["HOSTILE", "assert_only_own_styling", "plain", "render", "terminal_console"]
+__all__ = [
+    "HOSTILE",
+    "assert_only_own_styling",
+    "plain",
+    "render",
+    "terminal_console",
+    "without_live_controls",
+]
 
 HOSTILE: Final = {
     "clear screen": "\x1b[2J\x1b[H",
@@ -38,6 +45,11 @@ _RAW: Final = re.compile(
     "\u2060\u2066-\u2069\ufeff\U000e0000-\U000e007f\ud800-\udfff]"
 )
 """What must never reach the terminal raw (after toolfx's own SGR sequences are taken out)."""
+_LIVE_CONTROLS: Final = re.compile(
+    r"\r\x1b\[2K(?:\x1b\[1A\x1b\[2K)*|\x1b\[\?25h\r(?:\x1b\[1A\x1b\[2K)*|\x1b\[\?25l"
+)
+"""What rich's live display writes to draw and erase its region: a carriage return and erased
+lines up over the region, the cursor hidden, and shown again back at the region's start."""
 
 
 def terminal_console(file: io.StringIO, *, markup: bool = False) -> Console:
@@ -58,6 +70,11 @@ def render(renderable: RenderableType) -> str:
     out = io.StringIO()
     terminal_console(out, markup=True).print(renderable)
     return out.getvalue()
+
+
+def without_live_controls(out: str) -> str:
+    """Terminal output without the live region's own cursor moves and erasures."""
+    return _LIVE_CONTROLS.sub("", out)
 
 
 def plain(out: str) -> str:

@@ -24,6 +24,7 @@ from tests.security.terminal_support import (
     plain,
     render,
     terminal_console,
+    without_live_controls,
 )
 from toolfx.core.records import (
     ToolApprovalRecord,
@@ -151,7 +152,7 @@ def test_session_records_show_ids_names_and_asks_only_visibly(payload: str) -> N
     ):
         display.show(record)
     display.finish()
-    assert_only_own_styling(out.getvalue(), payload)
+    assert_only_own_styling(without_live_controls(out.getvalue()), payload)
 
 
 def ask(payload: str) -> ApprovalRequest:

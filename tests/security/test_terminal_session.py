@@ -1,6 +1,7 @@
 """Terminal safety end to end: a session over a workspace whose folder, file names and contents
 are hostile, calling every built-in leaf and a tool that does not exist, run at a real colour
-terminal (asks answered there), and replayed from its log: nothing but toolfx's own styling
+terminal (asks answered there, running calls drawn live), and replayed from its log with every
+card (`--verbose`): nothing but toolfx's own styling (and the live region's cursor moves)
 reaches the terminal, and the replay prints the live run's bytes."""
 
 from __future__ import annotations
@@ -13,7 +14,12 @@ import pexpect
 import pytest
 
 from tests.cli.support import spawn_toolfx, toolfx, write_session
-from tests.security.terminal_support import HOSTILE, assert_only_own_styling, plain
+from tests.security.terminal_support import (
+    HOSTILE,
+    assert_only_own_styling,
+    plain,
+    without_live_controls,
+)
 
 TITLE: Final = HOSTILE["window title"]
 NAME: Final = f"{TITLE}{HOSTILE['bidi override']}.txt"
@@ -91,13 +97,13 @@ def test_a_hostile_session_at_a_colour_terminal_shows_only_toolfx_styling(
     assert asks >= 2  # write and edit (and bash, unless a sandbox holds it) asked here
     live = transcript.getvalue().replace("\r\n", "\n")  # the terminal's own line ends
     assert "\x1b[" in live  # in colour
-    assert_only_own_styling(live)
-    shown(live)
+    assert_only_own_styling(without_live_controls(live))
+    assert_only_own_styling(without_live_controls(live), COMMAND, f"no-such-tool{TITLE}")
     assert (workspace / NAME).read_bytes().decode() == CONTENT.replace(
         HOSTILE["C1 CSI"], HOSTILE["C1 OSC"]
     )
 
-    replay, transcript = spawn_toolfx("replay", str(log))
+    replay, transcript = spawn_toolfx("replay", str(log), "--verbose")
     replay.expect(pexpect.EOF)
     replay.close()
     assert replay.exitstatus == 0
@@ -116,10 +122,12 @@ def test_a_hostile_session_replays_byte_for_byte_with_no_escape_at_all(
     live = toolfx(capsys, *argv, "--no-color")
     assert live.code == 0
     assert "\x1b" not in live.out
-    assert_only_own_styling(live.out)
-    shown(live.out)
+    assert_only_own_styling(live.out, COMMAND, f"no-such-tool{TITLE}")
     replayed = toolfx(capsys, "replay", log, "--no-color")
     assert replayed.out == live.out
+    cards = toolfx(capsys, "replay", log, "--no-color", "--verbose").out
+    assert "\x1b" not in cards
+    shown(cards)
     results = toolfx(capsys, "replay", log, "--json").out  # JSON lines: ASCII only
     assert results.isascii()
     assert len([json.loads(line) for line in results.splitlines()]) == 8

@@ -45,6 +45,8 @@ class OutputOptions:
 
     json: bool = False
     color: bool = True
+    verbose: bool = False
+    """Every call's pending and completed cards, not a line each (failures get cards anyway)."""
 
 
 @final
@@ -225,6 +227,12 @@ def _parser() -> argparse.ArgumentParser:
     for command in (demo, run, replay):
         command.add_argument("--json", action="store_true", help="print results as JSON lines")
         command.add_argument("--no-color", action="store_true", help="print without colour")
+        command.add_argument(
+            "--verbose",
+            action="store_true",
+            help="show every call's pending and completed cards (default: a line each; a "
+            "failed call shows its card)",
+        )
 
     tools = commands.add_parser("tools", help="print the installed tools' schemas")
     tools.add_argument(
@@ -273,7 +281,7 @@ def parse_args(argv: Sequence[str]) -> Command:
         return McpServeCommand(
             args.workspace, args.rules, args.sandbox, PRESENTATIONS[args.present]
         )
-    output = OutputOptions(json=args.json, color=not args.no_color)
+    output = OutputOptions(json=args.json, color=not args.no_color, verbose=args.verbose)
     if args.command == "replay":
         return ReplayCommand(args.log, output)
     interpreter = INTERPRETERS[args.interpreter]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Final, assert_never
@@ -45,6 +46,7 @@ __all__ = [
     "MIN_ELIDED",
     "TAIL_LINES",
     "call_body",
+    "command_ending",
     "diff_lines",
     "result_body",
 ]
@@ -235,12 +237,35 @@ def _diff(diff: FileDiff) -> RenderableType:
     return _highlighted(itertools.chain([first], lines), "diff", None)
 
 
+def command_ending(view: TerminalResultCard) -> list[str]:
+    """How a command ended (timed out, killed by a signal, its exit code), then how long it ran
+    when that was measured, in words."""
+    if view.timed_out:
+        parts = ["timed out"]
+    elif view.signal is not None:
+        parts = [f"killed by {_name(view.signal)}"]
+    elif view.exit_code is None:
+        parts = ["no exit status"]
+    else:
+        parts = [f"exit {view.exit_code}"]
+    if view.duration is not None and math.isfinite(view.duration) and view.duration >= 0:
+        parts.append(_seconds(view.duration))
+    return parts
+
+
+def _seconds(duration: float) -> str:
+    """A duration as people read it: `2.1 s`, `42 s`, `3 min 5 s`."""
+    if duration < 10:
+        return f"{duration:.1f} s"
+    if duration < 60:
+        return f"{duration:.0f} s"
+    minutes, seconds = divmod(int(duration), 60)
+    return f"{minutes} min {seconds} s"
+
+
 def _ending(view: TerminalResultCard) -> Text:
-    if view.signal is not None:
-        return Text(f"killed by {view.signal}", style="bold red")
-    if view.exit_code is None:
-        return Text("still running", style="yellow")
-    return Text(f"exit {view.exit_code}", style="green" if view.exit_code == 0 else "bold red")
+    ok = view.exit_code == 0 and not view.timed_out and view.signal is None
+    return Text(" · ".join(command_ending(view)), style="green" if ok else "bold red")
 
 
 def _search(view: SearchResultCard) -> RenderableType:

@@ -117,10 +117,10 @@ def _console(output: OutputOptions, *, stderr: bool = False) -> Console:
     )
 
 
-def _display(output: OutputOptions, catalog: Catalog) -> Display:
+def _display(output: OutputOptions, catalog: Catalog, *, live: bool = True) -> Display:
     if output.json:
         return JsonDisplay(sys.stdout.write)
-    return PanelDisplay(_console(output), catalog)
+    return PanelDisplay(_console(output), catalog, verbose=output.verbose, live=live)
 
 
 def play(
@@ -409,7 +409,8 @@ def replay(command: ReplayCommand) -> int:
         header, records = read_log(read_text(command.log, "log"))
     except LogError as error:
         raise CliError(f"the log {command.log}, {error}") from None
-    display = _display(command.output, load_catalog(header.workspace, present=header.present))
+    catalog = load_catalog(header.workspace, present=header.present)
+    display = _display(command.output, catalog, live=False)  # nothing runs
     for record in (header, *records):
         display.show(record)
     display.finish()

@@ -1,20 +1,26 @@
-"""Showing a session: each log record as it comes, as panels (or JSON lines), then a summary.
+"""Showing a session: each log record as it comes, as lines and cards (or JSON lines), then a
+summary.
 
-A Code Mode program's tool calls (a `tool/call` with a parent, settled by its `tool/code-dispatch`)
-are shown nested under the program's card, one card each when it settles: the call and the
-content the log keeps. A call a journal had settled before the run is shown once, as a cyan card
-marked `replayed` (nothing ran again).
+Compact (the default): a call prints one line when it is recorded (`● read · c1  src/app.py`) and
+one when it settles (`✓ read src/app.py · 18 lines`; `_summary` says how each card kind is
+summed up, and what counts as failed); a failed call prints its full card instead. An approval is
+one line; each tool call of a Code Mode program (a `tool/call` with a parent, settled by its
+`tool/code-dispatch`) one line indented under the program; a call a journal had settled before
+the run one line marked `↻ replayed` (nothing ran again), failed or not. Verbose: a pending card
+per call and a completed card per result, a program's calls as cards nested under it, a replayed
+call as a cyan card marked `replayed`.
 
-What is shown is a function of the records and the tools' presenters only, so a live run and
-the replay of its log print the same bytes (without colour). A progress bar, on a terminal only,
-follows a long turn and leaves nothing behind. Text from tools, the session or the log reaches
-the terminal only through `visible`, as `Text`, never as markup.
+What is printed is a function of the records and the tools' presenters only, so a live run and
+the replay of its log print the same bytes (without colour). On a terminal the live region
+(`_live`) shows the running calls, their time and output, and leaves nothing behind. Text from
+tools, the session or the log reaches the terminal only through `visible`, as `Text`, never as
+markup.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
-from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any, Final, Protocol, final
@@ -23,7 +29,6 @@ from returns.result import Success
 from rich.console import Console, Group, RenderableType
 from rich.padding import Padding
 from rich.panel import Panel
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
 from rich.rule import Rule
 from rich.text import Text
 
@@ -40,20 +45,26 @@ from toolfx.core.tools import (
     DurableResult,
     GenericCallCard,
     GenericResultCard,
+    ToolCallView,
     ToolDefinition,
+    ToolResultView,
     content_text,
 )
 from toolfx.interpreters.cli._cards import call_body, result_body
+from toolfx.interpreters.cli._live import SUB_CALL_INDENT, LiveRegion
 from toolfx.interpreters.cli._log import LogRecord, ReplayedRecord, SessionHeader, TurnRecord
+from toolfx.interpreters.cli._summary import (
+    call_subject,
+    counted,
+    failure,
+    pending_line,
+    result_facts,
+    settled_line,
+)
+from toolfx.interpreters.cli._tally import SessionTally
 from toolfx.interpreters.cli._visible import visible
 
-__all__ = ["PROGRESS_MIN_CALLS", "Display", "JsonDisplay", "PanelDisplay"]
-
-PROGRESS_MIN_CALLS: Final = 5
-"""A turn with more calls than this shows a progress bar (on a terminal)."""
-
-SUB_CALL_INDENT: Final = 4
-"""How far a program's tool call is indented under the program's card."""
+__all__ = ["Display", "JsonDisplay", "PanelDisplay"]
 
 _REPLIES: Final = {
     "allowed-once": "allowed once",
@@ -77,7 +88,7 @@ class Display(Protocol):
         ...
 
     def paused(self) -> AbstractContextManager[None]:
-        """A context in which nothing live (a progress bar) draws, for a prompt."""
+        """A context in which nothing live (running calls) draws, for a prompt."""
         ...
 
     def progress(self, event: ProgressEvent) -> None:
@@ -97,35 +108,26 @@ def _reply_kind(reply: ApprovalReply) -> str:
 
 @final
 class PanelDisplay:
-    """Records as rich panels: a pending card per call, a completed card per result."""
+    """Records on a console: a line per call and per result (full cards for failures, or for
+    every call when `verbose`), running calls live on a terminal, then the summary."""
 
-    __slots__ = (
-        "_call_tasks",
-        "_calls",
-        "_catalog",
-        "_console",
-        "_outcomes",
-        "_progress",
-        "_replayed",
-        "_replies",
-        "_sub_outcomes",
-        "_task",
-    )
+    __slots__ = ("_calls", "_catalog", "_console", "_live", "_tally", "_verbose")
 
-    def __init__(self, console: Console, catalog: Catalog) -> None:
+    def __init__(
+        self, console: Console, catalog: Catalog, *, verbose: bool = False, live: bool = True
+    ) -> None:
+        """`verbose`: every call's cards; `live`: draw running calls (on a terminal only; a
+        replay runs nothing)."""
         self._console = console
         self._catalog = catalog
+        self._verbose = verbose
         self._calls: dict[str, ToolCallRecord] = {}
-        self._outcomes: Counter[str] = Counter()
-        self._sub_outcomes: Counter[bool] = Counter()
-        self._replies: Counter[str] = Counter()
-        self._replayed = 0
-        self._progress: Progress | None = None
-        self._task: TaskID | None = None
-        self._call_tasks: dict[str, TaskID] = {}
+        self._tally = SessionTally()
+        self._live = LiveRegion(console) if live and console.is_terminal else None
 
     def show(self, record: LogRecord) -> None:
-        """Print the record: a rule for the session and each turn, a panel for each call."""
+        """Print the record: a rule for the session and each turn, a line or card for a call;
+        then follow it on the live region."""
         console = self._console
         match record:
             case SessionHeader():
@@ -135,114 +137,62 @@ class PanelDisplay:
                 workspace = visible(record.workspace, lines=False)
                 console.print(Text(f"workspace {workspace}", style="dim"))
             case TurnRecord():
-                self._stop_progress()
-                console.rule(Text(f"turn {record.turn} · {_counted(record.calls, 'call')}"))
-                if console.is_terminal and record.calls > PROGRESS_MIN_CALLS:
-                    progress = self._live_progress()
-                    self._task = progress.add_task(f"turn {record.turn}", total=record.calls)
+                console.rule(Text(f"turn {record.turn} · {counted(record.calls, 'call')}"))
             case ToolCallRecord():
                 self._calls[record.call_id] = record
                 if record.parent_call_id is None:  # a program's call is shown once it settles
                     console.print(self._pending(record))
             case ToolApprovalRecord():
-                self._replies[_reply_kind(record.reply)] += 1
+                self._tally.asked(_reply_kind(record.reply))
                 console.print(self._nested(record.call_id, self._approval(record)))
             case ToolResultRecord():
-                error = record.result.error
-                self._outcomes["ok" if error is None else error.info.code.value] += 1
-                console.print(self._completed(record))
-                self._call_done(record.call_id)
+                console.print(self._settled(record))
             case ReplayedRecord():
                 self._calls[record.call.call_id] = record.call
-                error = record.result.result.error
-                self._outcomes["ok" if error is None else error.info.code.value] += 1
-                self._replayed += 1
-                console.print(self._completed(record.result, replayed=True))
+                console.print(self._settled(record.result, replayed=True))
             case ToolCodeDispatchRecord():
-                self._sub_outcomes[record.is_error] += 1
-                console.print(Padding(self._dispatched(record), (0, 0, 0, SUB_CALL_INDENT)))
-                self._call_done(record.call_id, advance=False)
+                console.print(self._dispatched(record))
+        if self._live is not None:
+            self._follow(self._live, record)
+
+    def _follow(self, live: LiveRegion, record: LogRecord) -> None:
+        """What the record changes on the live region: a call's row comes, restarts its time
+        once answered, or goes when the call settles (or waits for `toolfx approve`)."""
+        match record:
+            case TurnRecord():
+                live.turn(record.turn, record.calls)
+            case ToolCallRecord():
+                live.started(record.call_id, record.name, sub=record.parent_call_id is not None)
+            case ToolApprovalRecord() if record.reply == "deferred":  # not running: it waits
+                call = self._calls.get(record.call_id)
+                in_turn = call is None or call.parent_call_id is None
+                live.settled(record.call_id, in_turn=in_turn)
+            case ToolApprovalRecord():
+                live.answered(record.call_id)
+            case ToolResultRecord():
+                live.settled(record.call_id, in_turn=True)
+            case ReplayedRecord():
+                live.settled(record.call.call_id, in_turn=True)
+            case ToolCodeDispatchRecord():
+                live.settled(record.call_id, in_turn=False)
 
     def finish(self) -> None:
         """Print the summary: calls by outcome, approvals by answer."""
-        self._stop_progress()
-        outcomes, replies = self._outcomes, self._replies
-        total, ok = sum(outcomes.values()), outcomes["ok"]
-        codes = ", ".join(f"{code} {n}" for code, n in sorted(outcomes.items()) if code != "ok")
-        calls = f"{_counted(total, 'call')}: {ok} succeeded, {total - ok} failed"
-        answers = ", ".join(f"{reply} {n}" for reply, n in sorted(replies.items()))
-        asks = f"{_counted(sum(replies.values()), 'approval')} asked"
+        if self._live is not None:
+            self._live.stop()
         self._console.rule(Text("summary", style="bold"))
-        self._console.print(Text(calls + (f" ({codes})" if codes else "")))
-        if self._replayed:
-            replayed = f"{self._replayed} replayed from the journal (not run again)"
-            self._console.print(Text(replayed))
-        made = sum(self._sub_outcomes.values())
-        if made:
-            failed = self._sub_outcomes[True]
-            programs = f"{_counted(made, 'program tool call')}: {made - failed} succeeded"
-            self._console.print(Text(f"{programs}, {failed} failed"))
-        self._console.print(Text(asks + (f": {answers}" if answers else "")))
+        for line in self._tally.lines():
+            self._console.print(Text(line))
 
-    @contextmanager
-    def paused(self) -> Iterator[None]:
-        """Hide the progress bar (if any) while the caller prompts."""
-        progress = self._progress
-        if progress is None:
-            yield
-            return
-        progress.stop()
-        try:
-            yield
-        finally:
-            progress.start()
+    def paused(self) -> AbstractContextManager[None]:
+        """Stop drawing the running calls (if any) while the caller prompts."""
+        return contextlib.nullcontext() if self._live is None else self._live.paused()
 
     def progress(self, event: ProgressEvent) -> None:
-        """On a terminal, a bar for the call on the live progress display; elsewhere nothing."""
-        if not self._console.is_terminal:
-            return
-        progress = self._live_progress()
-        task = self._call_tasks.get(event.call_id)
-        message = "" if event.message is None else f" · {visible(event.message, lines=False)}"
-        description = f"{visible(event.tool, lines=False)}{message}"
-        if task is None:
-            task = self._call_tasks[event.call_id] = progress.add_task(description, total=None)
-        progress.update(task, description=description, completed=event.progress, total=event.total)
-
-    def _live_progress(self) -> Progress:
-        if self._progress is None:
-            self._progress = Progress(
-                TextColumn("{task.description}"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                console=self._console,
-                transient=True,
-            )
-            self._progress.start()
-        return self._progress
-
-    def _call_done(self, call_id: str, *, advance: bool = True) -> None:
-        """Drop the call's bar; a call of the turn (not a program's) also advances the turn's."""
-        progress = self._progress
-        if progress is None:
-            return
-        task = self._call_tasks.pop(call_id, None)
-        if task is not None:
-            progress.remove_task(task)
-        if not advance:
-            return
-        turn = next((t for t in progress.tasks if t.id == self._task), None)
-        if turn is not None:
-            progress.advance(turn.id)
-        if not self._call_tasks and (turn is None or turn.finished):
-            self._stop_progress()
-
-    def _stop_progress(self) -> None:
-        if self._progress is not None:
-            self._progress.stop()
-            self._progress = None
-            self._task = None
-            self._call_tasks.clear()
+        """On a terminal, the call's progress and last output lines under its live row;
+        elsewhere nothing."""
+        if self._live is not None:
+            self._live.reported(event)
 
     def _decoded(self, call: ToolCallRecord) -> tuple[ToolDefinition[Any, Any], Any] | None:
         definition = self._catalog.get(call.name)
@@ -258,45 +208,62 @@ class PanelDisplay:
             return shown
         return Padding(shown, (0, 0, 0, SUB_CALL_INDENT))
 
-    def _call_view(self, call: ToolCallRecord) -> RenderableType:
+    def _call_view(self, call: ToolCallRecord) -> ToolCallView:
         decoded = self._decoded(call)
         view = None
         if decoded is not None and decoded[0].present_call is not None:
             view = decoded[0].present_call(decoded[1])
-        if view is None:
-            view = GenericCallCard(title=call.name, raw_input=call.arguments)
-        return call_body(view)
+        return GenericCallCard(title=call.name, raw_input=call.arguments) if view is None else view
 
-    def _pending(self, call: ToolCallRecord) -> RenderableType:
-        return _panel(self._call_view(call), call.name, call.call_id, "call", "blue")
+    def _subject(self, call: ToolCallRecord | None) -> str:
+        return "" if call is None else call_subject(call.name, self._call_view(call))
 
-    def _dispatched(self, record: ToolCodeDispatchRecord) -> RenderableType:
-        """A program's call once settled: its call card and its result as the log keeps it."""
-        call = self._calls.get(record.call_id)
+    def _result_view(self, call: ToolCallRecord | None, result: DurableResult) -> ToolResultView:
+        """The tool's card of a result, or its content as a generic card."""
         decoded = None if call is None else self._decoded(call)
-        view = None
-        if not record.is_error and decoded is not None and decoded[0].present_result is not None:
-            view = decoded[0].present_result(decoded[1], DurableResult(record.content))
-        if view is None:
-            view = GenericResultCard(content=content_text(record.content))
-        parts = [result_body(view)]
-        if call is not None:
-            parts[:0] = [self._call_view(call), Rule(style="dim")]
-        status, colour = ("failed", "red") if record.is_error else ("done", "green")
-        return _panel(Group(*parts), record.name, record.call_id, status, colour)
-
-    def _completed(self, record: ToolResultRecord, *, replayed: bool = False) -> RenderableType:
-        call = self._calls.get(record.call_id)
-        name = "?" if call is None else call.name
-        decoded = None if call is None else self._decoded(call)
-        result = record.result
         view = None
         if decoded is not None and decoded[0].present_result is not None:
             view = decoded[0].present_result(decoded[1], result)
-        if view is None:
-            view = GenericResultCard(content=content_text(result.content))
-        status = "done" if result.error is None else result.error.info.code.value
-        colour = "green" if result.error is None else "red"
+        return GenericResultCard(content=content_text(result.content)) if view is None else view
+
+    def _pending(self, call: ToolCallRecord) -> RenderableType:
+        if not self._verbose:
+            return pending_line(call.name, call.call_id, self._subject(call))
+        return _panel(call_body(self._call_view(call)), call.name, call.call_id, "call", "blue")
+
+    def _dispatched(self, record: ToolCodeDispatchRecord) -> RenderableType:
+        """A program's call once settled: a line, or (verbose, failed) its call card and its
+        result as the log keeps it."""
+        call = self._calls.get(record.call_id)
+        view: ToolResultView = GenericResultCard(content=content_text(record.content))
+        if not record.is_error:
+            view = self._result_view(call, DurableResult(record.content))
+        failed = record.is_error or failure(None, view) is not None
+        self._tally.sub_call(failed=failed)
+        if not self._verbose and not failed:
+            subject = self._subject(call)
+            return settled_line(record.name, subject, result_facts(view), indent=SUB_CALL_INDENT)
+        parts = [result_body(view)]
+        if call is not None:
+            parts[:0] = [call_body(self._call_view(call)), Rule(style="dim")]
+        status, colour = ("failed", "red") if failed else ("done", "green")
+        panel = _panel(Group(*parts), record.name, record.call_id, status, colour)
+        return Padding(panel, (0, 0, 0, SUB_CALL_INDENT))
+
+    def _settled(self, record: ToolResultRecord, *, replayed: bool = False) -> RenderableType:
+        """A settled call: a line, or (verbose, failed and run now) its completed card."""
+        call = self._calls.get(record.call_id)
+        name = "?" if call is None else call.name
+        result = record.result
+        view = self._result_view(call, result)
+        code = None if result.error is None else result.error.info.code.value
+        failed = failure(code, view)
+        self._tally.settled(failed, replayed=replayed)
+        if not self._verbose and (replayed or failed is None):  # a replay's failure: a line too
+            facts = result_facts(view) if failed is None else f"{failed} · {result_facts(view)}"
+            return settled_line(name, self._subject(call), facts, replayed=replayed)
+        status = code or ("done" if failed is None else failed)
+        colour = "green" if failed is None else "red"
         if replayed:  # one colour for every replay, whatever its result: it did not run now
             status, colour = f"replayed · {status}", "cyan"
         return _panel(result_body(view), name, record.call_id, status, colour)
@@ -314,10 +281,6 @@ class PanelDisplay:
             " → ",
             (_reply_text(reply), "bold green" if allowed else "bold red"),
         )
-
-
-def _counted(count: int, noun: str) -> str:
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def _panel(body: RenderableType, name: str, call_id: str, status: str, colour: str) -> Panel:
