@@ -46,6 +46,7 @@ __all__ = [
     "TAIL_LINES",
     "call_body",
     "diff_lines",
+    "diff_text_body",
     "result_body",
 ]
 
@@ -214,6 +215,19 @@ def _diff(diff: FileDiff) -> RenderableType:
     if first is None:
         return Text(f"{_name(diff.path)}: no change", style="dim")
     return _highlighted(itertools.chain([first], lines), "diff", None)
+
+
+def diff_text_body(diff: str) -> RenderableType:
+    """A unified diff's text (e.g. an ask's preview) highlighted whole, not elided (it is bounded
+    where it is made), long lines cut; "no change" when it is empty."""
+    if not diff:
+        return Text("no change", style="dim")
+    return Syntax(
+        "\n".join(_name(_cut(line)) for line in _lines(diff)),
+        "diff",
+        theme=_THEME,
+        background_color="default",
+    )
 
 
 def _ending(view: TerminalResultCard) -> Text:

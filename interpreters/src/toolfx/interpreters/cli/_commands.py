@@ -21,7 +21,7 @@ from toolfx.core.journal import Journal, JournaledSession, JournalError
 from toolfx.core.json import JsonValue, parse_json, thaw_json
 from toolfx.core.registry import Catalog
 from toolfx.core.runtime import ApprovalReply, RejectedWithFeedback, spill_folder
-from toolfx.interpreters.cli._approvals import Answer, Prompter, choose_answer, fixed
+from toolfx.interpreters.cli._approvals import Answer, Prompter, Unattended, choose_answer, fixed
 from toolfx.interpreters.cli._args import (
     ApproveAnswer,
     ApproveCommand,
@@ -45,6 +45,7 @@ from toolfx.interpreters.cli._render import Display, JsonDisplay, PanelDisplay
 from toolfx.interpreters.cli._run_lock import JournalInUseError, exclusive_run
 from toolfx.interpreters.cli._runner import run_session, turn_calls
 from toolfx.interpreters.cli._session import Turn, parse_session
+from toolfx.interpreters.cli._tty import Terminal, open_terminal
 from toolfx.interpreters.cli._visible import visible, visible_json
 from toolfx.interpreters.journal import Durability, JournalFileError, SqliteJournal
 
@@ -85,6 +86,20 @@ def _console(output: OutputOptions, *, stderr: bool = False) -> Console:
         stderr=stderr,
         color_system=None if plain else "auto",
         width=None if terminal else PLAIN_WIDTH,
+        highlight=False,
+        emoji=False,
+        markup=False,
+    )
+
+
+def _terminal_console(output: OutputOptions, terminal: Terminal) -> Console:
+    """A console on the controlling terminal (for the approval prompt), styled as `_console`."""
+    plain = not output.color or bool(os.environ.get("NO_COLOR"))
+    return Console(
+        file=terminal.writer,
+        force_terminal=True,
+        color_system=None if plain else "auto",
+        width=terminal.columns,
         highlight=False,
         emoji=False,
         markup=False,
@@ -181,20 +196,29 @@ def run(command: RunCommand) -> int:
     )
     if command.journal is not None:
         _refuse_repeated_ids(turns, catalog)
-    interactive = all(stream is not None and stream.isatty() for stream in (sys.stdin, sys.stdout))
-
-    def answer_for(display: Display) -> Answer:
-        if command.defer_asks:
-            return fixed("deferred")
-        prompter = Prompter(_console(command.output, stderr=True), display.paused)
-        return choose_answer(
-            yes=command.yes,
-            deny_asks=command.deny_asks,
-            prompter=prompter if interactive else None,
-        )
-
+    unattended = Unattended()
     header = SessionHeader(root, command.interpreter, command.present)
     with contextlib.ExitStack() as stack:
+        # interactive: a controlling terminal, whatever stdin and stdout are (`--json | jq`)
+        asking = not (command.defer_asks or command.yes or command.deny_asks)
+        terminal = open_terminal() if asking else None
+        if terminal is not None:
+            stack.callback(terminal.close)
+
+        def answer_for(display: Display) -> Answer:
+            if command.defer_asks:
+                return fixed("deferred")
+            prompter = None
+            if terminal is not None:
+                console = _terminal_console(command.output, terminal)
+                prompter = Prompter(console, terminal, display.paused, catalog)
+            return choose_answer(
+                yes=command.yes,
+                deny_asks=command.deny_asks,
+                prompter=prompter,
+                unattended=unattended,
+            )
+
         journal = None
         if command.journal is not None:
             opened = _opened_journal(command.journal, command.durability)
@@ -211,6 +235,11 @@ def run(command: RunCommand) -> int:
             log=command.log,
             output=command.output,
             journal=journal,
+        )
+    if unattended.asked:
+        _note(
+            f"no one could approve {_counted_asks(unattended.asked)} (no terminal):"
+            " use --yes, --deny-asks or run in a terminal"
         )
     if not waiting or command.journal is None:
         return EXIT_OK
@@ -272,6 +301,10 @@ def _reply(answer: ApproveAnswer, feedback: str | None) -> ApprovalReply:
     if answer == "reject" and feedback is not None:
         return RejectedWithFeedback(feedback)
     return _REPLIES[answer]
+
+
+def _counted_asks(count: int) -> str:
+    return "1 ask" if count == 1 else f"{count} asks"
 
 
 def _asks(count: int) -> str:
