@@ -115,5 +115,5 @@ class ScriptedKeyboard:
         return typed
 
     def line(self) -> str | None:
-        assert not self.reading, "a line is read with the terminal's own line editing"
+        assert self.reading, "a line is read only inside keys()"
         return self.typed.pop(0)

@@ -124,9 +124,12 @@ def test_the_interrupt_key_is_passed_on_once_the_keys_are_no_longer_read(
     assert keyboard_reading == [False]  # the terminal was restored before the signal
 
 
-def test_the_interrupt_key_raises_keyboard_interrupt_by_default(catalog: Catalog) -> None:
+@pytest.mark.parametrize("typed", [[INTERRUPTED], ["f", INTERRUPTED]], ids=["key", "feedback"])
+def test_the_interrupt_key_raises_keyboard_interrupt_by_default(
+    catalog: Catalog, typed: list[str | None]
+) -> None:
     with pytest.raises(KeyboardInterrupt):
-        prompted(catalog, BASH, INTERRUPTED)
+        prompted(catalog, BASH, *typed)
 
 
 def test_one_ask_is_prompted_at_a_time_while_paused(catalog: Catalog) -> None:

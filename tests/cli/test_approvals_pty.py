@@ -77,7 +77,7 @@ def test_one_key_answers_once_always_reject_and_feedback(
     child.expect(QUESTION)
     child.send("f")
     child.expect("Feedback for the model: ")
-    child.sendline("write e.txt instead")
+    child.sendline("no\x15write x\x7fe.txt\x1b[D instead")  # Ctrl-U, Backspace; no arrow key
     assert ended(child) == 0
 
     out = transcript.getvalue().replace("\r\n", "\n")
@@ -242,9 +242,10 @@ def test_without_a_controlling_terminal_no_one_approves_and_both_sides_are_told(
     assert not (workspace / "a.txt").exists()
 
 
+@pytest.mark.parametrize("feedback", [False, True], ids=["at the key", "in the feedback"])
 @pytest.mark.parametrize("interpreter", ["sync", "asyncio", "trio"])
 def test_ctrl_c_at_the_prompt_restores_the_terminal_and_is_passed_on(
-    tmp_path: Path, workspace: Path, interpreter: str
+    tmp_path: Path, workspace: Path, interpreter: str, feedback: bool
 ) -> None:
     session = write_session(
         tmp_path / "session.jsonl", {"calls": [call("w1", "write", path="a.txt", content="A")]}
@@ -258,7 +259,11 @@ def test_ctrl_c_at_the_prompt_restores_the_terminal_and_is_passed_on(
         dimensions=(50, 200),
     )
     child.expect(QUESTION)
-    child.sendintr()  # Ctrl-C, read as a key while asking
+    if feedback:
+        child.send("f")
+        child.expect("Feedback for the model: ")
+        child.send("half a thou")
+    child.sendintr()  # Ctrl-C, read as a key while asking (in whichever thread asks)
     child.expect("status=130")  # ended by SIGINT (or exited 130 for it)
     child.expect(pexpect.EOF)
     modes = child.before.split()

@@ -127,13 +127,23 @@ class Prompter:
             with self._keyboard.keys():  # a key typed before the card was shown answers nothing
                 self._console.print(self._card(request))
                 reply = self._reply(request)
+                if reply is None:
+                    reply = self._feedback()
             if reply == "cancelled":  # the interrupt key, now the terminal is as it was
                 signal.raise_signal(signal.SIGINT)  # not swallowed: as if pressed elsewhere
-            if reply is not None:
-                return reply
-            self._console.print(Text("Feedback for the model: "), end="")
-            feedback = self._keyboard.line()
+        return reply
+
+    def _feedback(self) -> ApprovalReply:
+        """A rejection with the line typed as its feedback (none typed: a plain rejection)."""
+        self._console.print(Text("Feedback for the model: "), end="")
+        feedback = self._keyboard.line()
+        if feedback == INTERRUPTED:
+            return self._interrupted()
         return "rejected" if not feedback else RejectedWithFeedback(feedback)
+
+    def _interrupted(self) -> ApprovalReply:
+        self._console.print(Text("cancelled (interrupted)"))
+        return "cancelled"
 
     def _card(self, request: ApprovalRequest) -> Panel:
         head, always = ask_lines(request)[:-1], always_line(request)
@@ -162,8 +172,7 @@ class Prompter:
                 console.print(Text("rejected (end of input)"))
                 return "rejected"
             if key == INTERRUPTED:
-                console.print(Text("cancelled (interrupted)"))
-                return "cancelled"
+                return self._interrupted()
             chosen = key.lower()
             if chosen == FEEDBACK_KEY:
                 console.print(Text("reject with feedback"))
