@@ -79,27 +79,17 @@ def read_text(path: str, what: str) -> str:
         raise CliError(f"cannot read the {what} {path}: {error}") from None
 
 
-def _console(output: OutputOptions, *, stderr: bool = False) -> Console:
-    terminal = (sys.stderr if stderr else sys.stdout).isatty()
+def _console(output: OutputOptions, terminal: Terminal | None = None) -> Console:
+    """A console on stdout, or on the controlling `terminal` (the approval prompt's)."""
     plain = not output.color or bool(os.environ.get("NO_COLOR"))
+    if terminal is None:
+        file, width = None, None if sys.stdout.isatty() else PLAIN_WIDTH
+    else:
+        file, width = terminal.writer, terminal.columns
     return Console(
-        stderr=stderr,
+        file=file,
         color_system=None if plain else "auto",
-        width=None if terminal else PLAIN_WIDTH,
-        highlight=False,
-        emoji=False,
-        markup=False,
-    )
-
-
-def _terminal_console(output: OutputOptions, terminal: Terminal) -> Console:
-    """A console on the controlling terminal (for the approval prompt), styled as `_console`."""
-    plain = not output.color or bool(os.environ.get("NO_COLOR"))
-    return Console(
-        file=terminal.writer,
-        force_terminal=True,
-        color_system=None if plain else "auto",
-        width=terminal.columns,
+        width=width,
         highlight=False,
         emoji=False,
         markup=False,
@@ -210,7 +200,7 @@ def run(command: RunCommand) -> int:
                 return fixed("deferred")
             prompter = None
             if terminal is not None:
-                console = _terminal_console(command.output, terminal)
+                console = _console(command.output, terminal)
                 prompter = Prompter(console, terminal, display.paused, catalog)
             return choose_answer(
                 yes=command.yes,
