@@ -43,7 +43,7 @@ CHOICES: Final[dict[str, tuple[ApprovalReply, str]]] = {
 """The prompt's keys, each with its answer and its name; `f` (reject with feedback) reads the
 feedback next."""
 
-FEEDBACK_KEY: Final = "f"
+_FEEDBACK: Final = "f"  # the key that rejects with feedback
 
 
 def always_line(request: ApprovalRequest) -> str:
@@ -58,14 +58,15 @@ def always_line(request: ApprovalRequest) -> str:
 def ask_lines(request: ApprovalRequest, named: str | None = None) -> list[str]:
     """What an ask tells the person answering it: which call asks for what, on what, and why;
     the call `named` so (default: its tool and call id); last, what `always` remembers."""
+    return [*_asked(request, named), always_line(request)]
+
+
+def _asked(request: ApprovalRequest, named: str | None) -> list[str]:
     call = f"{request.tool} · {request.call_id}" if named is None else named
-    lines = [
-        f"{call} asks for {request.permission}",
-        f"on: {', '.join(request.patterns)}",
-    ]
+    lines = [f"{call} asks for {request.permission}", f"on: {', '.join(request.patterns)}"]
     if request.reason is not None:
         lines.append(f"why: {request.reason}")
-    return [*lines, always_line(request)]
+    return lines
 
 
 def fixed(reply: ApprovalReply) -> Answer:
@@ -146,15 +147,14 @@ class Prompter:
         return "cancelled"
 
     def _card(self, request: ApprovalRequest) -> Panel:
-        head, always = ask_lines(request)[:-1], always_line(request)
         if request.preview is not None:
             change = diff_text_body(request.preview)
         else:
             change = call_body(pending_view(self._catalog, request.tool, request.arguments))
         parts = [
-            Text("\n".join(visible(line, lines=False) for line in head)),
+            Text("\n".join(visible(line, lines=False) for line in _asked(request, None))),
             change,
-            Text(visible(always, lines=False), style="bold"),
+            Text(visible(always_line(request), lines=False), style="bold"),
         ]
         return Panel(Group(*parts), title="approval", title_align="left", border_style="yellow")
 
@@ -174,7 +174,7 @@ class Prompter:
             if key == INTERRUPTED:
                 return self._interrupted()
             chosen = key.lower()
-            if chosen == FEEDBACK_KEY:
+            if chosen == _FEEDBACK:
                 console.print(Text("reject with feedback"))
                 return None
             if chosen in offered:
@@ -185,7 +185,7 @@ class Prompter:
             console.print(
                 Text(
                     f"{visible(key, lines=False)} is not an answer: press {keys}"
-                    f" or {FEEDBACK_KEY} (reject with feedback)"
+                    f" or {_FEEDBACK} (reject with feedback)"
                 )
             )
             console.print(question, end="")
