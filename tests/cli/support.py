@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import io
 import json
 import os
 import sys
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +20,15 @@ from typing_extensions import Buffer
 from tests.support import SAFETY_NET
 from toolfx.interpreters.cli import main
 
-__all__ = ["TOOLFX", "FillingFile", "Ran", "spawn_toolfx", "toolfx", "write_session"]
+__all__ = [
+    "TOOLFX",
+    "FillingFile",
+    "Ran",
+    "ScriptedKeyboard",
+    "spawn_toolfx",
+    "toolfx",
+    "write_session",
+]
 
 TOOLFX = str(Path(sys.executable).parent / "toolfx")
 """The installed `toolfx` console script of this environment."""
@@ -76,3 +86,34 @@ class FillingFile(io.FileIO):
         taken = super().write(view[: self.room])
         self.room -= taken
         return taken
+
+
+@dataclass
+class ScriptedKeyboard:
+    """A keyboard (`toolfx.interpreters.cli._tty.Keyboard`) typing `typed` in order: keys and
+    lines (None: the end of input); `shown` says what had been shown each time keys were read
+    one at a time, and `reading` whether they are now."""
+
+    typed: list[str | None]
+    shown: Callable[[], str] = lambda: ""
+    entered: list[str] = field(default_factory=list)
+    reading: bool = False
+
+    @contextlib.contextmanager
+    def keys(self) -> Iterator[None]:
+        self.entered.append(self.shown())
+        self.reading = True
+        try:
+            yield
+        finally:
+            self.reading = False
+
+    def key(self) -> str:
+        assert self.reading, "a key is read only inside keys()"
+        typed = self.typed.pop(0)
+        assert typed is not None
+        return typed
+
+    def line(self) -> str | None:
+        assert self.reading, "a line is read only inside keys()"
+        return self.typed.pop(0)

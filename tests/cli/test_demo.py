@@ -126,7 +126,13 @@ def test_replaying_the_log_prints_the_live_output_byte_for_byte(
 def test_the_installed_script_runs_the_demo_honouring_no_color() -> None:
     env = {**os.environ, "NO_COLOR": "1"}
     done = subprocess.run(
-        [TOOLFX, "demo"], capture_output=True, text=True, env=env, timeout=60, check=False
+        [TOOLFX, "demo"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+        start_new_session=True,  # no controlling terminal, wherever the tests run
     )
     assert done.returncode == 0, done.stderr
     assert "11 calls: 9 succeeded, 2 failed" in done.stdout

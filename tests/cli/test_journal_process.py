@@ -50,6 +50,7 @@ def finish(*argv: str) -> subprocess.CompletedProcess[str]:
         text=True,
         timeout=SAFETY_NET,  # only against a hang
         check=False,
+        start_new_session=True,  # no controlling terminal: no one is asked, wherever tests run
     )
 
 

@@ -132,7 +132,13 @@ def test_a_disk_that_fills_up_mid_session_stops_it_with_whole_lines_only(
     argv = [TOOLFX, "run", session, "--workspace", str(workspace), "--yes", "--log", str(log)]
     argv += ["--interpreter", interpreter]
     done = subprocess.run(
-        argv, preexec_fn=file_size_limit, capture_output=True, text=True, timeout=60, check=False
+        argv,
+        preexec_fn=file_size_limit,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        start_new_session=True,  # no controlling terminal, wherever the tests run
     )
     assert done.returncode == 1
     assert done.stderr.splitlines() == [

@@ -39,14 +39,26 @@ def test_yes_allows_each_ask_once(
     assert "1 call: 1 succeeded, 0 failed" in ran.out
 
 
-def test_without_a_terminal_asks_are_rejected(
+def test_without_a_terminal_no_one_approves_an_ask_and_the_model_and_person_are_told(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, workspace: Path
 ) -> None:
-    ran = run(capsys, tmp_path, workspace)
+    log = tmp_path / "session.log"
+    ran = run(capsys, tmp_path, workspace, "--log", str(log))
     assert ran.code == 0
-    assert "→ rejected" in ran.out
-    assert "DENIED" in ran.out
+    assert "approval write · w1: edit a.txt (write a.txt) → no one to ask" in ran.out
     assert not (workspace / "a.txt").exists()
+    _, records = read_log(log.read_text(encoding="utf-8"))
+    [approval] = [r for r in records if isinstance(r, ToolApprovalRecord)]
+    assert approval.reply == "unavailable"
+    [result] = [r for r in records if isinstance(r, ToolResultRecord)]
+    assert result.result.error is not None
+    told = result.result.error.message
+    assert "no one could approve a.txt: no one was there to answer the ask" in told
+    assert "rejected" not in told
+    assert ran.err == (
+        "toolfx: no one could approve 1 ask (no terminal): use --yes, --deny-asks or run in a"
+        " terminal\n"
+    )
 
 
 def test_deny_asks_rejects_and_a_rule_can_still_allow(

@@ -17,7 +17,7 @@ from typing import TypedDict
 import pytest
 from rich.panel import Panel
 
-from tests.cli.support import toolfx
+from tests.cli.support import ScriptedKeyboard, toolfx
 from tests.security.terminal_support import (
     HOSTILE,
     assert_only_own_styling,
@@ -162,12 +162,18 @@ def ask(payload: str) -> ApprovalRequest:
 
 
 @PAYLOADS
-def test_the_approval_panel_shows_the_ask_only_visibly(
-    monkeypatch: pytest.MonkeyPatch, payload: str
-) -> None:
-    monkeypatch.setattr("builtins.input", lambda *args: "r")
+@pytest.mark.parametrize("previewed", [False, True])
+def test_the_approval_panel_shows_the_ask_only_visibly(payload: str, previewed: bool) -> None:
+    request = replace(ask(payload), arguments={payload: f"{payload}\nwhy: forged"})
+    if previewed:
+        diff = f"--- a/{payload}\n+++ b/{payload}\n@@ -1 +1 @@\n-{payload}\n+why: forged\n"
+        request = replace(request, preview=diff)
     out = io.StringIO()
-    assert Prompter(terminal_console(out), contextlib.nullcontext)(ask(payload)) == "rejected"
+    keyboard = ScriptedKeyboard([payload, "r"])  # a hostile key: shown visibly, asked again
+    prompter = Prompter(
+        terminal_console(out), keyboard, contextlib.nullcontext, Location().catalog()
+    )
+    assert prompter(request) == "rejected"
     assert_only_own_styling(out.getvalue(), payload, f"{payload}\nwhy: harmless")
     lines = plain(out.getvalue()).splitlines()
     assert sum(line.startswith("│ why: ") for line in lines) == 1  # no forged line

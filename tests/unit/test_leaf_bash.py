@@ -394,5 +394,5 @@ def test_the_cli_approval_shows_what_always_remembers_or_that_it_is_not_offered(
     session.call("bash", command="git status --short")
     session.call("bash", command="git status > /etc/x")
     offered, withheld = (ask_lines(request) for request in session.asked)
-    assert offered[-1] == "always will allow: git status --short"
+    assert offered[-1] == "always will allow bash, for the rest of this session: git status --short"
     assert withheld[-1] == "always is not offered: nothing here can be remembered safely"

@@ -11,6 +11,7 @@ from returns.result import Failure, Result, Success
 from toolfx.core.pipeline import ToolCall, execute
 from toolfx.core.registry import Location
 from toolfx.core.runtime import (
+    NO_ONE_TO_ASK,
     ApprovalReply,
     ApprovalRequest,
     CancelSignal,
@@ -98,7 +99,8 @@ def test_an_allow_rule_needs_no_ask_and_a_deny_rule_is_denied() -> None:
         ("rejected", "DENIED: Denied: permission 'bash' declined: the user rejected git status"),
         (
             "unavailable",
-            "DENIED: Denied: permission 'bash' declined: no one could approve git status",
+            "DENIED: Denied: permission 'bash' declined: no one could approve git status: "
+            + NO_ONE_TO_ASK,
         ),
         ("cancelled", "ABORTED: "),
         (

@@ -60,3 +60,15 @@ def test_the_ask_form_names_the_call_and_not_a_request_id() -> None:
     assert named == 'write {"path":"a.txt"} asks for edit'
     (named, *_) = ask_form(request, "toolu_9").message.splitlines()
     assert named == 'write {"path":"a.txt"} (call toolu_9) asks for edit'
+
+
+def test_the_ask_form_shows_the_change_a_call_would_make() -> None:
+    request = ApprovalRequest(
+        "mcp-7", "write", None, "edit", ("a.txt",), None, {}, ("a.txt",),
+        "--- a/a.txt\n+++ b/a.txt\n@@ -3 +3 @@\n-old\n+new\x1b[2J\n",
+    )  # fmt: skip
+    assert ask_form(request, None).message.splitlines()[2:9] == [
+        "--- a/a.txt", "+++ b/a.txt", "@@ -3 +3 @@", "-old", "+new\\x1b[2J",
+        "always will allow edit, for the rest of this session: a.txt",
+        "Allow it once, always (for the rest of this session), or reject it?",
+    ]  # fmt: skip

@@ -25,6 +25,7 @@ from toolfx.core.pipeline import (
 from toolfx.core.records import SessionRecord, ToolCallRecord, ToolResultRecord
 from toolfx.core.registry import Location
 from toolfx.core.runtime import (
+    NO_ONE_TO_ASK,
     ApprovalReply,
     ApprovalRequest,
     Cancelled,
@@ -354,6 +355,16 @@ class PipelineScenarios(PipelineWorld):
         assert isinstance(result, ToolExecutionFailure)
         assert result.error.code is ErrorCode.DENIED
         assert result.error.message == "Denied (shouting is loud); the user said: whisper instead"
+
+    def test_an_ask_no_one_could_answer_tells_the_model_so_not_a_rejection(
+        self, world: World, interpret: Interpret
+    ) -> None:
+        result = ask_loudly(world, interpret, "unavailable")
+        assert isinstance(result, ToolExecutionFailure)
+        assert result.error.code is ErrorCode.DENIED
+        assert result.error.message == (
+            f"Denied: no one could approve this call (shouting is loud): {NO_ONE_TO_ASK}"
+        )
 
     def test_ask_without_an_agent_is_denied(self, world: World, interpret: Interpret) -> None:
         register_shout(world)

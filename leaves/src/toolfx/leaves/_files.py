@@ -4,10 +4,11 @@ read."""
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import final
 
-from toolfx.core.plaintext import count_lines, head
+from toolfx.core.plaintext import count_lines, head, unified_text_diff
 from toolfx.core.runtime import FileError, FileErrorKind, FileStat, FileSystem
 from toolfx.core.tools import ErrorCode, ToolFailure, ToolRunContext
 from toolfx.leaves._diffs import ChangedLines
@@ -19,6 +20,7 @@ __all__ = [
     "MAX_CHANGED_FILE_BYTES",
     "TextFile",
     "bounded_change",
+    "bounded_diff",
     "commit",
     "current_text",
     "file_target",
@@ -67,6 +69,14 @@ def bounded_change(change: ChangedLines, limits: WorkspaceLimits) -> ChangedLine
     )
 
 
+def bounded_diff(diff: str, limits: WorkspaceLimits, hint: str = "") -> str:
+    """`diff` cut to the output limits, saying so (and `hint`, e.g. what to do instead) when cut."""
+    shown = head(diff, limits.max_lines, limits.max_bytes)
+    if shown is diff:
+        return diff
+    return f"{shown}[diff cut at {count_lines(shown)} of {count_lines(diff)} lines{hint}]\n"
+
+
 async def current_text(
     ctx: ToolRunContext, where: ResolvedPath, *, binary: str = "only text files can be changed"
 ) -> TextFile | ToolFailure | None:
@@ -109,10 +119,17 @@ async def commit(
     """Write `text` over the file `loaded` (None: a new file) once `edit` is granted.
 
     Nothing is written when the user corrects the call or the file changed on disk since it was
-    loaded. The written file counts as read, so an edit may follow.
+    loaded. The written file counts as read, so an edit may follow. When the user is asked, the
+    ask's preview is the change as a unified diff with the file's line numbers (bounded).
     """
+
+    async def preview() -> str:
+        before = "" if loaded is None else loaded.text
+        diffing = functools.partial(unified_text_diff, where.shown, before, text)
+        return bounded_diff(await ctx.runtime.run_blocking(diffing), workspace.limits)
+
     corrected = await workspace.permissions.require(
-        ctx, EDIT, (where.shown,), f"{verb} {where.shown}"
+        ctx, EDIT, (where.shown,), f"{verb} {where.shown}", preview=preview
     )
     if corrected is not None:
         return corrected

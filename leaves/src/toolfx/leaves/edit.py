@@ -13,7 +13,7 @@ from typing import Annotated, NotRequired, TypedDict
 from returns.result import Failure, Result, Success
 
 from toolfx.core.json import plural
-from toolfx.core.plaintext import count_lines, head, unified_text_diff
+from toolfx.core.plaintext import unified_text_diff
 from toolfx.core.tools import (
     DiffResultCard,
     ErrorCode,
@@ -24,9 +24,9 @@ from toolfx.core.tools import (
     ToolRunContext,
 )
 from toolfx.leaves._diffs import ChangedLines, changed_lines, diff_result_card, pending_diff_card
-from toolfx.leaves._files import bounded_change, commit, current_text, file_target
+from toolfx.leaves._files import bounded_change, bounded_diff, commit, current_text, file_target
 from toolfx.leaves._leaf import define_leaf
-from toolfx.leaves.workspace import Workspace, WorkspaceLimits
+from toolfx.leaves.workspace import Workspace
 
 __all__ = ["EditArgs", "EditOutput", "edit_tool"]
 
@@ -81,7 +81,7 @@ def edit_tool(workspace: Workspace) -> ToolDefinition[EditArgs, EditOutput]:
         if isinstance(written, ToolFailure):
             return Failure(written)
         diffing = functools.partial(unified_text_diff, where.shown, loaded.text, text)
-        diff = _bounded(await ctx.runtime.run_blocking(diffing), workspace.limits)
+        diff = bounded_diff(await ctx.runtime.run_blocking(diffing), workspace.limits, _READ_IT)
         change = bounded_change(changed_lines(loaded.text, text), workspace.limits)
         return Success(EditOutput(where.shown, count, diff, change))
 
@@ -128,13 +128,8 @@ def _squeezed(text: str) -> str:
     return " ".join(text.split())
 
 
-def _bounded(diff: str, limits: WorkspaceLimits) -> str:
-    shown = head(diff, limits.max_lines, limits.max_bytes)
-    if shown is diff:
-        return diff
-    return (
-        f"{shown}[diff cut at {count_lines(shown)} of {count_lines(diff)} lines; read the file]\n"
-    )
+_READ_IT = "; read the file"
+"""What the model is told to do when the diff it is shown was cut."""
 
 
 def _render(args: EditArgs, out: EditOutput) -> tuple[TextBlock, ...]:

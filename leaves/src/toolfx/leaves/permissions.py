@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import final
 
-from toolfx.core.runtime import ApprovalRequest, AtomicCell, Cancelled, RejectedWithFeedback
+from toolfx.core.runtime import (
+    NO_ONE_TO_ASK,
+    ApprovalRequest,
+    AtomicCell,
+    Cancelled,
+    RejectedWithFeedback,
+)
 from toolfx.core.tools import (
     ApprovalDeferred,
     ErrorCode,
@@ -50,6 +56,7 @@ class Permissions:
         *,
         always: Sequence[str] | None = None,
         default: Action = "ask",
+        preview: Callable[[], Awaitable[str]] | None = None,
     ) -> ToolFailure | None:
         """Go on (None), or a corrected failure carrying the user's feedback for the model.
 
@@ -57,10 +64,13 @@ class Permissions:
         the pipeline's boundary); a cancelled ask raises `Cancelled`; an ask answered "later"
         raises `ApprovalDeferred` (APPROVAL_PENDING: the call is resumed once answered). An
         `always` answer remembers `always` (default: the patterns) as allow rules for the session.
-        `default` is the action when no rule matches.
+        `default` is the action when no rule matches; `preview`, called only when the user is
+        asked, makes the request's preview (what the call will do, e.g. a diff).
         """
         action = decide(self.rules, permission, patterns, default)
-        return await self.settle(ctx, action, permission, patterns, reason, always=always)
+        return await self.settle(
+            ctx, action, permission, patterns, reason, always=always, preview=preview
+        )
 
     async def settle(
         self,
@@ -71,6 +81,7 @@ class Permissions:
         reason: str,
         *,
         always: Sequence[str] | None = None,
+        preview: Callable[[], Awaitable[str]] | None = None,
     ) -> ToolFailure | None:
         """Act on an `action` already decided (see `require`): go on, refuse, or ask.
 
@@ -78,15 +89,23 @@ class Permissions:
         remembers; an empty `always` offers none, and such an answer counts as once.
         """
         asked = tuple(patterns)
-        remembered = asked if always is None else tuple(always)
         if action == "allow":
             return None
         listed = ", ".join(asked)
         if action == "deny":
             raise PermissionDeclined(permission, f"a rule denies {listed}")
         remembered = asked if always is None else tuple(always)
+        shown = None if preview is None else await preview()
         request = ApprovalRequest(
-            ctx.call_id, ctx.name, ctx.agent, permission, asked, reason, ctx.arguments, remembered
+            ctx.call_id,
+            ctx.name,
+            ctx.agent,
+            permission,
+            asked,
+            reason,
+            ctx.arguments,
+            remembered,
+            shown,
         )
         reply = await ctx.runtime.approve(request, ctx.signal)
         if isinstance(reply, RejectedWithFeedback):
@@ -105,7 +124,7 @@ class Permissions:
             raise PermissionDeclined(permission, f"the user rejected {listed}")
         if reply == "deferred":
             raise ApprovalDeferred(_waiting(ctx.name, permission, listed), (ctx.call_id,))
-        raise PermissionDeclined(permission, f"no one could approve {listed}")
+        raise PermissionDeclined(permission, f"no one could approve {listed}: {NO_ONE_TO_ASK}")
 
 
 def _waiting(tool: str, permission: str, listed: str) -> str:

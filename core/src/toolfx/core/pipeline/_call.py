@@ -26,7 +26,13 @@ from toolfx.core.pipeline._bounding import bound_result, over_limits
 from toolfx.core.pipeline._code_bridge import dispatch_sub_calls
 from toolfx.core.records import RecordSink, ToolCallRecord, ToolResultRecord, write_record
 from toolfx.core.registry import TRANSPORT_HANDLE
-from toolfx.core.runtime import ApprovalRequest, CancelSignal, Description, RejectedWithFeedback
+from toolfx.core.runtime import (
+    NO_ONE_TO_ASK,
+    ApprovalRequest,
+    CancelSignal,
+    Description,
+    RejectedWithFeedback,
+)
 from toolfx.core.tools import (
     CALL_FAILURES,
     Accept,
@@ -433,6 +439,10 @@ async def _ask(
         return pending(f"{waiting} the approval is answered.", (execution.call_id,))
     if isinstance(reply, RejectedWithFeedback):
         return failed(ErrorCode.DENIED, f"Denied{why}; the user said: {reply.feedback}")
+    if reply == "unavailable":
+        return failed(
+            ErrorCode.DENIED, f"Denied: no one could approve this call{why}: {NO_ONE_TO_ASK}"
+        )
     return failed(ErrorCode.DENIED, f"Denied: approval needed{why}; the answer was {reply}")
 
 

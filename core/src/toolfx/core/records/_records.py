@@ -265,7 +265,8 @@ class ToolCodeAnswerRecord:
 @final
 @dataclass(frozen=True, slots=True)
 class ToolApprovalRecord:
-    """The `tool/approval` event: what a call asked permission for, and the answer it got."""
+    """The `tool/approval` event: what a call asked permission for, and the answer it got (not
+    the request's `preview`: what the person was shown follows from the call, and is not kept)."""
 
     call_id: str
     permission: str

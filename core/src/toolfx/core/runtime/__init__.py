@@ -42,6 +42,7 @@ from toolfx.core.runtime._processes import (
     SandboxMode,
 )
 from toolfx.core.runtime._runtime import (
+    NO_ONE_TO_ASK,
     ApprovalReply,
     ApprovalRequest,
     Cancelled,
@@ -59,6 +60,7 @@ from toolfx.core.runtime._state_folder import spill_folder, state_folder
 __all__ = [
     "CALLER_CANCELLED",
     "HOST_EXCEPTIONS",
+    "NO_ONE_TO_ASK",
     "SANDBOX_MODES",
     "ApprovalReply",
     "ApprovalRequest",

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from toolfx.core.runtime._spills import SpillStore
 
 __all__ = [
+    "NO_ONE_TO_ASK",
     "ApprovalReply",
     "ApprovalRequest",
     "Cancelled",
@@ -73,6 +74,10 @@ class ApprovalRequest:
     arguments: FrozenJson
     always: tuple[str, ...] = ()
     """Exactly the rules an `allowed-always` answer remembers (none: `always` is not offered)."""
+    preview: str | None = None
+    """What the call will do, for the person answering (e.g. a unified diff of a file change with
+    the file's real line numbers, bounded); None: the call's own pending card tells it. Not kept
+    in the ask's record (`ToolApprovalRecord`): it is shown, not replayed."""
 
 
 @final
@@ -90,8 +95,18 @@ ApprovalReply = (
 """The approval service's answer; an `ask` runs its call only on `allowed-once` or
 `allowed-always` (which also remembers the request's `always` rules, when it offers any).
 
+`unavailable` answers "no one could be asked" (e.g. a command line without a terminal): the call
+fails, and the model is told so (`NO_ONE_TO_ASK`), not that the user rejected it.
+
 `deferred` answers "later": the call settles as APPROVAL_PENDING without doing what it asked
 for, and a journaled run resumes it once the ask is answered (`toolfx.core.journal`)."""
+
+
+NO_ONE_TO_ASK: Final = (
+    "no one was there to answer the ask (this is not a rejection: the user can allow it by"
+    " answering asks, or with a rule)"
+)
+"""What the model is told of an ask answered `unavailable`: no one could be asked."""
 
 
 @final

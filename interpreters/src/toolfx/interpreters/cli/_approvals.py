@@ -1,47 +1,71 @@
-"""Answering a session's asks: at the terminal (once, always, reject, reject with feedback), or
-by a fixed answer (`--yes`, `--deny-asks`, no terminal, the demo's scripted approver)."""
+"""Answering a session's asks: at the terminal with one key (once, always, reject, reject with
+feedback), or by a fixed answer (`--yes`, `--deny-asks`, the demo's scripted approver), or by no
+one (no terminal: `unavailable`, and the model is told no one could approve the call)."""
 
 from __future__ import annotations
 
+import signal
+import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import Final, final
 
-from rich.console import Console
+from rich.console import Console, Group
 from rich.panel import Panel
-from rich.prompt import Prompt
 from rich.text import Text
 
+from toolfx.core.registry import Catalog
 from toolfx.core.runtime import ApprovalReply, ApprovalRequest, RejectedWithFeedback
+from toolfx.interpreters.cli._cards import call_body, diff_text_body
+from toolfx.interpreters.cli._pending import pending_view
+from toolfx.interpreters.cli._tty import END_OF_INPUT, INTERRUPTED, Keyboard
 from toolfx.interpreters.cli._visible import visible
 
-__all__ = ["CHOICES", "Answer", "Prompter", "ask_lines", "choose_answer", "fixed"]
+__all__ = [
+    "CHOICES",
+    "Answer",
+    "Prompter",
+    "Unattended",
+    "always_line",
+    "ask_lines",
+    "choose_answer",
+    "fixed",
+]
 
 Answer = Callable[[ApprovalRequest], ApprovalReply]
 """Answers one ask; it may block (a prompt), so async interpreters call it in a thread."""
 
-CHOICES: Final[dict[str, ApprovalReply]] = {
-    "o": "allowed-once",
-    "a": "allowed-always",
-    "r": "rejected",
+CHOICES: Final[dict[str, tuple[ApprovalReply, str]]] = {
+    "o": ("allowed-once", "once"),
+    "a": ("allowed-always", "always"),
+    "r": ("rejected", "reject"),
 }
-"""The prompt's keys; `f` (reject with feedback) asks for the feedback next."""
+"""The prompt's keys, each with its answer and its name; `f` (reject with feedback) reads the
+feedback next."""
+
+_FEEDBACK: Final = "f"  # the key that rejects with feedback
+
+
+def always_line(request: ApprovalRequest) -> str:
+    """What answering `always` remembers, word for word (the request's `always` rules), or that
+    it is not offered."""
+    if not request.always:
+        return "always is not offered: nothing here can be remembered safely"
+    rules = ", ".join(request.always)
+    return f"always will allow {request.permission}, for the rest of this session: {rules}"
 
 
 def ask_lines(request: ApprovalRequest, named: str | None = None) -> list[str]:
     """What an ask tells the person answering it: which call asks for what, on what, and why;
-    the call `named` so (default: its tool and call id)."""
+    the call `named` so (default: its tool and call id); last, what `always` remembers."""
+    return [*_asked(request, named), always_line(request)]
+
+
+def _asked(request: ApprovalRequest, named: str | None) -> list[str]:
     call = f"{request.tool} · {request.call_id}" if named is None else named
-    lines = [
-        f"{call} asks for {request.permission}",
-        f"on: {', '.join(request.patterns)}",
-    ]
+    lines = [f"{call} asks for {request.permission}", f"on: {', '.join(request.patterns)}"]
     if request.reason is not None:
         lines.append(f"why: {request.reason}")
-    if request.always:
-        lines.append(f"always will allow: {', '.join(request.always)}")
-    else:
-        lines.append("always is not offered: nothing here can be remembered safely")
     return lines
 
 
@@ -51,43 +75,129 @@ def fixed(reply: ApprovalReply) -> Answer:
 
 
 @final
-class Prompter:
-    """Asks the user at the terminal: shows the request, then reads o, a, r or f."""
+class Unattended:
+    """Answers every ask `unavailable` (no one is there to answer it), counting them."""
 
-    __slots__ = ("_console", "_pause")
+    __slots__ = ("_asked", "_lock")
 
-    def __init__(self, console: Console, pause: Callable[[], AbstractContextManager[None]]) -> None:
-        self._console = console
-        self._pause = pause
+    def __init__(self) -> None:
+        self._asked = 0
+        self._lock = threading.Lock()
 
     def __call__(self, request: ApprovalRequest) -> ApprovalReply:
-        """The user's answer; end of input rejects."""
+        """`unavailable`, counted."""
+        with self._lock:
+            self._asked += 1
+        return "unavailable"
+
+    @property
+    def asked(self) -> int:
+        """How many asks were answered so far."""
+        return self._asked
+
+
+@final
+class Prompter:
+    """Asks the person at the terminal: shows the asking call's full card (the request's preview
+    of the change, else the call's pending card) and what `always` remembers, then reads one key:
+    o, a (when offered), r, or f and a line of feedback. One ask at a time, whatever the thread.
+
+    The end of input rejects; the interrupt key is passed on as SIGINT once the terminal is
+    restored (by default a KeyboardInterrupt raised here), and the ask is `cancelled` if its
+    handler raised nothing.
+    """
+
+    __slots__ = ("_catalog", "_console", "_keyboard", "_lock", "_pause")
+
+    def __init__(
+        self,
+        console: Console,
+        keyboard: Keyboard,
+        pause: Callable[[], AbstractContextManager[None]],
+        catalog: Catalog,
+    ) -> None:
+        self._console = console
+        self._keyboard = keyboard
+        self._pause = pause
+        self._catalog = catalog
+        self._lock = threading.Lock()
+
+    def __call__(self, request: ApprovalRequest) -> ApprovalReply:
+        """The person's answer."""
+        with self._lock, self._pause():
+            with self._keyboard.keys():  # a key typed before the card was shown answers nothing
+                self._console.print(self._card(request))
+                reply = self._reply(request)
+                if reply is None:
+                    reply = self._feedback()
+            if reply == "cancelled":  # the interrupt key, now the terminal is as it was
+                signal.raise_signal(signal.SIGINT)  # not swallowed: as if pressed elsewhere
+        return reply
+
+    def _feedback(self) -> ApprovalReply:
+        """A rejection with the line typed as its feedback (none typed: a plain rejection)."""
+        self._console.print(Text("Feedback for the model: "), end="")
+        feedback = self._keyboard.line()
+        if feedback == INTERRUPTED:
+            return self._interrupted()
+        return "rejected" if not feedback else RejectedWithFeedback(feedback)
+
+    def _interrupted(self) -> ApprovalReply:
+        self._console.print(Text("cancelled (interrupted)"))
+        return "cancelled"
+
+    def _card(self, request: ApprovalRequest) -> Panel:
+        if request.preview is not None:
+            change = diff_text_body(request.preview)
+        else:
+            change = call_body(pending_view(self._catalog, request.tool, request.arguments))
+        parts = [
+            Text("\n".join(visible(line, lines=False) for line in _asked(request, None))),
+            change,
+            Text(visible(always_line(request), lines=False), style="bold"),
+        ]
+        return Panel(Group(*parts), title="approval", title_align="left", border_style="yellow")
+
+    def _reply(self, request: ApprovalRequest) -> ApprovalReply | None:
+        """The answer of the key pressed (None: reject with feedback, read next), asking again
+        after any other key."""
+        offered = {key: choice for key, choice in CHOICES.items() if request.always or key != "a"}
+        always = "[a]lways, " if "a" in offered else ""
+        question = Text(f"Allow? [o]nce, {always}[r]eject, reject with [f]eedback: ")
         console = self._console
-        with self._pause():
-            text = Text("\n".join(visible(line, lines=False) for line in ask_lines(request)))
-            console.print(Panel(text, title="approval", border_style="yellow"))
-            offered = [key for key in CHOICES if request.always or key != "a"]
-            always = "[a]lways, " if request.always else ""
-            try:
-                key = Prompt.ask(
-                    Text(f"Allow? [o]nce, {always}[r]eject, reject with [f]eedback"),
-                    console=console,
-                    choices=[*offered, "f"],
-                    show_choices=False,
-                )
-                if key == "f":
-                    return RejectedWithFeedback(
-                        Prompt.ask("Feedback for the model", console=console)
-                    )
-            except EOFError:
+        console.print(question, end="")
+        while True:
+            key = self._keyboard.key()
+            if key == END_OF_INPUT:
+                console.print(Text("rejected (end of input)"))
                 return "rejected"
-        return CHOICES[key]
+            if key == INTERRUPTED:
+                return self._interrupted()
+            chosen = key.lower()
+            if chosen == _FEEDBACK:
+                console.print(Text("reject with feedback"))
+                return None
+            if chosen in offered:
+                reply, name = offered[chosen]
+                console.print(Text(name))
+                return reply
+            keys = ", ".join(f"{k} ({name})" for k, (_, name) in offered.items())
+            console.print(
+                Text(
+                    f"{visible(key, lines=False)} is not an answer: press {keys}"
+                    f" or {_FEEDBACK} (reject with feedback)"
+                )
+            )
+            console.print(question, end="")
 
 
-def choose_answer(*, yes: bool, deny_asks: bool, prompter: Answer | None) -> Answer:
-    """`--deny-asks` rejects, `--yes` allows once; else the prompter (on a terminal) or reject."""
+def choose_answer(
+    *, yes: bool, deny_asks: bool, prompter: Answer | None, unattended: Answer
+) -> Answer:
+    """`--deny-asks` rejects, `--yes` allows once; else the prompter (on a terminal), or no one
+    answers (`unattended`)."""
     if deny_asks:
         return fixed("rejected")
     if yes:
         return fixed("allowed-once")
-    return fixed("rejected") if prompter is None else prompter
+    return unattended if prompter is None else prompter

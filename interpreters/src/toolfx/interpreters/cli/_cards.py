@@ -48,6 +48,7 @@ __all__ = [
     "call_body",
     "command_ending",
     "diff_lines",
+    "diff_text_body",
     "result_body",
 ]
 
@@ -261,6 +262,19 @@ def _seconds(duration: float) -> str:
         return f"{duration:.0f} s"
     minutes, seconds = divmod(int(duration), 60)
     return f"{minutes} min {seconds} s"
+
+
+def diff_text_body(diff: str) -> RenderableType:
+    """A unified diff's text (e.g. an ask's preview) highlighted whole, not elided (it is bounded
+    where it is made), long lines cut; "no change" when it is empty."""
+    if not diff:
+        return Text("no change", style="dim")
+    return Syntax(
+        "\n".join(_name(_cut(line)) for line in _lines(diff)),
+        "diff",
+        theme=_THEME,
+        background_color="default",
+    )
 
 
 def _ending(view: TerminalResultCard) -> Text:

@@ -12,7 +12,8 @@ import json
 import os
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Final
+from dataclasses import dataclass
+from typing import Final, final
 
 from returns.result import Failure
 from rich.console import Console
@@ -21,7 +22,7 @@ from toolfx.core.journal import Journal, JournaledSession, JournalError
 from toolfx.core.json import JsonValue, parse_json, thaw_json
 from toolfx.core.registry import Catalog
 from toolfx.core.runtime import ApprovalReply, RejectedWithFeedback, spill_folder
-from toolfx.interpreters.cli._approvals import Answer, Prompter, choose_answer, fixed
+from toolfx.interpreters.cli._approvals import Answer, Prompter, Unattended, choose_answer, fixed
 from toolfx.interpreters.cli._args import (
     ApproveAnswer,
     ApproveCommand,
@@ -50,11 +51,13 @@ from toolfx.interpreters.cli._render import Display, JsonDisplay, PanelDisplay
 from toolfx.interpreters.cli._run_lock import JournalInUseError, exclusive_run
 from toolfx.interpreters.cli._runner import run_session, turn_calls
 from toolfx.interpreters.cli._session import SessionError, Turn, parse_session
+from toolfx.interpreters.cli._tty import Terminal, open_terminal
 from toolfx.interpreters.cli._visible import visible, visible_json
 from toolfx.interpreters.journal import Durability, JournalFileError, SqliteJournal
 
 __all__ = [
     "PLAIN_WIDTH",
+    "Asking",
     "CliError",
     "approve",
     "load_rules",
@@ -62,7 +65,7 @@ __all__ = [
     "read_text",
     "replay",
     "run",
-    "terminal_answer",
+    "terminal_answers",
     "tools",
     "workspace_root",
 ]
@@ -104,13 +107,17 @@ def _unusable_file(what: str, path: str, error: OSError | ValueError, verb: str)
             return f"the {what} path {path} holds a NUL character"
 
 
-def _console(output: OutputOptions, *, stderr: bool = False) -> Console:
-    terminal = (sys.stderr if stderr else sys.stdout).isatty()
+def _console(output: OutputOptions, terminal: Terminal | None = None) -> Console:
+    """A console on stdout, or on the controlling `terminal` (the approval prompt's)."""
     plain = not output.color or bool(os.environ.get("NO_COLOR"))
+    if terminal is None:
+        file, width = None, None if sys.stdout.isatty() else PLAIN_WIDTH
+    else:
+        file, width = terminal.writer, terminal.columns
     return Console(
-        stderr=stderr,
+        file=file,
         color_system=None if plain else "auto",
-        width=None if terminal else PLAIN_WIDTH,
+        width=width,
         highlight=False,
         emoji=False,
         markup=False,
@@ -198,14 +205,60 @@ def load_rules(path: str | None) -> JsonValue:
     return thaw_json(parsed.unwrap())
 
 
-def terminal_answer(
-    output: OutputOptions, display: Display, *, yes: bool = False, deny_asks: bool = False
-) -> Answer:
-    """How `run` answers asks: `--deny-asks` rejects, `--yes` allows once, else the person at the
-    terminal is asked (rejected when there is none)."""
-    interactive = all(stream is not None and stream.isatty() for stream in (sys.stdin, sys.stdout))
-    prompter = Prompter(_console(output, stderr=True), display.paused)
-    return choose_answer(yes=yes, deny_asks=deny_asks, prompter=prompter if interactive else None)
+@final
+@dataclass(frozen=True, slots=True)
+class Asking:
+    """How a session's asks are answered: `answer_for` a display, and who was there to answer."""
+
+    output: OutputOptions
+    catalog: Catalog
+    terminal: Terminal | None
+    unattended: Unattended
+    yes: bool = False
+    deny_asks: bool = False
+    defer: bool = False
+
+    def answer_for(self, display: Display) -> Answer:
+        """`--defer-asks` defers, `--deny-asks` rejects, `--yes` allows once; else the person at
+        the controlling terminal is asked, or no one answers (`unavailable`)."""
+        if self.defer:
+            return fixed("deferred")
+        prompter = None
+        if self.terminal is not None:
+            console = _console(self.output, self.terminal)
+            prompter = Prompter(console, self.terminal, display.paused, self.catalog)
+        return choose_answer(
+            yes=self.yes, deny_asks=self.deny_asks, prompter=prompter, unattended=self.unattended
+        )
+
+    def report(self) -> None:
+        """Say once on stderr how many asks no one could answer (none: nothing)."""
+        if self.unattended.asked:
+            _note(
+                f"no one could approve {_counted_asks(self.unattended.asked)} (no terminal):"
+                " use --yes, --deny-asks or run in a terminal"
+            )
+
+
+@contextlib.contextmanager
+def terminal_answers(
+    output: OutputOptions,
+    catalog: Catalog,
+    *,
+    yes: bool = False,
+    deny_asks: bool = False,
+    defer: bool = False,
+) -> Iterator[Asking]:
+    """How `run` (and `demo --interactive`) answer asks; the controlling terminal, whatever stdin
+    and stdout are (`--json | jq` still asks), is opened only when someone may be asked, and
+    closed afterwards."""
+    asking = not (defer or yes or deny_asks)
+    terminal = open_terminal() if asking else None
+    try:
+        yield Asking(output, catalog, terminal, Unattended(), yes, deny_asks, defer)
+    finally:
+        if terminal is not None:
+            terminal.close()
 
 
 def run(command: RunCommand) -> int:
@@ -219,16 +272,17 @@ def run(command: RunCommand) -> int:
     turns = _session(command.session)
     catalog = _catalog(root, command)
     _refuse_repeated_ids(turns, catalog)
-
-    def answer_for(display: Display) -> Answer:
-        if command.defer_asks:
-            return fixed("deferred")
-        return terminal_answer(
-            command.output, display, yes=command.yes, deny_asks=command.deny_asks
-        )
-
     header = SessionHeader(root, command.interpreter, command.present)
     with contextlib.ExitStack() as stack:
+        asking = stack.enter_context(
+            terminal_answers(
+                command.output,
+                catalog,
+                yes=command.yes,
+                deny_asks=command.deny_asks,
+                defer=command.defer_asks,
+            )
+        )
         journal = None
         if command.journal is not None:
             opened = _opened_journal(command.journal, command.durability)
@@ -241,11 +295,12 @@ def run(command: RunCommand) -> int:
             turns,
             catalog,
             header,
-            answer_for,
+            asking.answer_for,
             log=command.log,
             output=command.output,
             journal=journal,
         )
+    asking.report()
     if not waiting or command.journal is None:
         return EXIT_OK
     _note(f"{_asks(len(waiting))} for an answer in the journal {command.journal}:")
@@ -331,6 +386,10 @@ def _reply(answer: ApproveAnswer, feedback: str | None) -> ApprovalReply:
     if answer == "reject" and feedback is not None:
         return RejectedWithFeedback(feedback)
     return _REPLIES[answer]
+
+
+def _counted_asks(count: int) -> str:
+    return "1 ask" if count == 1 else f"{count} asks"
 
 
 def _asks(count: int) -> str:

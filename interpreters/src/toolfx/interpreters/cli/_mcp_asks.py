@@ -113,10 +113,12 @@ def _json_start(value: FrozenJson, limit: int) -> str:
 
 def ask_form(request: ApprovalRequest, call_id: str | None) -> types.ElicitRequestFormParams:
     """The form elicitation that puts the ask to the client's user, naming the call (with the
-    model's `call_id`, if the client gave one)."""
+    model's `call_id`, if the client gave one) and showing the request's preview, if any."""
     question = "Allow it once, always (for the rest of this session), or reject it?"
     named = call_summary(request.tool, request.arguments, call_id)
     lines = [visible(line, lines=False) for line in ask_lines(request, named)]
+    if request.preview is not None:
+        lines[-1:-1] = [visible(request.preview.removesuffix("\n")) or "(no change)"]
     message = "\n".join([*lines, question])
     return types.ElicitRequestFormParams(message=message, requested_schema=ASK_SCHEMA)
 

@@ -23,7 +23,7 @@ from typing import Final
 
 from toolfx.interpreters.cli._approvals import Answer, fixed
 from toolfx.interpreters.cli._args import DemoCommand
-from toolfx.interpreters.cli._commands import play, terminal_answer
+from toolfx.interpreters.cli._commands import play, terminal_answers
 from toolfx.interpreters.cli._log import SessionHeader
 from toolfx.interpreters.cli._providers import load_catalog
 from toolfx.interpreters.cli._render import Display
@@ -51,14 +51,12 @@ def demo(command: DemoCommand) -> int:
         rules = json.loads((_DATA / "rules.json").read_text("utf-8"))
         catalog = load_catalog(root, rules, command.sandbox, present=DEMO_PRESENTATION)
         header = SessionHeader(root, command.interpreter, DEMO_PRESENTATION)
-        play(
-            turns,
-            catalog,
-            header,
-            lambda display: _answer(command, display),
-            log=command.log,
-            output=command.output,
-        )
+        if not command.interactive:  # the scripted approver: each ask allowed once
+            play(turns, catalog, header, _allow_once, log=command.log, output=command.output)
+            return 0
+        with terminal_answers(command.output, catalog) as asking:
+            play(turns, catalog, header, asking.answer_for, log=command.log, output=command.output)
+        asking.report()
     return 0
 
 
@@ -77,11 +75,9 @@ def _workspace(*, keep: bool) -> Iterator[str]:
         print(f"toolfx: the demo workspace is kept at {visible(root)}", file=sys.stderr)
 
 
-def _answer(command: DemoCommand, display: Display) -> Answer:
-    """The demo's asks: answered at the terminal when interactive, else each allowed once."""
-    return (
-        terminal_answer(command.output, display) if command.interactive else fixed("allowed-once")
-    )
+def _allow_once(display: Display) -> Answer:
+    """The demo's scripted approver: each ask allowed once."""
+    return fixed("allowed-once")
 
 
 def _write_build_log(path: str) -> None:

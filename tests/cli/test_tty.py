@@ -1,0 +1,91 @@
+"""The terminal the prompt reads, over a real pseudo-terminal pair: one key, a line with its
+editing, the interrupt and end-of-input keys read as keys, and the modes restored."""
+
+from __future__ import annotations
+
+import os
+import termios
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from toolfx.interpreters.cli._tty import END_OF_INPUT, INTERRUPTED, Terminal, open_terminal
+
+
+@pytest.fixture
+def pty() -> Iterator[tuple[int, Terminal]]:
+    """The master end of a pseudo-terminal (what the person types and sees) and its other end
+    as the terminal."""
+    master, slave = os.openpty()
+    terminal = Terminal(slave)
+    try:
+        yield master, terminal
+    finally:
+        terminal.close()
+        os.close(master)
+
+
+def echoed(master: int) -> str:
+    return os.read(master, 1024).decode()
+
+
+@pytest.mark.parametrize(
+    ("typed", "key"),
+    [(b"o", "o"), (b"\xc3\xa9", "é"), (b"\x03", INTERRUPTED), (b"\x04", END_OF_INPUT)],
+)
+def test_a_key_is_read_alone_without_echo(
+    pty: tuple[int, Terminal], typed: bytes, key: str
+) -> None:
+    master, terminal = pty
+    before = termios.tcgetattr(master)
+    with terminal.keys():
+        os.write(master, typed)
+        assert terminal.key() == key
+    assert termios.tcgetattr(master) == before  # the modes as they were
+
+
+def test_a_line_is_edited_and_echoed_and_control_keys_are_left_out(
+    pty: tuple[int, Terminal],
+) -> None:
+    master, terminal = pty
+    with terminal.keys():
+        os.write(master, b"no\x15ab\x7fc\x1b[Dd\x07!\n")  # kill, erase, an arrow, a bell
+        assert terminal.line() == "acd!"
+    shown = echoed(master)
+    assert shown == "no\b \b\b \bab\b \bcd!\r\n"
+
+
+@pytest.mark.parametrize(
+    ("typed", "line"), [(b"abc\x03", INTERRUPTED), (b"\x04", None), (b"ab\x04", "ab")]
+)
+def test_a_line_ends_at_the_interrupt_or_end_of_input_keys(
+    pty: tuple[int, Terminal], typed: bytes, line: str | None
+) -> None:
+    master, terminal = pty
+    with terminal.keys():
+        os.write(master, typed)
+        assert terminal.line() == line
+
+
+def test_the_modes_are_restored_however_reading_ends(pty: tuple[int, Terminal]) -> None:
+    master, terminal = pty
+    before = termios.tcgetattr(master)
+    reading: list[int] = []
+
+    def interrupted() -> None:
+        with terminal.keys():
+            reading.append(termios.tcgetattr(master)[3])
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        interrupted()
+    assert reading[0] & termios.ISIG == 0  # while reading, the interrupt key is a key
+    assert termios.tcgetattr(master) == before
+
+
+def test_without_a_terminal_there_is_none_to_open(tmp_path: Path) -> None:
+    assert open_terminal(str(tmp_path / "missing")) is None
+    regular = tmp_path / "file"
+    regular.write_text("not a terminal")
+    assert open_terminal(str(regular)) is None
