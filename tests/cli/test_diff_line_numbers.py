@@ -263,7 +263,7 @@ def test_at_the_terminal_an_edit_in_the_middle_of_a_file_shows_gits_hunk_header(
     (expected,) = headers(git_hunks(TWO_HUNDRED, TWO_HUNDRED.replace(edit["old"], edit["new"])))
     assert expected == "@@ -98,7 +98,8 @@"
     child, transcript = spawn_toolfx(
-        "run", session, "--workspace", str(workspace), "--yes", "--no-color"
+        "run", session, "--workspace", str(workspace), "--yes", "--no-color", "--verbose"
     )
     child.expect(pexpect.EOF)
     child.close()
