@@ -1,0 +1,280 @@
+"""Ctrl-C while toolfx runs tools: the first press cancels what runs through its cancel signal,
+a second ends the process at once.
+
+The SIGINT handler (it runs on the main thread, between two bytecodes of whatever that thread
+was doing) only counts the press and hands it to a watcher thread, which sets the signal: a
+signal's watchers (a process runner's wake-up, an event loop's scheduled cancel) take locks the
+interrupted code may hold, so they never run inside the handler. A prompt open on the main thread
+is ended by a `KeyboardInterrupt` from the handler; a prompt that raises `KeyboardInterrupt`
+itself (Ctrl-C read as a key) counts as a press. Either way its answer is `cancelled`.
+
+Once the command has settled and recorded what ran, `Interrupts.end` raises `Interrupted`, whose
+text is the one line the command prints before it exits 130. A prompt still blocked in a worker
+thread (an event loop's, which no cancellation reaches and which the interpreter would wait for
+at exit) and a second press end the process at once instead: the terminal's modes as they were
+when the command started are put back, the standard streams flushed as far as they can be, the
+line written, and the process ended (`os._exit`). The log is written unbuffered, a line at a
+time, so it keeps whole lines only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import os
+import queue
+import signal
+import sys
+import termios
+import threading
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from types import FrameType
+from typing import Final, NoReturn, final
+
+from toolfx.core.runtime import ApprovalReply, ApprovalRequest, CancelSignal
+from toolfx.core.tools import ErrorCode, ToolExecutionFailure, ToolExecutionResult
+from toolfx.interpreters.cli._exits import EXIT_INTERRUPTED
+
+__all__ = [
+    "AT_ONCE",
+    "INTERRUPTED",
+    "Interrupted",
+    "Interrupts",
+    "TerminalModes",
+    "cancelled_line",
+    "exit_at_once",
+]
+
+INTERRUPTED: Final = "interrupted (Ctrl-C)"
+"""The reason set on the signal of what a Ctrl-C cancels."""
+
+AT_ONCE: Final = "interrupted again (Ctrl-C); exiting at once without waiting for what still ran"
+"""The line a second Ctrl-C prints (after `toolfx: `)."""
+
+
+class Interrupted(Exception):
+    """The command was interrupted (Ctrl-C) and has recorded what it cancelled: its text is the
+    line to print before exiting 130."""
+
+
+class _AtPrompt(KeyboardInterrupt):
+    """Ends a prompt open on the main thread when Ctrl-C comes (already counted as a press)."""
+
+
+@final
+class TerminalModes:
+    """The controlling terminal's modes when the command started, put back on an exit at once
+    (a prompt may have changed them and had no chance to restore them)."""
+
+    __slots__ = ("_fd", "_modes")
+
+    def __init__(self) -> None:
+        self._fd: int | None = None
+        self._modes: list[int | list[bytes | int]] | None = None
+        try:
+            fd = os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY | os.O_CLOEXEC)
+        except OSError:  # no controlling terminal: nothing to put back
+            return
+        try:
+            self._modes = termios.tcgetattr(fd)
+        except termios.error:
+            os.close(fd)
+            return
+        self._fd = fd
+
+    def restore(self) -> None:
+        """Put the modes back (nothing without a terminal); a failure is ignored: exiting."""
+        if self._fd is not None and self._modes is not None:
+            with contextlib.suppress(termios.error, OSError):
+                termios.tcsetattr(self._fd, termios.TCSANOW, self._modes)
+
+    def close(self) -> None:
+        """Let go of the terminal."""
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+
+def exit_at_once(line: str, modes: TerminalModes | None = None) -> NoReturn:
+    """End the process now with status 130, after putting back the terminal's `modes`, flushing
+    the standard streams as far as they can be and writing `toolfx: LINE` on stderr."""
+    if modes is not None:
+        modes.restore()
+    for stream in (sys.stdout, sys.stderr):
+        # closed, or flushing already (the signal came in the middle of a write): as it is
+        with contextlib.suppress(OSError, ValueError, RuntimeError, AttributeError):
+            stream.flush()
+    with contextlib.suppress(OSError):
+        if os.isatty(1):
+            os.write(1, b"\x1b[?25h")  # a live display may have hidden the cursor
+        os.write(2, f"\ntoolfx: {line}\n".encode("utf-8", "replace"))
+    os._exit(EXIT_INTERRUPTED)
+
+
+def cancelled_line(cancelled: int, unstarted: int, kept: Sequence[str]) -> str:
+    """The line an interrupted session ends with: how many calls were stopped while they ran and
+    how many never started, and which of the files `kept` (the log, the journal) hold their
+    results."""
+    counts = [f"{_calls(cancelled)} cancelled"] if cancelled else []
+    counts += [f"{_calls(unstarted)} not started"] if unstarted else []
+    if not counts:
+        return "interrupted; no call was running"
+    total = cancelled + unstarted
+    if not kept:
+        return f"interrupted; {', '.join(counts)}"
+    have = "has" if len(kept) == 1 else "have"
+    their = "its result" if total == 1 else "their results"
+    return f"interrupted; {', '.join(counts)} (the {' and the '.join(kept)} {have} {their})"
+
+
+def _calls(count: int) -> str:
+    return "1 call" if count == 1 else f"{count} calls"
+
+
+@final
+class Interrupts:
+    """The Ctrl-C presses of one command, and the signal of what runs now (a session's turn).
+
+    `press` is the way in: the SIGINT handler `watching` installs calls it, and so may a test.
+    `exit_now` ends the process (given the line to print) on a second press, and at `end` while
+    a prompt still blocks a worker thread; by default `exit_at_once`.
+    """
+
+    __slots__ = (
+        "_cancelled",
+        "_current",
+        "_exit_now",
+        "_lock",
+        "_main_prompt",
+        "_modes",
+        "_pressed",
+        "_presses",
+        "_prompts",
+        "_queue",
+    )
+
+    def __init__(self, exit_now: Callable[[str], object] | None = None) -> None:
+        self._exit_now = exit_now
+        self._presses = itertools.count(1)  # next() is atomic: presses from any thread
+        self._pressed = False
+        self._queue: queue.SimpleQueue[int | None] = queue.SimpleQueue()  # put is reentrant
+        self._lock = threading.Lock()
+        self._current = CancelSignal()
+        self._cancelled: Counter[ErrorCode] = Counter()  # what an interrupt stopped, by code
+        self._prompts = 0  # prompts open now, in any thread
+        self._main_prompt = False  # a prompt is open on the main thread
+        self._modes: TerminalModes | None = None
+
+    @property
+    def interrupted(self) -> bool:
+        """Whether Ctrl-C has been pressed."""
+        return self._pressed
+
+    def signal(self) -> CancelSignal:
+        """A new signal for what starts now (a turn's calls share it); already set if Ctrl-C was
+        pressed."""
+        fresh = CancelSignal()
+        with self._lock:
+            self._current = fresh
+        if self._pressed:
+            fresh.cancel(INTERRUPTED)
+        return fresh
+
+    def press(self) -> None:
+        """One Ctrl-C: the first sets the current signal, a second ends the process at once (both
+        done by the thread `watching` runs)."""
+        count = next(self._presses)
+        self._pressed = True
+        self._queue.put(count)
+
+    def settled(self, results: Sequence[ToolExecutionResult]) -> None:
+        """Count the cancelled calls among a turn's `results` (only once Ctrl-C was pressed)."""
+        if self._pressed:
+            self._cancelled.update(
+                r.error.code for r in results if isinstance(r, ToolExecutionFailure)
+            )
+
+    def answering(
+        self, answer: Callable[[ApprovalRequest], ApprovalReply]
+    ) -> Callable[[ApprovalRequest], ApprovalReply]:
+        """`answer`, whose prompt Ctrl-C ends with `cancelled` (counted as a press)."""
+
+        def answered(request: ApprovalRequest) -> ApprovalReply:
+            on_main = threading.current_thread() is threading.main_thread()
+            with self._lock:
+                self._prompts += 1
+            try:
+                if on_main:
+                    self._main_prompt = True
+                if self._pressed:  # pressed before the prompt opened: no one is asked
+                    return "cancelled"
+                return answer(request)
+            except _AtPrompt:  # the handler ended the prompt: the press is counted
+                return "cancelled"
+            except KeyboardInterrupt:  # the prompt read Ctrl-C as a key
+                self.press()
+                return "cancelled"
+            finally:
+                if on_main:
+                    self._main_prompt = False
+                with self._lock:
+                    self._prompts -= 1
+
+        return answered
+
+    def end(self, kept: Sequence[str]) -> None:
+        """After an interrupted command has recorded what it cancelled: `Interrupted` with its
+        line, or the process ended at once if a prompt still blocks a worker thread. Nothing
+        if Ctrl-C was not pressed."""
+        if not self._pressed:
+            return
+        codes = self._cancelled
+        line = cancelled_line(
+            codes[ErrorCode.ABORTED], codes[ErrorCode.ABORTED_BEFORE_DISPATCH], kept
+        )
+        with self._lock:
+            blocked = self._prompts > 0
+        if blocked:
+            self._exit(line)
+        raise Interrupted(line)
+
+    def on_sigint(self, signum: int, frame: FrameType | None) -> None:
+        """The SIGINT handler: a press; a prompt open on the main thread is ended."""
+        self.press()
+        if self._main_prompt:
+            raise _AtPrompt
+
+    @contextlib.contextmanager
+    def watching(self) -> Iterator[None]:
+        """Ctrl-C handled by this object while the block runs: SIGINT's handler, and the thread
+        that acts on the presses (only on the main thread, where Python runs signal handlers)."""
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+        modes = self._modes = TerminalModes()
+        watcher = threading.Thread(target=self._watch, name="toolfx interrupts", daemon=True)
+        watcher.start()
+        previous = signal.signal(signal.SIGINT, self.on_sigint)
+        try:
+            yield
+        finally:
+            signal.signal(signal.SIGINT, previous)
+            self._queue.put(None)
+            watcher.join()
+            self._modes = None
+            modes.close()
+
+    def _watch(self) -> None:
+        while (count := self._queue.get()) is not None:
+            if count > 1:
+                self._exit(AT_ONCE)
+                continue
+            with self._lock:
+                current = self._current
+            current.cancel(INTERRUPTED)
+
+    def _exit(self, line: str) -> None:
+        if self._exit_now is None:
+            exit_at_once(line, self._modes)
+        self._exit_now(line)
