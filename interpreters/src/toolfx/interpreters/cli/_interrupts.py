@@ -67,33 +67,37 @@ class TerminalModes:
     """The controlling terminal's modes when the command started, put back on an exit at once
     (a prompt may have changed them and had no chance to restore them)."""
 
-    __slots__ = ("_fd", "_modes")
+    __slots__ = ("_modes",)
 
     def __init__(self) -> None:
-        self._fd: int | None = None
         self._modes: list[int | list[bytes | int]] | None = None
-        try:
-            fd = os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY | os.O_CLOEXEC)
-        except OSError:  # no controlling terminal: nothing to put back
-            return
-        try:
-            self._modes = termios.tcgetattr(fd)
-        except termios.error:
-            os.close(fd)
-            return
-        self._fd = fd
+        with _terminal() as fd:
+            if fd is not None:
+                with contextlib.suppress(termios.error):
+                    self._modes = termios.tcgetattr(fd)
 
     def restore(self) -> None:
         """Put the modes back (nothing without a terminal); a failure is ignored: exiting."""
-        if self._fd is not None and self._modes is not None:
-            with contextlib.suppress(termios.error, OSError):
-                termios.tcsetattr(self._fd, termios.TCSANOW, self._modes)
+        if self._modes is None:
+            return
+        with _terminal() as fd:
+            if fd is not None:
+                with contextlib.suppress(termios.error):
+                    termios.tcsetattr(fd, termios.TCSANOW, self._modes)
 
-    def close(self) -> None:
-        """Let go of the terminal."""
-        if self._fd is not None:
-            os.close(self._fd)
-            self._fd = None
+
+@contextlib.contextmanager
+def _terminal() -> Iterator[int | None]:
+    """The controlling terminal, open for the block (None if the process has none)."""
+    try:
+        fd = os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY | os.O_CLOEXEC)
+    except OSError:
+        yield None
+        return
+    try:
+        yield fd
+    finally:
+        os.close(fd)
 
 
 def exit_at_once(line: str, modes: TerminalModes | None = None) -> NoReturn:
@@ -252,7 +256,7 @@ class Interrupts:
         if threading.current_thread() is not threading.main_thread():
             yield
             return
-        modes = self._modes = TerminalModes()
+        self._modes = TerminalModes()  # kept for `end`, which comes after the block
         watcher = threading.Thread(target=self._watch, name="toolfx interrupts", daemon=True)
         watcher.start()
         previous = signal.signal(signal.SIGINT, self.on_sigint)
@@ -262,8 +266,6 @@ class Interrupts:
             signal.signal(signal.SIGINT, previous)
             self._queue.put(None)
             watcher.join()
-            self._modes = None
-            modes.close()
 
     def _watch(self) -> None:
         while (count := self._queue.get()) is not None:
