@@ -8,18 +8,16 @@ runs), and the test sends Ctrl-C only then; `SAFETY_NET` only turns a hang into 
 
 from __future__ import annotations
 
-import contextlib
 import io
 import json
-import os
 import re
-import threading
 from pathlib import Path
 from typing import Any
 
 import pexpect
 import pytest
 
+from tests.cli.processes import descendants, fifos, met
 from tests.cli.support import spawn_toolfx, write_session
 from tests.support import alive, gone_soon
 
@@ -31,51 +29,6 @@ BLOCKING_TIMEOUT = 600
 
 def bash(call_id: str, command: str) -> dict[str, Any]:
     return {"id": call_id, "name": "bash", "arguments": {"command": command, "timeout": 600}}
-
-
-def fifos(folder: Path, *names: str) -> tuple[Path, ...]:
-    """FIFOs made in `folder` before toolfx starts (a command writing into one first would
-    otherwise make a plain file)."""
-    made = tuple(folder / name for name in names)
-    for fifo in made:
-        os.mkfifo(fifo)
-    return made
-
-
-def met(fifo: Path, child: pexpect.spawn) -> bytes:
-    """What the command writes into the FIFO `fifo`, once it has written it: no polling, no
-    clock. If toolfx ends first, a watcher opens the FIFO itself, so the read ends with nothing
-    (and the test fails saying so)."""
-
-    def unblock() -> None:
-        with contextlib.suppress(ChildProcessError):  # reaped already: it has ended
-            os.waitid(os.P_PID, child.pid, os.WEXITED | os.WNOWAIT)
-        with contextlib.suppress(FileNotFoundError):  # the line came: nothing to free
-            os.close(os.open(fifo, os.O_WRONLY))
-
-    threading.Thread(target=unblock, daemon=True).start()
-    with open(fifo, "rb") as reader:
-        line = reader.read()
-    fifo.unlink()
-    assert line, f"toolfx ended before it wrote into {fifo.name}"
-    return line
-
-
-def descendants(pid: int) -> set[int]:
-    """The live processes below `pid` (its children, theirs, ...)."""
-    parents: dict[int, int] = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except (FileNotFoundError, ProcessLookupError):
-            continue  # ended while listed
-        parents[int(stat.parent.name)] = int(fields[1])
-    found: set[int] = set()
-    frontier = {pid}
-    while frontier:
-        frontier = {child for child, parent in parents.items() if parent in frontier} - found
-        found |= frontier
-    return found
 
 
 def logged(log: Path) -> list[dict[str, Any]]:
@@ -112,7 +65,7 @@ def test_ctrl_c_cancels_the_running_command_records_it_and_exits_130(
         "run", session, "--workspace", str(workspace), "--yes", "--log", str(log),
         "--no-color", "--interpreter", interpreter,
     )  # fmt: skip
-    assert met(ready, child) == b"ready\n"
+    assert met(ready, child.pid) == b"ready\n"
     running = descendants(child.pid)  # the supervisor, the command's bash (and its sleep)
     assert running
     child.sendintr()
@@ -156,10 +109,10 @@ def test_a_second_ctrl_c_exits_at_once_while_the_first_waits_for_the_command(
         "run", session, "--workspace", str(workspace), "--yes", "--log", str(log),
         "--no-color", "--interpreter", interpreter, "--sandbox", "off",
     )  # fmt: skip
-    assert met(ready, child) == b"ready\n"
+    assert met(ready, child.pid) == b"ready\n"
     running = descendants(child.pid)
     child.sendintr()
-    assert met(term, child) == b"term\n"  # the first is being acted on
+    assert met(term, child.pid) == b"term\n"  # the first is being acted on
     child.sendintr()
     out = ended(child, transcript)
 

@@ -215,9 +215,11 @@ class Interrupts:
                     return "cancelled"
                 return answer(request)
             except _AtPrompt:  # the handler ended the prompt: the press is counted
+                self._cancel()  # now, not later on the watcher: the call ends interrupted
                 return "cancelled"
             except KeyboardInterrupt:  # the prompt read Ctrl-C as a key
                 self.press()
+                self._cancel()
                 return "cancelled"
             finally:
                 if on_main:
@@ -272,9 +274,13 @@ class Interrupts:
             if count > 1:
                 self._exit(AT_ONCE)
                 continue
-            with self._lock:
-                current = self._current
-            current.cancel(INTERRUPTED)
+            self._cancel()
+
+    def _cancel(self) -> None:
+        """Set the current signal (a watcher may run: never inside the signal handler)."""
+        with self._lock:
+            current = self._current
+        current.cancel(INTERRUPTED)
 
     def _exit(self, line: str) -> None:
         if self._exit_now is None:
