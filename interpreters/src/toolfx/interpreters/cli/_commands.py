@@ -118,7 +118,8 @@ def play(
     answer = answer_for(display)
     interrupts = Interrupts()
     with contextlib.ExitStack() as stack:
-        stack.enter_context(interrupts.watching())
+        # trio sets a wakeup fd of its own while it runs (and warns of another)
+        stack.enter_context(interrupts.watching(wakeup=header.interpreter != "trio"))
         log_file: LogFile | None = None
         if log is not None:
             try:

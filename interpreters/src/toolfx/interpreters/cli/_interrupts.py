@@ -20,9 +20,7 @@ time, so it keeps whole lines only.
 from __future__ import annotations
 
 import contextlib
-import itertools
 import os
-import queue
 import signal
 import sys
 import termios
@@ -51,6 +49,13 @@ INTERRUPTED: Final = "interrupted (Ctrl-C)"
 
 AT_ONCE: Final = "interrupted again (Ctrl-C); exiting at once without waiting for what still ran"
 """The line a second Ctrl-C prints (after `toolfx: `)."""
+
+
+_PRESS: Final = bytes([signal.SIGINT])
+"""A press on the watcher's pipe: the byte the wakeup fd writes for SIGINT."""
+
+_READ: Final = 64
+"""Bytes read from the watcher's pipe at a time."""
 
 
 class Interrupted(Exception):
@@ -140,9 +145,12 @@ def _calls(count: int) -> str:
 class Interrupts:
     """The Ctrl-C presses of one command, and the signal of what runs now (a session's turn).
 
-    `press` is the way in: the SIGINT handler `watching` installs calls it, and so may a test.
-    `exit_now` ends the process (given the line to print) on a second press, and at `end` while
-    a prompt still blocks a worker thread; by default `exit_at_once`.
+    While `watching`, every press is a byte on a pipe a watcher thread reads: written by the C
+    level of Python's signal handling (the wakeup fd, from whatever thread the signal landed on,
+    even while the main thread is about to block) or by `press` (a prompt that read Ctrl-C as a
+    key; SIGINT's Python handler when an event loop owns the wakeup fd). `exit_now` ends the
+    process (given the line to print) on a second press, and at `end` while a prompt still blocks
+    a worker thread; by default `exit_at_once`.
     """
 
     __slots__ = (
@@ -153,22 +161,22 @@ class Interrupts:
         "_main_prompt",
         "_modes",
         "_pressed",
-        "_presses",
         "_prompts",
-        "_queue",
+        "_signal_wakes",
+        "_wakes",
     )
 
     def __init__(self, exit_now: Callable[[str], object] | None = None) -> None:
         self._exit_now = exit_now
-        self._presses = itertools.count(1)  # next() is atomic: presses from any thread
         self._pressed = False
-        self._queue: queue.SimpleQueue[int | None] = queue.SimpleQueue()  # put is reentrant
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # never taken by the signal handler
         self._current = CancelSignal()
         self._cancelled: Counter[ErrorCode] = Counter()  # what an interrupt stopped, by code
         self._prompts = 0  # prompts open now, in any thread
-        self._main_prompt = False  # a prompt is open on the main thread
+        self._main_prompt = False  # a prompt is open on the main thread, not yet interrupted
         self._modes: TerminalModes | None = None
+        self._wakes: int | None = None  # the pipe's end a press is written to, while watching
+        self._signal_wakes = False  # SIGINT writes it itself (the wakeup fd)
 
     @property
     def interrupted(self) -> bool:
@@ -188,9 +196,15 @@ class Interrupts:
     def press(self) -> None:
         """One Ctrl-C: the first sets the current signal, a second ends the process at once (both
         done by the thread `watching` runs)."""
-        count = next(self._presses)
+        with self._lock:
+            self._wake()
+
+    def _wake(self) -> None:
         self._pressed = True
-        self._queue.put(count)
+        wakes = self._wakes
+        if wakes is not None:
+            with contextlib.suppress(OSError):  # full: presses enough are waiting
+                os.write(wakes, _PRESS)
 
     def settled(self, results: Sequence[ToolExecutionResult]) -> None:
         """Count the cancelled calls among a turn's `results` (only once Ctrl-C was pressed)."""
@@ -214,7 +228,7 @@ class Interrupts:
                 if self._pressed:  # pressed before the prompt opened: no one is asked
                     return "cancelled"
                 return answer(request)
-            except _AtPrompt:  # the handler ended the prompt: the press is counted
+            except _AtPrompt:  # SIGINT ended the prompt: the press is counted
                 self._cancel()  # now, not later on the watcher: the call ends interrupted
                 return "cancelled"
             except KeyboardInterrupt:  # the prompt read Ctrl-C as a key
@@ -246,35 +260,69 @@ class Interrupts:
         raise Interrupted(line)
 
     def on_sigint(self, signum: int, frame: FrameType | None) -> None:
-        """The SIGINT handler: a press; a prompt open on the main thread is ended."""
-        self.press()
+        """SIGINT's handler (on the main thread): a press (unless the wakeup fd told the watcher
+        already); a prompt open on the main thread is ended, once."""
+        if self._signal_wakes:
+            self._pressed = True
+        else:
+            self._wake()
         if self._main_prompt:
+            self._main_prompt = False
             raise _AtPrompt
 
     @contextlib.contextmanager
-    def watching(self) -> Iterator[None]:
+    def watching(self, *, wakeup: bool = True) -> Iterator[None]:
         """Ctrl-C handled by this object while the block runs: SIGINT's handler, and the thread
-        that acts on the presses (only on the main thread, where Python runs signal handlers)."""
+        that acts on the presses (only on the main thread, where Python runs signal handlers).
+
+        With `wakeup`, SIGINT reaches the watcher through the wakeup fd; not under an event loop
+        that sets its own while it runs (trio, which warns of another).
+        """
         if threading.current_thread() is not threading.main_thread():
             yield
             return
         self._modes = TerminalModes()  # kept for `end`, which comes after the block
-        watcher = threading.Thread(target=self._watch, name="toolfx interrupts", daemon=True)
+        presses, wakes = os.pipe2(os.O_CLOEXEC)
+        os.set_blocking(wakes, False)  # as the wakeup fd must be
+        watcher = threading.Thread(
+            target=self._watch, args=(presses,), name="toolfx interrupts", daemon=True
+        )
         watcher.start()
+        self._wakes, self._signal_wakes = wakes, wakeup
         previous = signal.signal(signal.SIGINT, self.on_sigint)
+        before = signal.set_wakeup_fd(wakes, warn_on_full_buffer=False) if wakeup else None
         try:
             yield
         finally:
-            signal.signal(signal.SIGINT, previous)
-            self._queue.put(None)
+            if before is not None:
+                signal.set_wakeup_fd(before)
+            signal.signal(signal.SIGINT, previous)  # no handler writes to `wakes` from here on
+            with self._lock:
+                self._wakes, self._signal_wakes = None, False
+            os.close(wakes)  # the watcher reads the end of the pipe
             watcher.join()
+            os.close(presses)
 
-    def _watch(self) -> None:
-        while (count := self._queue.get()) is not None:
-            if count > 1:
-                self._exit(AT_ONCE)
-                continue
-            self._cancel()
+    def _watch(self, presses: int) -> None:
+        """Act on each press read from the pipe `presses` until its writing end is closed; the
+        nudges it sends the main thread come back as bytes too, and are not presses."""
+        count = nudges = 0
+        main = threading.main_thread().ident
+        while chunk := os.read(presses, _READ):
+            for _ in chunk:
+                if nudges:
+                    nudges -= 1
+                    continue
+                count += 1
+                if count > 1:
+                    self._exit(AT_ONCE)
+                    continue
+                self._cancel()
+                if self._signal_wakes and self._main_prompt and main is not None:
+                    # the handler has not run: the main thread may have blocked in a prompt's
+                    # read before Python ran it; a SIGINT of its own ends that read
+                    nudges += 1
+                    signal.pthread_kill(main, signal.SIGINT)
 
     def _cancel(self) -> None:
         """Set the current signal (a watcher may run: never inside the signal handler)."""
