@@ -112,7 +112,8 @@ def test_a_second_ctrl_c_exits_at_once_while_the_first_waits_for_the_command(
     assert met(ready, child.pid) == b"ready\n"
     running = descendants(child.pid)
     child.sendintr()
-    assert met(term, child.pid) == b"term\n"  # the first is being acted on
+    # the first is being acted on (bash may get SIGTERM more than once: forwarded and direct)
+    assert set(met(term, child.pid).splitlines()) == {b"term"}
     child.sendintr()
     out = ended(child, transcript)
 
