@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.cli.support import toolfx, write_session
 from tests.support import SAFETY_NET, approval_request
@@ -74,6 +76,24 @@ def test_a_second_press_exits_at_once_and_the_first_only_cancels() -> None:
         interrupts.press()
         assert exits.called.wait(SAFETY_NET)
     assert exits.lines == [AT_ONCE]
+
+
+@settings(max_examples=25)
+@given(presses=st.integers(min_value=0, max_value=6), before=st.integers(min_value=0, max_value=3))
+def test_the_first_press_cancels_and_each_later_one_exits(presses: int, before: int) -> None:
+    exits = Exits()
+    interrupts = Interrupts(exits)
+    turns = []
+    with interrupts.watching():
+        for press in range(presses):
+            if press == min(before, presses - 1):  # a turn may start between two presses
+                turns.append(interrupts.signal())
+            interrupts.press()
+        turns.append(interrupts.signal())
+    # leaving the block waits for the watcher to have acted on every press
+    assert [signal.is_cancelled() for signal in turns] == [presses > 0] * len(turns)
+    assert exits.lines == [AT_ONCE] * max(presses - 1, 0)
+    assert interrupts.interrupted == (presses > 0)
 
 
 def test_a_signal_made_after_a_press_is_set_already() -> None:

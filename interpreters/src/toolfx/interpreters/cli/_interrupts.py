@@ -51,8 +51,11 @@ AT_ONCE: Final = "interrupted again (Ctrl-C); exiting at once without waiting fo
 """The line a second Ctrl-C prints (after `toolfx: `)."""
 
 
-_PRESS: Final = bytes([signal.SIGINT])
-"""A press on the watcher's pipe: the byte the wakeup fd writes for SIGINT."""
+_PRESS: Final = b"\0"
+"""A press `press` writes on the watcher's pipe (the wakeup fd writes SIGINT's number)."""
+
+_PRESSES: Final = frozenset({_PRESS[0], signal.SIGINT})
+"""The bytes on the watcher's pipe that are presses."""
 
 _READ: Final = 64
 """Bytes read from the watcher's pipe at a time."""
@@ -188,8 +191,9 @@ class Interrupts:
         pressed."""
         fresh = CancelSignal()
         with self._lock:
-            self._current = fresh
-        if self._pressed:
+            replaced, self._current = self._current, fresh
+        if self._pressed:  # the watcher may not have come to it yet: it cancels `fresh` only
+            replaced.cancel(INTERRUPTED)
             fresh.cancel(INTERRUPTED)
         return fresh
 
@@ -232,6 +236,7 @@ class Interrupts:
                 self._cancel()  # now, not later on the watcher: the call ends interrupted
                 return "cancelled"
             except KeyboardInterrupt:  # the prompt read Ctrl-C as a key
+                self._main_prompt = False  # SIGINT's handler has nothing left to end
                 self.press()
                 self._cancel()
                 return "cancelled"
@@ -309,8 +314,10 @@ class Interrupts:
         count = nudges = 0
         main = threading.main_thread().ident
         while chunk := os.read(presses, _READ):
-            for _ in chunk:
-                if nudges:
+            for byte in chunk:
+                if byte not in _PRESSES:  # another signal with a Python handler
+                    continue
+                if nudges and byte == signal.SIGINT:
                     nudges -= 1
                     continue
                 count += 1
@@ -318,7 +325,7 @@ class Interrupts:
                     self._exit(AT_ONCE)
                     continue
                 self._cancel()
-                if self._signal_wakes and self._main_prompt and main is not None:
+                if byte == signal.SIGINT and self._main_prompt and main is not None:
                     # the handler has not run: the main thread may have blocked in a prompt's
                     # read before Python ran it; a SIGINT of its own ends that read
                     nudges += 1
