@@ -1,12 +1,17 @@
 """Ctrl-C while toolfx runs tools: the first press cancels what runs through its cancel signal,
 a second ends the process at once.
 
-The SIGINT handler (it runs on the main thread, between two bytecodes of whatever that thread
-was doing) only counts the press and hands it to a watcher thread, which sets the signal: a
-signal's watchers (a process runner's wake-up, an event loop's scheduled cancel) take locks the
-interrupted code may hold, so they never run inside the handler. A prompt open on the main thread
-is ended by a `KeyboardInterrupt` from the handler; a prompt that raises `KeyboardInterrupt`
-itself (Ctrl-C read as a key) counts as a press. Either way its answer is `cancelled`.
+Every press is a byte on a pipe that a watcher thread reads and acts on: the first sets the
+signal, a later one exits. The wakeup fd writes SIGINT's byte from the C level of Python's signal
+handling, whichever thread the signal lands on and even when the main thread is about to block
+before Python ran the handler (under trio, which keeps the wakeup fd, the handler writes it). The
+handler itself (on the main thread, between two bytecodes of whatever it was doing) does no more:
+a signal's watchers (a process runner's wake-up, an event loop's scheduled cancel) take locks the
+interrupted code may hold, so they never run inside it. A prompt open on the main thread is ended
+by a `KeyboardInterrupt` from the handler (the watcher nudges the main thread with a SIGINT of
+its own if the handler has not run); a prompt that raises `KeyboardInterrupt` itself (Ctrl-C
+read as a key) counts as a press. Either way its answer is `cancelled`, and the signal is set
+before it returns.
 
 Once the command has settled and recorded what ran, `Interrupts.end` raises `Interrupted`, whose
 text is the one line the command prints before it exits 130. A prompt still blocked in a worker
@@ -49,7 +54,6 @@ INTERRUPTED: Final = "interrupted (Ctrl-C)"
 
 AT_ONCE: Final = "interrupted again (Ctrl-C); exiting at once without waiting for what still ran"
 """The line a second Ctrl-C prints (after `toolfx: `)."""
-
 
 _PRESS: Final = b"\0"
 """A press `press` writes on the watcher's pipe (the wakeup fd writes SIGINT's number)."""
