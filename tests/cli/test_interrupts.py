@@ -1,6 +1,7 @@
 """Ctrl-C's logic in-process: the first press sets the current signal off the main thread, a
-second exits at once, a prompt ends with `cancelled`, the closing line; and `toolfx run` sent a
-real SIGINT once its bash call runs, with a log and a journal (both keep the cancelled call)."""
+second exits at once, a prompt ends with `cancelled`, the closing line, every call of a turn (in
+each session form) on the turn's signal; and `toolfx run` sent a real SIGINT once its bash call
+runs, with a log and a journal (both keep the cancelled call)."""
 
 from __future__ import annotations
 
@@ -27,6 +28,9 @@ from toolfx.interpreters.cli._interrupts import (
     Interrupts,
     cancelled_line,
 )
+from toolfx.interpreters.cli._providers import load_catalog
+from toolfx.interpreters.cli._runner import turn_calls
+from toolfx.interpreters.cli._session import parse_session
 from toolfx.interpreters.journal import SqliteJournal
 
 
@@ -245,3 +249,23 @@ def test_an_interrupted_journaled_run_keeps_the_cancelled_call_in_the_log_and_th
     error = settled[0].result.error
     assert error is not None
     assert error.info.code is ErrorCode.ABORTED
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        '{"calls": [{"id": "c1", "name": "read", "arguments": {}}, {"id": "c2", "name": "glob",'
+        ' "arguments": {}}]}',
+        '{"role": "assistant", "tool_calls": [{"id": "c1", "type": "function", "function":'
+        ' {"name": "read", "arguments": "{}"}}, {"id": "c2", "type": "function", "function":'
+        ' {"name": "glob", "arguments": "{}"}}]}',
+        '{"role": "assistant", "content": [{"type": "tool_use", "id": "c1", "name": "read",'
+        ' "input": {}}, {"type": "tool_use", "id": "c2", "name": "glob", "input": {}}]}',
+    ],
+)
+def test_every_call_of_a_turn_shares_the_signal_ctrl_c_sets(tmp_path: Path, line: str) -> None:
+    (turn,) = parse_session(line)
+    given = Interrupts(Exits()).signal()
+    calls = turn_calls(turn, load_catalog(str(tmp_path)), given)
+    assert [call.call_id for call in calls] == ["c1", "c2"]
+    assert all(call.signal is given for call in calls)
