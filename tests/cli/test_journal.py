@@ -127,6 +127,7 @@ def test_the_help_lists_every_exit_status(
         "2  a bad command line",
         "3  run: asks wait in the journal",
         "4  approve: no ask of that call id waits",
+        "130  interrupted (Ctrl-C): the running calls were cancelled and recorded",
     ]:
         assert line in ran.out, line
 

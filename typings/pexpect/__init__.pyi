@@ -6,6 +6,7 @@ class ExceptionPexpect(Exception): ...
 class EOF(ExceptionPexpect): ...
 
 class spawn:
+    pid: int
     exitstatus: int | None
     logfile_read: TextIO | None
     before: str  # the text before the last match (with an encoding)

@@ -32,6 +32,7 @@ from toolfx.interpreters.cli._args import (
     ToolsCommand,
 )
 from toolfx.interpreters.cli._exits import EXIT_ASKS_WAIT, EXIT_NO_SUCH_ASK, EXIT_OK
+from toolfx.interpreters.cli._interrupts import Interrupts
 from toolfx.interpreters.cli._journaled import (
     JournaledTurns,
     WaitingAsk,
@@ -141,10 +142,17 @@ def play(
     journal: Journal | None = None,
 ) -> tuple[WaitingAsk, ...]:
     """Run the turns, showing each record as it happens and writing the log (if any); with a
-    journal, every record is committed to it first, and the asks left waiting are returned."""
+    journal, every record is committed to it first, and the asks left waiting are returned.
+
+    Ctrl-C cancels the running turn (its calls settle, and are recorded, as cancelled), runs no
+    more turns, and ends with `Interrupted` once the summary is shown; a second exits at once.
+    """
     display = _display(output, catalog)
     answer = answer_for(display)
+    interrupts = Interrupts()
     with contextlib.ExitStack() as stack:
+        # trio sets a wakeup fd of its own while it runs (and warns of another)
+        stack.enter_context(interrupts.watching(wakeup=header.interpreter != "trio"))
         log_file: LogFile | None = None
         if log is not None:
             try:
@@ -167,10 +175,14 @@ def play(
             # a journaled run goes on past a failed log (the journal keeps every record) only
             # to the end of the turn
             after_turn=None if log_file is None else log_file.check,
+            interrupts=interrupts,
         )
         if log_file is not None:  # failed in the last turn: the session ran no further
             log_file.check()
     display.finish()
+    interrupts.end(
+        [name for name, kept in (("log", log), ("journal", journal)) if kept is not None]
+    )
     return () if journaled is None else journaled.waiting()
 
 

@@ -7,6 +7,7 @@ from typing import Final
 __all__ = [
     "EXIT_ASKS_WAIT",
     "EXIT_BAD_INPUT",
+    "EXIT_INTERRUPTED",
     "EXIT_NO_SUCH_ASK",
     "EXIT_OK",
     "EXIT_STATUSES",
@@ -29,10 +30,15 @@ EXIT_ASKS_WAIT: Final = 3
 EXIT_NO_SUCH_ASK: Final = 4
 """`approve`: no ask of that call id waits in the journal (the open ones are listed)."""
 
+EXIT_INTERRUPTED: Final = 130
+"""Ctrl-C: what ran was cancelled and recorded (a second Ctrl-C exits at once); 128 + SIGINT,
+as shells report a command ended by Ctrl-C."""
+
 EXIT_STATUSES: Final = f"""exit status:
   {EXIT_OK}  the command ran (its tool calls may have failed)
   {EXIT_WRITE_FAILED}  the session log or the journal could not be written
   {EXIT_BAD_INPUT}  a bad command line, or an input that cannot be used
   {EXIT_ASKS_WAIT}  run: asks wait in the journal for `toolfx approve` (listed on stderr)
-  {EXIT_NO_SUCH_ASK}  approve: no ask of that call id waits (the open ones are listed)"""
+  {EXIT_NO_SUCH_ASK}  approve: no ask of that call id waits (the open ones are listed)
+  {EXIT_INTERRUPTED}  interrupted (Ctrl-C): the running calls were cancelled and recorded"""
 """The exit statuses as `toolfx --help` lists them."""

@@ -64,8 +64,11 @@ class JournaledTurns:
         """The deferred asks waiting for an answer, oldest first."""
         return waiting_asks(self._session)
 
-    async def run(self, runtime: Runtime, catalog: Catalog, calls: Sequence[ToolCall]) -> None:
-        """One turn's calls as a journaled batch; `JournalWriteError` if a record was lost."""
+    async def run(
+        self, runtime: Runtime, catalog: Catalog, calls: Sequence[ToolCall]
+    ) -> Sequence[ToolExecutionResult]:
+        """One turn's calls as a journaled batch, their results in order; `JournalWriteError` if
+        a record was lost."""
         done = await self._session.execute(catalog, calls).program(runtime)
         for call, outcome, result in zip(calls, done.outcomes, done.results, strict=True):
             self._show(call, outcome, result)
@@ -76,6 +79,7 @@ class JournaledTurns:
                 f"cannot write the journal: {fault.error} (the `{fault.record.event}` of"
                 f" {fault.record.call_id!r}; the session stops after this turn)"
             )
+        return done.results
 
     def _echo(self, record: SessionRecord) -> None:
         """A committed record to the recorder, after the journal's `tool/call` of a call that

@@ -17,7 +17,8 @@ from toolfx.interpreters.cli._args import (
 )
 from toolfx.interpreters.cli._commands import CliError, approve, replay, run, tools
 from toolfx.interpreters.cli._demo import demo
-from toolfx.interpreters.cli._exits import EXIT_BAD_INPUT, EXIT_WRITE_FAILED
+from toolfx.interpreters.cli._exits import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_WRITE_FAILED
+from toolfx.interpreters.cli._interrupts import Interrupted
 from toolfx.interpreters.cli._journaled import JournalWriteError
 from toolfx.interpreters.cli._log import LogError
 from toolfx.interpreters.cli._log_file import LogWriteError
@@ -36,7 +37,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     input that cannot be used (a session, log, journal, rules file or workspace), 1 when the
     session log or the journal could not be written (the session stops there; the log keeps
     whole lines only), 3 when a journaled run leaves asks waiting for `toolfx approve`, 4 when
-    `toolfx approve` names a call none of whose asks waits (see `_exits`).
+    `toolfx approve` names a call none of whose asks waits, 130 when Ctrl-C interrupted it
+    (see `_exits`).
     """
     try:
         command = parse_args(sys.argv[1:] if argv is None else argv)
@@ -65,6 +67,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (LogWriteError, JournalWriteError) as error:
         print(f"toolfx: {visible(str(error))}", file=sys.stderr)
         return EXIT_WRITE_FAILED
+    except Interrupted as stop:  # what ran was cancelled and recorded
+        print(f"toolfx: {stop}", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except KeyboardInterrupt:  # Ctrl-C while nothing ran (reading the inputs, showing a summary)
+        print("toolfx: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except BrokenPipeError:  # the reader left (`toolfx demo | head`): no traceback at exit
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1

@@ -21,10 +21,11 @@ from toolfx.core.runtime import (
     Runtime,
     log_defect,
 )
-from toolfx.core.tools import ErrorCode, failed
+from toolfx.core.tools import ErrorCode, ToolExecutionResult, failed
 from toolfx.interpreters._os.spills import AnyioFolderSpills, FolderSpills
 from toolfx.interpreters.anyio import AnyioRuntime, run_anyio
 from toolfx.interpreters.cli._approvals import Answer
+from toolfx.interpreters.cli._interrupts import Interrupts
 from toolfx.interpreters.cli._journaled import JournaledTurns
 from toolfx.interpreters.cli._log import Interpreter, LogRecord, TurnRecord
 from toolfx.interpreters.cli._log_file import LogWriteError
@@ -46,14 +47,19 @@ def run_session(
     progress: ProgressReporter | None = None,
     journaled: JournaledTurns | None = None,
     after_turn: Callable[[], None] | None = None,
+    interrupts: Interrupts | None = None,
 ) -> None:
     """Run the turns in order; asks go to `answer` and are recorded with their replies; the
     calls' progress goes to `progress`.
 
     Whole outputs cut for the model are kept in `spill_folder` (None: a private temporary one).
     With `journaled`, each turn runs through it (which records the asks with their replies).
-    `after_turn` is called after each turn: what it raises ends the session there.
+    `after_turn` is called after each turn: what it raises ends the session there. With
+    `interrupts`, each turn's calls share its signal, Ctrl-C at a prompt answers `cancelled`,
+    and no turn starts once Ctrl-C was pressed.
     """
+    if interrupts is not None:
+        answer = interrupts.answering(answer)
 
     def recorded(request: ApprovalRequest, reply: ApprovalReply) -> ApprovalReply:
         sink(ToolApprovalRecord.of(request, reply))
@@ -64,12 +70,19 @@ def run_session(
         return reply if journaled is not None else recorded(request, reply)
 
     async def approve_in_thread(request: ApprovalRequest) -> ApprovalReply:
-        reply = await anyio.to_thread.run_sync(answer, request)
+        try:  # a prompt no Ctrl-C reaches in its thread is left behind when the signal is set
+            reply = await anyio.to_thread.run_sync(answer, request, abandon_on_cancel=True)
+        except anyio.get_cancelled_exc_class():
+            if journaled is None:
+                recorded(request, "cancelled")
+            raise
         return reply if journaled is not None else recorded(request, reply)
 
     async def program(runtime: Runtime) -> None:
         for number, turn in enumerate(turns, start=1):
-            made = turn_calls(turn, catalog)
+            if interrupts is not None and interrupts.interrupted:
+                break
+            made = turn_calls(turn, catalog, None if interrupts is None else interrupts.signal())
             sink(TurnRecord(number, len(made)))
             calls: list[ToolCall] = []
             for call in made:
@@ -77,10 +90,13 @@ def run_session(
                     calls.append(call)
                 else:
                     _refuse(call, sink)
+            results: Sequence[ToolExecutionResult]
             if journaled is None:
-                await execute_batch(catalog, calls, sink=sink).program(runtime)
+                results = (await execute_batch(catalog, calls, sink=sink).program(runtime)).results
             else:
-                await journaled.run(runtime, catalog, calls)
+                results = await journaled.run(runtime, catalog, calls)
+            if interrupts is not None:
+                interrupts.settled(results)
             if after_turn is not None:
                 after_turn()
 
@@ -106,13 +122,15 @@ def _report(error: BaseException, where: str) -> None:
         log_defect(error, where)
 
 
-def turn_calls(turn: Turn, catalog: Catalog) -> tuple[ToolCall, ...]:
-    """A turn's calls on the turn's signal; a provider's read by its wire format (which undoes
-    OpenAI strict mode's nulls)."""
+def turn_calls(
+    turn: Turn, catalog: Catalog, signal: CancelSignal | None = None
+) -> tuple[ToolCall, ...]:
+    """A turn's calls sharing `signal` (a new one if None); a provider's read by its wire format
+    (which undoes OpenAI strict mode's nulls)."""
     if isinstance(turn, ProviderTurn):
         read = openai_chat.calls if turn.wire == "openai_chat" else anthropic_messages.calls
-        return read(turn.message, catalog)
-    signal = CancelSignal()
+        return read(turn.message, catalog, signal)
+    signal = CancelSignal() if signal is None else signal
     return tuple(ToolCall(call.call_id, call.name, call.arguments, signal) for call in turn)
 
 
