@@ -25,6 +25,7 @@ from toolfx.core.runtime import (
     SpillError,
     SpillLocation,
     SpillStore,
+    SpillWriter,
 )
 from toolfx.core.tools import (
     ContentBlock,
@@ -60,6 +61,10 @@ class NotedSpills(SpillStore):
         where = await self.store.keep(call_id, tool, text)
         self.noted[where.path] = text
         return where
+
+    async def open(self, call_id: str, tool: str) -> SpillWriter:
+        """The store's `open`, not noted (the pipeline bounds through `keep`)."""
+        return await self.store.open(call_id, tool)
 
 
 @final
@@ -155,6 +160,9 @@ class Refusing(SpillStore):
         self.error = error
 
     async def keep(self, call_id: str, tool: str, text: str) -> SpillLocation:
+        raise self.error
+
+    async def open(self, call_id: str, tool: str) -> SpillWriter:
         raise self.error
 
 

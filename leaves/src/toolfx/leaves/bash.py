@@ -1,8 +1,10 @@
 """The `bash` leaf: one command line run by `/bin/bash -c` in the workspace, its output bounded.
 
 One command line run by `/bin/bash -c` in the workspace (or an approved folder), asked for by its
-commands' leading words, stopped at its timeout, its output bounded and every byte not kept
-reported.
+commands' leading words, stopped at its timeout. Its output (stdout and stderr as read, see
+`toolfx.leaves._shell.output`) is reported live as progress, saved whole as it comes once it is
+over the limits, and shown to the model as a bounded head and tail with where it was saved and
+its exact size.
 """
 
 from __future__ import annotations
@@ -15,8 +17,8 @@ from typing import Annotated, NotRequired, TypedDict
 
 from returns.result import Failure, Result, Success
 
-from toolfx.core.pipeline import bound_text, not_kept
-from toolfx.core.runtime import CapturedOutput, FileError, ProcessError, ProcessSpec, SpillError
+from toolfx.core.pipeline import not_kept
+from toolfx.core.runtime import CapturedOutput, FileError, ProcessError, ProcessSpec
 from toolfx.core.tools import (
     ErrorCode,
     TerminalCallCard,
@@ -28,6 +30,7 @@ from toolfx.core.tools import (
     ToolRunContext,
 )
 from toolfx.leaves._leaf import define_leaf
+from toolfx.leaves._shell.output import CommandOutput
 from toolfx.leaves._shell.rules import BASH, redirect_paths, review_line
 from toolfx.leaves._shell.syntax import CommandTooComplex, parse_line
 from toolfx.leaves._text_files import file_failure
@@ -54,7 +57,8 @@ class BashArgs(TypedDict):
 
 @dataclass(frozen=True)
 class StreamOutput:
-    """One output stream: the text of the bytes kept, how many it carried, how many were lost."""
+    """One output stream: the text of its first bytes, how many it carried, how many are past
+    `text` (those are in the saved output, see `BashOutput.saved_to`)."""
 
     text: str
     total_bytes: int
@@ -63,7 +67,8 @@ class StreamOutput:
 
 @dataclass(frozen=True)
 class BashOutput:
-    """How the command ended, its two streams, and the bounded output the model sees."""
+    """How the command ended and how long it ran, its two streams, and the bounded output the
+    model sees (the whole of it saved to `saved_to` when it was cut)."""
 
     exit_code: int | None
     signal: str | None
@@ -74,6 +79,8 @@ class BashOutput:
     stderr: StreamOutput
     output: str
     saved_to: str | None
+    duration: float
+    """Seconds the command ran."""
 
 
 def bash_tool(
@@ -148,17 +155,17 @@ def bash_tool(
             kill_grace=kill_grace,
             confinement=confinement,
         )
+        output = CommandOutput(ctx, workspace.limits.shown, workspace.limits.max_saved_bytes)
         try:
-            outcome = await ctx.runtime.processes.run(spec, ctx.signal)
+            outcome = await ctx.runtime.processes.run(spec, ctx.signal, output.take)
+            shown = await output.finish()
         except ProcessError as error:
             return Failure(ToolFailure(str(error)))
-        stdout, stderr = _stream(outcome.stdout), _stream(outcome.stderr)
-        combined = _combined(stdout.text, stderr.text)
-        limits = workspace.limits.shown
-        try:
-            bounded = await bound_text(ctx.runtime, ctx.call_id, "bash", combined, limits)
-        except SpillError as error:
-            return Failure(not_kept("bash", combined, limits, error.reason))
+        finally:
+            await output.close()
+        if isinstance(shown, str):
+            lines, size = output.size
+            return Failure(not_kept("bash", lines, size, workspace.limits.shown, shown))
         return Success(
             BashOutput(
                 exit_code=outcome.exit_code,
@@ -166,10 +173,11 @@ def bash_tool(
                 timed_out=outcome.timed_out,
                 cancelled=outcome.cancelled,
                 timeout=timeout,
-                stdout=stdout,
-                stderr=stderr,
-                output=bounded.text,
-                saved_to=None if bounded.spilled is None else bounded.spilled.path,
+                stdout=_stream(outcome.stdout),
+                stderr=_stream(outcome.stderr),
+                output=shown.text,
+                saved_to=None if shown.saved is None else shown.saved.location.path,
+                duration=outcome.duration,
             )
         )
 
@@ -178,7 +186,8 @@ def bash_tool(
         description=(
             "Run a command line with /bin/bash -c in the workspace root (or `cwd`). It is "
             "stopped after `timeout` seconds (default 120, at most 600). Output beyond 2000 "
-            "lines or 50 KB is cut and saved to a file you can read; the exit code is reported."
+            "lines or 50 KB is cut (you see its start and its end) and saved whole to a file "
+            "you can read; the exit code is reported."
         ),
         parameters=BashArgs,
         output=BashOutput,
@@ -205,12 +214,6 @@ def _stream(captured: CapturedOutput) -> StreamOutput:
     return StreamOutput(text, captured.total, captured.lost)
 
 
-def _combined(stdout: str, stderr: str) -> str:
-    if stdout and stderr and not stdout.endswith("\n"):
-        return f"{stdout}\n{stderr}"
-    return stdout + stderr
-
-
 def _signal_name(number: int) -> str:
     try:
         return signal.Signals(number).name
@@ -219,14 +222,8 @@ def _signal_name(number: int) -> str:
 
 
 def _shown(out: BashOutput) -> str:
-    """The output as shown: bounded, then a line per stream that lost bytes."""
-    lines = [out.output.rstrip("\n") or "(no output)"]
-    for name, stream in (("stdout", out.stdout), ("stderr", out.stderr)):
-        if stream.lost_bytes:
-            lines.append(
-                f"[{name}: {stream.lost_bytes:,} bytes not kept (of {stream.total_bytes:,})]"
-            )
-    return "\n".join(lines)
+    """The output as shown: bounded, with where the whole is when it was cut."""
+    return out.output.rstrip("\n") or "(no output)"
 
 
 def _ending(out: BashOutput) -> str:
@@ -248,7 +245,12 @@ def _render(args: BashArgs, out: BashOutput) -> tuple[TextBlock, ...]:
 
 def _card(args: BashArgs, out: BashOutput) -> TerminalResultCard:
     return TerminalResultCard(
-        title=args["command"], output=_shown(out), exit_code=out.exit_code, signal=out.signal
+        title=args["command"],
+        output=_shown(out),
+        exit_code=out.exit_code,
+        signal=out.signal,
+        duration=out.duration,
+        timed_out=out.timed_out,
     )
 
 
