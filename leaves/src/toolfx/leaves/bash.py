@@ -1,10 +1,11 @@
 """The `bash` leaf: one command line run by `/bin/bash -c` in the workspace, its output bounded.
 
 One command line run by `/bin/bash -c` in the workspace (or an approved folder), asked for by its
-commands' leading words, stopped at its timeout. Its output (stdout and stderr as read, see
-`toolfx.leaves._shell.output`) is reported live as progress, saved whole as it comes once it is
-over the limits, and shown to the model as a bounded head and tail with where it was saved and
-its exact size.
+commands' leading words, stopped at its timeout. Its output is stdout and stderr as one stream
+(stderr goes to the stdout pipe, as `2>&1`: the bytes in the order the command wrote them, as a
+terminal shows them). It is reported live as progress, saved whole as it comes once it is over
+the limits (see `toolfx.leaves._shell.output`), and shown to the model as a bounded head and
+tail with where it was saved and its exact size.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Annotated, NotRequired, TypedDict
 from returns.result import Failure, Result, Success
 
 from toolfx.core.pipeline import not_kept
-from toolfx.core.runtime import CapturedOutput, FileError, ProcessError, ProcessSpec
+from toolfx.core.runtime import FileError, ProcessError, ProcessSpec
 from toolfx.core.tools import (
     ErrorCode,
     TerminalCallCard,
@@ -37,7 +38,7 @@ from toolfx.leaves._text_files import file_failure
 from toolfx.leaves.sandbox import Confined, Sandbox, SandboxUnavailable, sandbox_confinement
 from toolfx.leaves.workspace import Workspace, is_inside
 
-__all__ = ["BASH", "BashArgs", "BashOutput", "StreamOutput", "bash_tool"]
+__all__ = ["BASH", "BashArgs", "BashOutput", "bash_tool"]
 
 _SHELL = "/bin/bash"
 
@@ -56,28 +57,18 @@ class BashArgs(TypedDict):
 
 
 @dataclass(frozen=True)
-class StreamOutput:
-    """One output stream: the text of its first bytes, how many it carried, how many are past
-    `text` (those are in the saved output, see `BashOutput.saved_to`)."""
-
-    text: str
-    total_bytes: int
-    lost_bytes: int
-
-
-@dataclass(frozen=True)
 class BashOutput:
-    """How the command ended and how long it ran, its two streams, and the bounded output the
-    model sees (the whole of it saved to `saved_to` when it was cut)."""
+    """How the command ended and how long it ran, and its output (stdout and stderr as one
+    stream): what the model sees of it, its whole size, and where the whole is saved if cut."""
 
     exit_code: int | None
     signal: str | None
     timed_out: bool
     cancelled: bool
     timeout: float
-    stdout: StreamOutput
-    stderr: StreamOutput
     output: str
+    total_lines: int
+    total_bytes: int
     saved_to: str | None
     duration: float
     """Seconds the command ran."""
@@ -146,14 +137,14 @@ def bash_tool(
         )
         if refusal is not None:
             return Failure(refusal)
-        limit = workspace.limits.max_bytes
         spec = ProcessSpec(
             (_SHELL, "-c", command),
             where.path,
             timeout,
-            limit,
+            0,  # the output goes to `output` as it comes
             kill_grace=kill_grace,
             confinement=confinement,
+            stderr_to_stdout=True,
         )
         output = CommandOutput(ctx, workspace.limits.shown, workspace.limits.max_saved_bytes)
         try:
@@ -173,9 +164,9 @@ def bash_tool(
                 timed_out=outcome.timed_out,
                 cancelled=outcome.cancelled,
                 timeout=timeout,
-                stdout=_stream(outcome.stdout),
-                stderr=_stream(outcome.stderr),
                 output=shown.text,
+                total_lines=shown.total_lines,
+                total_bytes=shown.total_bytes,
                 saved_to=None if shown.saved is None else shown.saved.location.path,
                 duration=outcome.duration,
             )
@@ -207,11 +198,6 @@ async def _stays_in(ctx: ToolRunContext, workspace: Workspace, path: str) -> boo
     except FileError:
         return False
     return is_inside(real, root)
-
-
-def _stream(captured: CapturedOutput) -> StreamOutput:
-    text = captured.data.decode("utf-8", errors="replace")
-    return StreamOutput(text, captured.total, captured.lost)
 
 
 def _signal_name(number: int) -> str:

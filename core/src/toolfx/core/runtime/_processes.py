@@ -74,6 +74,9 @@ class ProcessSpec:
     """Seconds between SIGTERM to the process group and SIGKILL."""
     confinement: Confinement | None = None
     """The sandbox the command runs in; None runs it unconfined."""
+    stderr_to_stdout: bool = False
+    """Whether the child's stderr is its stdout pipe (as `2>&1`): one stream, in the order the
+    command wrote it; the outcome's stderr is then empty."""
 
 
 @final

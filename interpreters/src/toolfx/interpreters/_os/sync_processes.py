@@ -71,7 +71,7 @@ class SyncProcessRunner(ProcessRunner):
                     how.argv,
                     stdin=subprocess.DEVNULL,
                     stdout=subprocess.PIPE,
-                    stderr=subprocess.PIPE,
+                    stderr=subprocess.STDOUT if spec.stderr_to_stdout else subprocess.PIPE,
                     cwd=spec.cwd,
                     env=how.env,
                     start_new_session=True,
@@ -193,11 +193,8 @@ async def _watch(
     inbox = taker.inbox
     try:
         assert child.stdout is not None
-        assert child.stderr is not None
-        pumps = (
-            _thread(_pump, child.stdout, "stdout", inbox),
-            _thread(_pump, child.stderr, "stderr", inbox),
-        )
+        pipes = ((child.stdout, "stdout"), (child.stderr, "stderr"))
+        pumps = tuple(_thread(_pump, pipe, name, inbox) for pipe, name in pipes if pipe)
         _thread(_follow, child, pumps, inbox)
         if status is not None:
             started(spec, _read_all(status))

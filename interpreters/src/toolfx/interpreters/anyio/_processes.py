@@ -65,6 +65,7 @@ class AnyioProcessRunner(ProcessRunner):
                 process = await anyio.open_process(
                     how.argv,
                     stdin=subprocess.DEVNULL,
+                    stderr=subprocess.STDOUT if spec.stderr_to_stdout else subprocess.PIPE,
                     cwd=spec.cwd,
                     env=how.env,
                     start_new_session=True,
@@ -184,10 +185,10 @@ async def _follow(
 ) -> None:
     """Drain both pipes and reap the process; `exited` when it is reaped, `drained` when all is."""
     assert process.stdout is not None
-    assert process.stderr is not None
     async with anyio.create_task_group() as pumps:
         pumps.start_soon(_pump, process.stdout, "stdout", pipes)
-        pumps.start_soon(_pump, process.stderr, "stderr", pipes)
+        if process.stderr is not None:  # None: it is the stdout pipe
+            pumps.start_soon(_pump, process.stderr, "stderr", pipes)
         await process.wait()
         exited.set()
     drained.set()

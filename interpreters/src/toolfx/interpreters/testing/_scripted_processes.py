@@ -4,12 +4,12 @@ A `ScriptedProcesses` table matches each command against its scripts in order: a
 exactly, a string matches the command of a shell's `-c` (argv `(shell, "-c", command)`), a callable
 is asked with the argv. Running a script writes its output at once (kept up to the output limit and
 counted in full, as the real runners do; handed to the run's sink as reads of at most `READ_CHUNK`
-bytes, stdout's then stderr's), then takes `duration` virtual seconds. At the timeout, or when the
-signal is set, the group gets SIGTERM: a script that ignores it dies of SIGKILL `kill_grace` virtual
-seconds later (unless it ends first), any other dies of SIGTERM at once. Each run is recorded in the
-trace as `process` events, with its confinement. The table enforces the `sandboxes` it is given
-(none by default): a spec confined by another mechanism is refused with `ProcessError`, as a real
-runner refuses it.
+bytes, stdout's then stderr's; with `stderr_to_stdout`, stderr's bytes follow stdout's on stdout),
+then takes `duration` virtual seconds. At the timeout, or when the signal is set, the group gets
+SIGTERM: a script that ignores it dies of SIGKILL `kill_grace` virtual seconds later (unless it ends
+first), any other dies of SIGTERM at once. Each run is recorded in the trace as `process` events,
+with its confinement. The table enforces the `sandboxes` it is given (none by default): a spec
+confined by another mechanism is refused with `ProcessError`, as a real runner refuses it.
 """
 
 from __future__ import annotations
@@ -122,9 +122,12 @@ class ScriptedProcesses:
         self._runs.append(spec)
         started = scheduler.now
         scheduler.record("process", f"{shown}: started{_confined(confinement)}")
+        stdout, stderr = script.stdout, script.stderr
+        if spec.stderr_to_stdout:
+            stdout, stderr = stdout + stderr, b""
         if output is not None:
-            await _read(output, "stdout", script.stdout)
-            await _read(output, "stderr", script.stderr)
+            await _read(output, "stdout", stdout)
+            await _read(output, "stderr", stderr)
         timeout = wait_limit(spec.timeout)
         stop: Stop | None
         try:
@@ -139,8 +142,8 @@ class ScriptedProcesses:
             returncode = await _terminated(script, remaining, wait_limit(spec.kill_grace))
         outcome = ended(
             returncode,
-            _written(script.stdout, spec.output_limit),
-            _written(script.stderr, spec.output_limit),
+            _written(stdout, spec.output_limit),
+            _written(stderr, spec.output_limit),
             stop,
             scheduler.now - started,
         )

@@ -1,9 +1,9 @@
 """A running command's output as it comes: every byte saved, a bounded head and tail for the model,
 its newest lines reported as live progress.
 
-The output is the command's stdout and stderr as one stream, in the order the process runner
-read them (each pipe's bytes in order; a read of one pipe lands between reads of the other, as a
-terminal would show them): that stream, byte for byte, is what gets saved. Nothing touches the
+The output is the reads the process runner hands over, in the order it read them (bash has its
+stderr on the stdout pipe: one stream, in the order written): that, byte for byte, is what gets
+saved. Nothing touches the
 spill store while the output is within the limits; the first read past them opens a spill,
 writes what came before and goes on writing every read as it comes, up to `cap` bytes (past the
 cap bytes are counted, not saved, and the model is told exactly how many). In memory there is
