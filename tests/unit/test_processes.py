@@ -222,6 +222,20 @@ def test_a_cancelled_command_hands_over_what_it_wrote_before(
     assert reads.of("stdout") == "".join(f"{n}\n" for n in range(1, 30_001)).encode()
 
 
+@pytest.mark.parametrize("sink", [False, True])
+def test_an_endless_flood_is_stopped_at_its_timeout(interpreter: Interpreter, sink: bool) -> None:
+    reads = 0
+
+    async def count(stream: OutputStream, data: bytes) -> None:
+        nonlocal reads
+        reads += 1
+
+    outcome = run(interpreter, bash("yes", timeout=0.3), output=count if sink else None)
+    assert (outcome.timed_out, outcome.exit_code, outcome.signal) == (True, None, 15)
+    assert outcome.stdout.total > 0
+    assert (reads > 0) is sink
+
+
 def test_a_signal_set_from_another_thread_stops_the_command(
     interpreter: Interpreter, tmp_path: Path
 ) -> None:

@@ -176,8 +176,8 @@ class _Taker:
                     await self._output(stream, chunk)
             if finished:
                 return True
-            if not chunks:
-                return False
+            if not chunks or (end is not None and time.monotonic() >= end):
+                return False  # the time is up, however fast the output comes
 
 
 async def _watch(
