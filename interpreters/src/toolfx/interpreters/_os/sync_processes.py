@@ -1,11 +1,11 @@
 """The sync interpreter's process runner: subprocess on the calling thread, reader threads.
 
 `run` completes without suspending: it blocks the calling thread while two daemon threads drain the
-pipes into an inbox and a third reaps the process. The calling thread takes what the inbox holds,
-in the order it was read, into bounded captures and the run's sink (so the sink is called on the
-caller's thread, one read at a time). The inbox holds at most `INBOX_BYTES`: past that the readers
-wait, and so does the command. The signal may be set from any thread; it wakes the wait at once.
-The kill policy is the one in `toolfx.interpreters._process_common`.
+pipes into an inbox and a third reaps the process. The calling thread takes what the inbox holds, in
+the order it was read, into bounded captures and the run's sink (so the sink is called on the
+caller's thread, one read at a time). The inbox holds at most `_INBOX_BYTES`: past that the readers
+wait, and so does the command. The signal may be set from any thread; it wakes the wait at once. The
+kill policy is the one in `toolfx.interpreters._process_common`.
 """
 
 from __future__ import annotations
@@ -45,9 +45,9 @@ from toolfx.interpreters._process_common import (
     wait_limit,
 )
 
-__all__ = ["INBOX_BYTES", "SyncProcessRunner"]
+__all__ = ["SyncProcessRunner"]
 
-INBOX_BYTES: Final = 4 * READ_CHUNK
+_INBOX_BYTES: Final = 4 * READ_CHUNK
 """Bytes read but not yet taken by the calling thread past which the reader threads wait."""
 
 
@@ -110,7 +110,7 @@ class _Inbox:
     def put(self, stream: OutputStream, chunk: bytes) -> bool:
         """Hold `chunk` once there is room; False when the run is over (stop reading)."""
         with self._wake:
-            while self._held >= INBOX_BYTES and not self._shut:
+            while self._held >= _INBOX_BYTES and not self._shut:
                 self._wake.wait()
             if self._shut:
                 return False
