@@ -1,11 +1,12 @@
 """The sync interpreter's process runner: subprocess on the calling thread, reader threads.
 
-`run` completes without suspending: it blocks the calling thread while two daemon threads drain the
-pipes into an inbox and a third reaps the process. The calling thread takes what the inbox holds, in
-the order it was read, into bounded captures and the run's sink (so the sink is called on the
-caller's thread, one read at a time). The inbox holds at most `_INBOX_BYTES`: past that the readers
-wait, and so does the command. The signal may be set from any thread; it wakes the wait at once. The
-kill policy is the one in `toolfx.interpreters._process_common`.
+`run` completes without suspending (given a sink that does not): it blocks the calling thread while
+two daemon threads drain the pipes into an inbox and a third reaps the process. The calling thread
+takes what the inbox holds, in the order it was read, into bounded captures and the run's sink (so
+the sink is called on the caller's thread, one read at a time). The inbox holds at most
+`_INBOX_BYTES`: past that the readers wait, and so does the command. The signal may be set from any
+thread; it wakes the wait at once. The kill policy is the one in
+`toolfx.interpreters._process_common`.
 """
 
 from __future__ import annotations
