@@ -598,13 +598,14 @@ def test_a_100_mb_flood_is_bounded_in_memory_and_the_model_told_what_the_cap_cut
     root: str, backend: RealHost
 ) -> None:
     limits = WorkspaceLimits(max_saved_bytes=1 << 20)
+    run_real_bash(root, backend, "warm", command="seq 1 3000")  # imports are not the flood's
     tracemalloc.start()
     try:
         run = run_real_bash(root, backend, "flood", None, limits, command="yes | head -c 100000000")
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert peak < 4 << 20
+    assert peak < 2 << 20  # 0.6 to 0.9 MiB measured: head, tail, reads in flight
     text = text_of(run.result)
     assert text.endswith("exit code 0")
     assert len(text.encode()) < 50 * 1024 + 1024
