@@ -11,7 +11,7 @@ from toolfx.core.json import thaw_json
 from toolfx.core.pipeline import ToolCall, execute
 from toolfx.core.records import result_view_from_json
 from toolfx.core.registry import Catalog, Location
-from toolfx.core.runtime import ApprovalReply, ApprovalRequest, CancelSignal
+from toolfx.core.runtime import ApprovalReply, ApprovalRequest, CancelSignal, ProgressEvent
 from toolfx.core.tools import (
     TextBlock,
     ToolExecutionFailure,
@@ -113,12 +113,14 @@ class LeafSession:
         self.workspace = Workspace(ROOT, Permissions(rules), state_dir=STATE, limits=limits)
         self.catalog = catalog_of(self.workspace)
         self.spills = MemorySpills()
+        self.progress: list[ProgressEvent] = []
         self.interpreter = DeterministicInterpreter(
             seed=3,
             approvals=self._answer,
             files=self.fs,
             processes=self.processes,
             spills=self.spills,
+            progress=self.progress.append,
         )
         self._calls = 0
 

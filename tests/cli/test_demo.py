@@ -69,7 +69,7 @@ def test_the_verbose_demo_shows_every_kind_of_card_and_outcome(
         "a rule denies rm -rf",  # the denial
         "src/test_greet.py does not exist",  # the failing call
         "of 2400; more from line",  # bounded read of the long log
-        "bytes not kept",  # bounded command output
+        "[build] step 2400: compiled",  # bounded command output: its end is shown too
         "│    4 files, defs = await asyncio.gather(",  # the Code Mode program, as code
         "    ╭─ glob · code-1:code:1 ─",  # its calls, nested under it
         "    ╭─ grep · code-1:code:2 ─",

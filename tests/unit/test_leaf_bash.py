@@ -1,46 +1,61 @@
-"""The bash leaf: its permission patterns, validation, output bounding and loss reports, timeouts
-and cancellation; scripted under the deterministic interpreter and real under asyncio and trio."""
+"""The bash leaf: its permission patterns, validation, output saved whole as it comes and shown
+bounded, live progress, timeouts and cancellation; scripted under the deterministic interpreter
+and real under the sync interpreter and anyio on asyncio and trio."""
 
 from __future__ import annotations
 
 import os
+import re
+import tracemalloc
 import uuid
 from pathlib import Path
+from typing import Literal, final
 
 import pytest
 
 from tests.leaves_support import (
     ROOT,
-    Backend,
     LeafSession,
     card_of,
     failure,
-    run_real,
     text_of,
     value_of,
 )
 from tests.support import cancel_when, unmarked_soon
-from toolfx.core.pipeline import ToolCall, run_call
+from toolfx.core.pipeline import ToolCall, execute, run_call
 from toolfx.core.registry import Catalog, Location
 from toolfx.core.runtime import (
     ApprovalReply,
     ApprovalRequest,
     CancelSignal,
     Description,
+    OutputSink,
+    OutputStream,
+    ProcessOutcome,
+    ProcessRunner,
     ProcessSpec,
+    ProgressEvent,
     RejectedWithFeedback,
     Runtime,
+    SandboxMechanism,
+    SpillError,
 )
 from toolfx.core.tools import ErrorCode, TerminalCallCard, TerminalResultCard, ToolExecutionResult
+from toolfx.interpreters import SyncProcessRunner
+from toolfx.interpreters._os.spills import AnyioFolderSpills, FolderSpills
+from toolfx.interpreters._process_common import READ_CHUNK
+from toolfx.interpreters.anyio import AnyioProcessRunner, AnyioRuntime, run_anyio
 from toolfx.interpreters.cli._approvals import ask_lines
-from toolfx.interpreters.testing import ScriptedProcess, ScriptedProcesses
+from toolfx.interpreters.sync import SyncRuntime, run_sync
+from toolfx.interpreters.testing import DeterministicInterpreter, ScriptedProcess, ScriptedProcesses
 from toolfx.interpreters.testing._memory_spills import MEMORY_SPILLS
 from toolfx.leaves._rules import Rule
 from toolfx.leaves._shell.rules import review_line
 from toolfx.leaves._shell.syntax import parse_line
 from toolfx.leaves.bash import bash_tool
 from toolfx.leaves.permissions import Permissions
-from toolfx.leaves.workspace import Workspace
+from toolfx.leaves.workspace import Workspace, WorkspaceLimits
+from toolfx.testing._scenarios_bounding import Refusing
 
 GRACE = 0.3
 """The kill grace of the real runs: short, so that the suite stays fast."""
@@ -60,7 +75,8 @@ def table(script: ScriptedProcess = OK) -> ScriptedProcesses:
 
 def spec(command: str, cwd: str = ROOT, timeout: float = 120.0) -> ProcessSpec:
     """The spec the leaf starts for `command` (default limits)."""
-    return ProcessSpec(("/bin/bash", "-c", command), cwd, timeout, 50 * 1024, kill_grace=2.0)
+    argv = ("/bin/bash", "-c", command)
+    return ProcessSpec(argv, cwd, timeout, 0, kill_grace=2.0, stderr_to_stdout=True)
 
 
 # permission patterns ----------------------------------------------------------------------------
@@ -233,15 +249,16 @@ def test_a_command_that_cannot_start_is_a_failure() -> None:
 
 
 def test_a_failing_command_is_a_success_that_reports_its_exit_code() -> None:
-    script = ScriptedProcess(stdout=b"partial", stderr=b"boom\n", exit_code=2)
+    script = ScriptedProcess(stdout=b"partial", stderr=b"boom\n", exit_code=2, duration=1.5)
     session = LeafSession(rules=[Rule("bash", "*", "allow")], processes=table(script))
     result = session.call("bash", command="make", description="Build")
-    assert text_of(result) == "partial\nboom\nexit code 2"
+    assert text_of(result) == "partialboom\nexit code 2"  # the bytes as written, as a terminal
     value = value_of(result)
     assert (value["exit_code"], value["signal"], value["timed_out"]) == (2, None, False)
-    assert value["stdout"] == {"text": "partial", "total_bytes": 7, "lost_bytes": 0}
+    assert (value["total_lines"], value["total_bytes"], value["saved_to"]) == (1, 12, None)
+    assert value["duration"] == 1.5
     assert card_of(result) == TerminalResultCard(
-        title="make", output="partial\nboom", exit_code=2, signal=None
+        title="make", output="partialboom", exit_code=2, signal=None, duration=1.5
     )
 
 
@@ -255,24 +272,126 @@ def test_bash_is_exclusive_and_shows_a_terminal_card_while_pending() -> None:
     assert pending == TerminalCallCard(title="ls -la", description="List files", cwd=ROOT)
 
 
-def test_long_output_is_cut_saved_and_the_bytes_not_kept_are_counted() -> None:
+def test_long_output_is_saved_whole_and_the_model_sees_its_head_tail_place_and_size() -> None:
     lines = b"".join(b"line %d\n" % number for number in range(1, 9001))
     script = ScriptedProcess(stdout=lines, stderr=b"e" * 60_000)
     session = LeafSession(rules=[Rule("bash", "*", "allow")], processes=table(script))
     result = session.call("bash", command="noisy")
     text = text_of(result)
+    size = len(lines) + 60_000
+    note = (
+        f"[output: 9,001 lines, {size:,} bytes; showing the first 999 and the last 1 lines; "
+        f"all of it saved to {SPILLED}: read it with `read` (offset and limit) or search it "
+        "with `grep`]"
+    )
     assert text.startswith("line 1\nline 2\n")
-    assert "line 1998\n\n[output cut: showing 1998 of " in text  # the note within the limits
-    assert f"The whole output is saved at {SPILLED}: read it with `read`" in text
-    kept = len(lines[: 50 * 1024])
-    assert f"[stdout: {len(lines) - kept:,} bytes not kept (of {len(lines):,})]" in text
-    assert "[stderr: 8,800 bytes not kept (of 60,000)]" in text
-    assert text.endswith("exit code 0")
-    saved = session.spills.texts[SPILLED]
-    assert saved.encode() == lines[:kept] + b"\n" + b"e" * (50 * 1024)  # the cut line ended
-    assert value_of(result)["saved_to"] == SPILLED
-    assert len(text.splitlines()) < 2000 + 4  # within the bash leaf's own limits ...
-    assert session.spills.texts.keys() == {SPILLED}  # ... so the pipeline spills nothing more
+    assert f"\nline 999\n{note}\n" in text
+    assert text.endswith(f"{note}\n{'e' * (25 * 1024 - 100)}\nexit code 0")
+    assert session.spills.saved[SPILLED] == lines + b"e" * 60_000  # every byte, in order
+    value = value_of(result)
+    assert (value["saved_to"], value["total_lines"], value["total_bytes"]) == (SPILLED, 9001, size)
+    assert len(text.splitlines()) <= 2000 + 1  # within the bash leaf's own limits ...
+    assert session.spills.saved.keys() == {SPILLED}  # ... so the pipeline spills nothing more
+
+
+def numbered(count: int, start: int = 1) -> bytes:
+    """`count` output lines `line <n>`, numbered from `start`."""
+    return b"".join(b"line %d\n" % number for number in range(start, start + count))
+
+
+def test_each_read_reports_the_newest_complete_lines_as_progress() -> None:
+    first = numbered(3) + b"p" * (READ_CHUNK - 21)  # a line that goes on into the next read
+    second = b"\r\nline 4\nno end" + b"." * (READ_CHUNK - 15)
+    third = b" whole\nline 5\nlast"
+    script = ScriptedProcess(stdout=first + second + third)
+    session = LeafSession(rules=[Rule("bash", "*", "allow")], processes=table(script))
+    session.call("bash", command="make")
+    long_line, unended = "p" * 200, "no end" + "." * 194  # lines cut to 200 characters
+    assert [(event.progress, event.total, event.message) for event in session.progress] == [
+        (3, None, "line 1\nline 2\nline 3"),
+        (5, None, f"line 1\nline 2\nline 3\n{long_line}\nline 4"),
+        (7, None, f"line 3\n{long_line}\nline 4\n{unended}\nline 5"),
+    ]
+    assert {(event.call_id, event.tool) for event in session.progress} == {("call-1", "bash")}
+
+
+def test_a_30000_line_flood_gives_one_progress_event_per_read_and_is_saved_whole() -> None:
+    lines = numbered(30_000)
+    session = LeafSession(
+        rules=[Rule("bash", "*", "allow")], processes=table(ScriptedProcess(stdout=lines))
+    )
+    result = session.call("bash", command="flood")
+    reads = -(-len(lines) // READ_CHUNK)
+    assert len(session.progress) == reads == 5
+    assert session.progress[-1].progress == 30_000
+    assert session.progress[-1].message == "\n".join(f"line {n}" for n in range(29_996, 30_001))
+    assert session.spills.saved[SPILLED] == lines
+    assert f"[output: 30,000 lines, {len(lines):,} bytes; " in text_of(result)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [(bytes(range(10)) + bytes(range(11, 256))) * 8000, b"x" * 10_000_000, b"\xff" * 20_000],
+    ids=["binary", "one huge line", "bytes that grow when decoded"],
+)
+def test_hostile_output_is_bounded_shown_within_the_limits_and_saved_exactly(data: bytes) -> None:
+    session = LeafSession(
+        rules=[Rule("bash", "*", "allow")], processes=table(ScriptedProcess(stdout=data))
+    )
+    text = text_of(session.call("bash", command="hostile"))
+    assert session.progress == []  # no line ever ended
+    assert session.spills.saved == {SPILLED: data}
+    shown = text.removesuffix("\nexit code 0")
+    assert len(shown.encode()) <= 50 * 1024
+    assert (
+        f"1 lines, {len(data):,} bytes; showing the first 1 and the last 1 lines; all of it "
+        in shown
+    )
+
+
+def test_past_the_cap_the_bytes_are_counted_and_the_model_told_exactly_what_was_not_saved() -> None:
+    lines = numbered(5000)
+    session = LeafSession(
+        rules=[Rule("bash", "*", "allow")],
+        processes=table(ScriptedProcess(stdout=lines)),
+        limits=WorkspaceLimits(max_saved_bytes=1000),
+    )
+    text = text_of(session.call("bash", command="noisy"))
+    assert session.spills.saved[SPILLED] == lines[:1000]
+    saved_lines = lines[:1000].count(b"\n") + 1  # the last one cut
+    assert (
+        f"[output: 5,000 lines, {len(lines):,} bytes; showing the first 999 and the last 1,000 "
+        f"lines; its first 1,000 bytes ({saved_lines} lines) saved to {SPILLED}, the "
+        f"{len(lines) - 1000:,} bytes after them not saved (the cap is 1,000 bytes): read it"
+    ) in text
+
+
+def test_output_that_cannot_be_saved_is_output_not_kept_and_small_output_needs_no_spill() -> None:
+    session = LeafSession(rules=[Rule("bash", "*", "allow")], processes=table())
+    full = Refusing(SpillError("the disk is full"))
+    noisy = table(ScriptedProcess(stdout=numbered(3000)))
+    session.interpreter = DeterministicInterpreter(files=session.fs, processes=noisy, spills=full)
+    refused = failure(session.call("bash", command="noisy"))
+    assert refused.error.code == ErrorCode.OUTPUT_NOT_KEPT
+    assert refused.error.message.startswith("`bash` ran, but its output (3000 lines, ")
+    assert refused.error.message.endswith(": the disk is full")
+    session.interpreter = DeterministicInterpreter(files=session.fs, processes=table(), spills=full)
+    assert text_of(session.call("bash", command="quiet")) == "ok\nexit code 0"
+
+
+def test_a_command_cancelled_after_printing_keeps_what_it_printed() -> None:
+    lines = numbered(9000)
+    script = ScriptedProcess(stdout=lines, duration=1000.0)
+    session = LeafSession(rules=[Rule("bash", "*", "allow")], processes=table(script))
+    call = session.next_call("bash", {"command": "serve"})
+
+    async def program(runtime: Runtime) -> ToolExecutionResult:
+        return await runtime.deadline(
+            5.0, call.signal, lambda: run_call(runtime, session.catalog, call)
+        )
+
+    assert failure(session.interpreter.run(Description(program))).error.code == ErrorCode.ABORTED
+    assert session.spills.saved[SPILLED] == lines
 
 
 def test_a_command_ignoring_sigterm_is_killed_a_grace_after_its_timeout() -> None:
@@ -281,7 +400,12 @@ def test_a_command_ignoring_sigterm_is_killed_a_grace_after_its_timeout() -> Non
     result = session.call("bash", command="serve", timeout=10)
     assert text_of(result) == "waiting\nkilled by SIGKILL after the 10 s timeout"
     assert card_of(result) == TerminalResultCard(
-        title="serve", output="waiting", exit_code=None, signal="SIGKILL"
+        title="serve",
+        output="waiting",
+        exit_code=None,
+        signal="SIGKILL",
+        duration=10.0 + 2.0,
+        timed_out=True,
     )
 
 
@@ -303,11 +427,14 @@ def test_cancelling_the_call_stops_the_command() -> None:
 
 # real commands ----------------------------------------------------------------------------------
 
+RealHost = Literal["sync", "asyncio", "trio"]
+"""An interpreter the real commands run under: sync, or anyio on a backend."""
 
-@pytest.fixture(params=["asyncio", "trio"])
-def backend(request: pytest.FixtureRequest) -> Backend:
-    """Every real command runs under anyio on both backends."""
-    name: Backend = request.param
+
+@pytest.fixture(params=["sync", "asyncio", "trio"])
+def backend(request: pytest.FixtureRequest) -> RealHost:
+    """Every real command runs under the sync interpreter and under anyio on both backends."""
+    name: RealHost = request.param
     return name
 
 
@@ -322,47 +449,189 @@ def state_of(root: str) -> str:
     return root + "-state"
 
 
-def real_bash(root: str) -> Catalog:
+def real_bash(root: str, limits: WorkspaceLimits | None = None) -> Catalog:
     """A catalog with a bash leaf over `root` that may run anything, with a short kill grace."""
     location = Location()
-    workspace = Workspace(root, Permissions([Rule("bash", "*", "allow")]), state_dir=state_of(root))
+    rules = Permissions([Rule("bash", "*", "allow")])
+    workspace = Workspace(root, rules, state_dir=state_of(root), limits=limits)
     location.register(bash_tool(workspace, kill_grace=GRACE))
     return location.catalog()
 
 
-def run_bash(
-    root: str, backend: Backend, call_id: str, signal: CancelSignal | None = None, **args: object
-) -> ToolExecutionResult:
+@final
+class CountingRunner(ProcessRunner):
+    """A process runner that counts the reads it hands to the run's sink."""
+
+    def __init__(self, inner: ProcessRunner) -> None:
+        self.inner = inner
+        self.reads = 0
+
+    async def run(
+        self, spec: ProcessSpec, signal: CancelSignal, output: OutputSink | None = None
+    ) -> ProcessOutcome:
+        """The inner run, each read counted on its way to `output`."""
+
+        async def counted(stream: OutputStream, data: bytes) -> None:
+            self.reads += 1
+            if output is not None:
+                await output(stream, data)
+
+        return await self.inner.run(spec, signal, counted)
+
+    def sandboxes(self) -> frozenset[SandboxMechanism]:
+        """The inner runner's."""
+        return self.inner.sandboxes()
+
+
+@final
+class RealRun:
+    """What one real bash call gave: its result, the progress it reported, the reads it made."""
+
+    def __init__(self, result: ToolExecutionResult, progress: list[ProgressEvent], reads: int):
+        self.result, self.progress, self.reads = result, progress, reads
+
+
+def run_real_bash(
+    root: str,
+    backend: RealHost,
+    call_id: str,
+    signal: CancelSignal | None = None,
+    limits: WorkspaceLimits | None = None,
+    **args: object,
+) -> RealRun:
+    """Run one bash call for real under `backend`; spills in the state folder's `outputs`."""
     call = ToolCall(call_id, "bash", args, signal or CancelSignal())
-    return run_real(real_bash(root), call, backend, spills=f"{state_of(root)}/outputs")
+    progress: list[ProgressEvent] = []
+    folder = f"{state_of(root)}/outputs"
+    description = execute(real_bash(root, limits), call)
+    result: ToolExecutionResult
+    if backend == "sync":
+        runner = CountingRunner(SyncProcessRunner())
+        runtime = SyncRuntime(
+            lambda request: "allowed-once",
+            processes=runner,
+            spills=FolderSpills(folder),
+            progress=progress.append,
+        )
+        result = run_sync(description, runtime)
+    else:
+        runner = CountingRunner(AnyioProcessRunner())
+        anyio_runtime = AnyioRuntime(
+            lambda request: "allowed-once",
+            processes=runner,
+            spills=AnyioFolderSpills(folder),
+            progress=progress.append,
+        )
+        result = run_anyio(description, backend, anyio_runtime)
+    return RealRun(result, progress, runner.reads)
 
 
-def test_a_100_mb_flood_is_bounded_and_its_loss_reported_exactly(
-    root: str, backend: Backend
+def run_bash(
+    root: str, backend: RealHost, call_id: str, signal: CancelSignal | None = None, **args: object
+) -> ToolExecutionResult:
+    return run_real_bash(root, backend, call_id, signal, None, **args).result
+
+
+def told_place(text: str) -> str:
+    """The place the model is told the whole output is saved at."""
+    found = re.search(r"saved to (\S+?): read it with `read`", text)
+    assert found is not None, text
+    return found.group(1)
+
+
+def test_a_command_printing_30000_lines_leaves_them_all_where_the_model_is_told(
+    root: str, backend: RealHost
 ) -> None:
-    result = run_bash(root, backend, "flood", command="yes | head -c 100000000")
+    result = run_bash(root, backend, "seq", command="seq 1 30000")
     text = text_of(result)
-    assert "[stdout: 99,948,800 bytes not kept (of 100,000,000)]" in text
-    assert text.endswith("exit code 0")
-    assert len(text.encode()) < 50 * 1024 + 1024
-    assert f"The whole output is saved at {state_of(root)}/outputs/flood.txt" in text
-    saved = Path(state_of(root), "outputs", "flood.txt").read_bytes()
-    assert saved == b"y\n" * 25_600
-
-
-def test_bounded_real_output_is_saved_under_the_state_folder(root: str, backend: Backend) -> None:
-    result = run_bash(root, backend, "seq", command="seq 1 5000")
-    text = text_of(result)
+    expected = "".join(f"{number}\n" for number in range(1, 30_001)).encode()
+    assert len(expected) == 168_894
+    assert "[output: 30,000 lines, 168,894 bytes; showing the first 999 and the last " in text
+    place = told_place(text)
+    assert place == f"{state_of(root)}/outputs/seq.txt" == value_of(result)["saved_to"]
+    saved = Path(place).read_bytes()
+    assert saved == expected
+    assert saved.count(b"\n") == 30_000
     assert text.startswith("1\n2\n")
-    assert "\n1998\n\n[output cut: showing 1998 of 5000 lines" in text
-    assert f"saved at {state_of(root)}/outputs/seq.txt" in text
-    expected = "".join(f"{number}\n" for number in range(1, 5001))
-    assert Path(state_of(root), "outputs", "seq.txt").read_text() == expected
+    assert text.endswith("\n29999\n30000\nexit code 0")
+    assert len(text.splitlines()) <= 2000 + 1
     assert not Path(root, ".toolfx").exists()
 
 
+def test_stdout_and_stderr_are_one_stream_in_the_order_written(
+    root: str, backend: RealHost
+) -> None:
+    command = "for i in $(seq 1 3000); do echo out$i; echo err$i >&2; done"
+    result = run_bash(root, backend, "mixed", command=command)
+    expected = "".join(f"out{i}\nerr{i}\n" for i in range(1, 3001))
+    assert Path(told_place(text_of(result))).read_text() == expected
+    value = value_of(result)
+    assert (value["total_lines"], value["total_bytes"]) == (6000, len(expected))
+
+
+def test_a_flood_reports_at_most_one_progress_event_per_read(root: str, backend: RealHost) -> None:
+    run = run_real_bash(root, backend, "flood", command="yes | head -n 200000")
+    assert 1 <= len(run.progress) <= run.reads < 200_000 // 10
+    progress = [event.progress for event in run.progress]
+    assert progress == sorted(set(progress))
+    assert progress[-1] == 200_000
+    assert {event.message for event in run.progress} == {"y\ny\ny\ny\ny"}
+    assert {(event.call_id, event.tool, event.total) for event in run.progress} == {
+        ("flood", "bash", None)
+    }
+
+
+def test_hostile_output_without_line_breaks_is_bounded_and_saved_exactly(
+    root: str, backend: RealHost
+) -> None:
+    command = "head -c 3000000 /dev/zero | tr '\\0' '\\377'; head -c 2000000 /dev/zero | tr '\\0' x"
+    run = run_real_bash(root, backend, "hostile", command=command)
+    assert run.progress == []  # no line ever ended
+    text = text_of(run.result)
+    assert len(text.encode()) <= 50 * 1024 + 64
+    assert "[output: 1 lines, 5,000,000 bytes; showing the first 1 and the last 1 lines;" in text
+    assert text.endswith("xxxx\nexit code 0")
+    assert Path(told_place(text)).read_bytes() == b"\xff" * 3_000_000 + b"x" * 2_000_000
+
+
+def test_a_100_mb_flood_is_bounded_in_memory_and_the_model_told_what_the_cap_cut(
+    root: str, backend: RealHost
+) -> None:
+    limits = WorkspaceLimits(max_saved_bytes=1 << 20)
+    run_real_bash(root, backend, "warm", command="seq 1 3000")  # imports are not the flood's
+    tracemalloc.start()
+    try:
+        run = run_real_bash(root, backend, "flood", None, limits, command="yes | head -c 100000000")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 2 << 20  # 0.6 to 0.9 MiB measured: head, tail, reads in flight
+    text = text_of(run.result)
+    assert text.endswith("exit code 0")
+    assert len(text.encode()) < 50 * 1024 + 1024
+    place = f"{state_of(root)}/outputs/flood.txt"
+    assert (
+        f"[output: 50,000,000 lines, 100,000,000 bytes; showing the first 999 and the last "
+        f"1,000 lines; its first 1,048,576 bytes (524,288 lines) saved to {place}, the "
+        "98,951,424 bytes after them not saved (the cap is 1,048,576 bytes): read it with `read`"
+    ) in text
+    assert Path(place).read_bytes() == b"y\n" * 524_288
+    assert len(run.progress) <= run.reads
+
+
+def test_a_command_cancelled_mid_stream_keeps_what_it_printed(root: str, backend: RealHost) -> None:
+    signal = CancelSignal()
+    ready = Path(root, "ready")
+    cancel_when(signal, ready.exists, "the user pressed stop")
+    command = "seq 1 30000; : > ready; sleep 300"
+    result = run_bash(root, backend, "stopped", signal, command=command)
+    assert failure(result).error.code == ErrorCode.ABORTED
+    saved = Path(state_of(root), "outputs", "stopped.txt").read_bytes()
+    assert saved == "".join(f"{number}\n" for number in range(1, 30_001)).encode()
+
+
 def test_a_real_command_ignoring_sigterm_is_gone_after_timeout_and_grace(
-    root: str, backend: Backend
+    root: str, backend: RealHost
 ) -> None:
     marker = f"toolfx-mark-{uuid.uuid4().hex}"
     command = f"trap '' TERM; (exec -a {marker} sleep 300) & wait"
@@ -371,7 +640,7 @@ def test_a_real_command_ignoring_sigterm_is_gone_after_timeout_and_grace(
     assert unmarked_soon(marker)  # the sleep ignored SIGTERM too
 
 
-def test_a_real_command_is_cancelled_by_the_calls_signal(root: str, backend: Backend) -> None:
+def test_a_real_command_is_cancelled_by_the_calls_signal(root: str, backend: RealHost) -> None:
     signal = CancelSignal()
     ready = Path(root, "ready")
     cancel_when(signal, ready.exists, "the user pressed stop")  # once the command runs
@@ -382,7 +651,7 @@ def test_a_real_command_is_cancelled_by_the_calls_signal(root: str, backend: Bac
 
 
 def test_a_real_command_runs_in_its_folder_and_reports_its_exit(
-    root: str, backend: Backend
+    root: str, backend: RealHost
 ) -> None:
     Path(root, "sub").mkdir()
     result = run_bash(root, backend, "pwd", command="pwd; echo oops >&2; exit 3", cwd="sub")

@@ -8,7 +8,7 @@ from typing import Any, TypedDict
 import pytest
 
 from toolfx.core.pipeline._bounding import content_within
-from toolfx.core.plaintext import count_bytes, count_lines, head
+from toolfx.core.plaintext import count_bytes, count_lines, head, tail
 from toolfx.core.registry import Location, Registry
 from toolfx.core.tools import (
     DEFAULT_OUTPUT_LIMITS,
@@ -89,6 +89,17 @@ def test_a_head_keeps_whole_lines_unless_the_first_alone_is_over() -> None:
     assert head(text, 5, 9) == "one\ntwo\n"  # "three" would pass 9 bytes
     assert head("ééééé\nx", 5, 5) == "éé"  # inside the first line, at a character boundary
     assert head(text, 0, 100) == ""
+
+
+def test_a_tail_keeps_whole_lines_unless_the_last_alone_is_over() -> None:
+    text = "one\ntwo\nthree\n"
+    assert tail(text, 5, 100) is text  # within: the very same text, no copy
+    assert tail(text, 2, 100) == "two\nthree\n"
+    assert tail(text, 5, 10) == "two\nthree\n"  # exactly 10 bytes: a line start, kept
+    assert tail(text, 5, 9) == "three\n"  # "two" would pass 9 bytes
+    assert tail("one\ntwo", 1, 100) == "two"  # a last line without its break
+    assert tail("x\néééééé", 5, 5) == "éé"  # inside the last line, at a character boundary
+    assert tail(text, 0, 100) == ""
 
 
 def test_content_within_counts_text_blocks_only() -> None:

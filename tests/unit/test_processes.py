@@ -6,22 +6,27 @@ import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Literal, TypeVar
+from typing import Literal, TypeVar, final
 
 import anyio
+import anyio.lowlevel
 import pytest
 
 from tests.support import SAFETY_NET, cancel_when, unmarked_soon
 from toolfx.core.runtime import (
     CancelSignal,
+    CapturedOutput,
     Confinement,
     Description,
+    OutputSink,
+    OutputStream,
     ProcessError,
     ProcessOutcome,
     ProcessSpec,
     Runtime,
 )
 from toolfx.interpreters._os.sync_processes import SyncProcessRunner
+from toolfx.interpreters._process_common import READ_CHUNK
 from toolfx.interpreters.anyio import AnyioProcessRunner, AnyioRuntime, run_anyio
 from toolfx.interpreters.sync import SyncRuntime, run_sync
 from toolfx.interpreters.testing import DeterministicInterpreter, ScriptedProcess, ScriptedProcesses
@@ -48,13 +53,16 @@ def bash(
 
 
 def run(
-    interpreter: Interpreter, spec: ProcessSpec, signal: CancelSignal | None = None
+    interpreter: Interpreter,
+    spec: ProcessSpec,
+    signal: CancelSignal | None = None,
+    output: OutputSink | None = None,
 ) -> ProcessOutcome:
     """Run `spec` through `runtime.processes` of the interpreter's default runtime."""
     watched = CancelSignal() if signal is None else signal
 
     async def program(runtime: Runtime) -> ProcessOutcome:
-        return await runtime.processes.run(spec, watched)
+        return await runtime.processes.run(spec, watched, output)
 
     if interpreter == "sync":
         return run_sync(Description(program))
@@ -121,6 +129,111 @@ def test_a_flood_is_bounded_and_counted_exactly_on_both_streams(interpreter: Int
     assert (len(outcome.stdout.data), outcome.stdout.total) == (1000, 100_000_000)
     assert outcome.stdout.lost == 100_000_000 - 1000
     assert (len(outcome.stderr.data), outcome.stderr.total) == (1000, 3_000_000)
+
+
+@final
+class Reads:
+    """A sink keeping every read it is handed; a call before the last one ended fails."""
+
+    def __init__(self, fail_on: int | None = None) -> None:
+        self.reads: list[tuple[OutputStream, bytes]] = []
+        self.busy = False
+        self.fail_on = fail_on
+
+    async def __call__(self, stream: OutputStream, data: bytes) -> None:
+        """Keep one read (yielding in between on anyio, to let another call in if one could)."""
+        assert not self.busy, "the sink was called again before its last call ended"
+        self.busy = True
+        try:
+            if self.fail_on == len(self.reads):
+                raise RuntimeError("the sink broke")
+            self.reads.append((stream, data))
+            if anyio_running():
+                await anyio.lowlevel.checkpoint()
+        finally:
+            self.busy = False
+
+    def of(self, stream: OutputStream) -> bytes:
+        """Every byte handed for `stream`, in order."""
+        return b"".join(data for name, data in self.reads if name == stream)
+
+
+def anyio_running() -> bool:
+    """Whether an event loop runs this code (the anyio runners), not the sync interpreter."""
+    try:
+        anyio.get_current_task()
+    except RuntimeError:
+        return False
+    return True
+
+
+def test_every_read_goes_to_the_sink_in_order_whatever_the_output_limit(
+    interpreter: Interpreter,
+) -> None:
+    command = "seq 1 100000 & seq 1 50000 | tr 0-9 a-j >&2; wait"
+    reads = Reads()
+    outcome = run(interpreter, bash(command, output_limit=1000), output=reads)
+    numbers = "".join(f"{n}\n" for n in range(1, 100_001)).encode()
+    letters = "".join(f"{n}\n" for n in range(1, 50_001)).translate(
+        str.maketrans("0123456789", "abcdefghij")
+    )
+    assert reads.of("stdout") == numbers
+    assert reads.of("stderr") == letters.encode()
+    assert outcome.stdout == CapturedOutput(numbers[:1000], len(numbers))
+    assert outcome.stderr == CapturedOutput(letters.encode()[:1000], len(letters))
+
+
+def test_stderr_on_the_stdout_pipe_is_one_stream_in_the_order_written(
+    interpreter: Interpreter,
+) -> None:
+    command = "for i in $(seq 1 2000); do echo o$i; echo e$i >&2; done"
+    spec = replace(bash(command), stderr_to_stdout=True)
+    reads = Reads()
+    outcome = run(interpreter, spec, output=reads)
+    expected = "".join(f"o{i}\ne{i}\n" for i in range(1, 2001)).encode()
+    assert {name for name, _ in reads.reads} == {"stdout"}
+    assert reads.of("stdout") == expected
+    assert outcome.stdout.total == len(expected)
+    assert outcome.stderr == CapturedOutput(b"", 0)
+
+
+def test_a_sink_that_raises_ends_the_run_and_leaves_nothing_running(
+    interpreter: Interpreter,
+) -> None:
+    marker = f"toolfx-mark-{uuid.uuid4().hex}"
+    command = f"echo first; (exec -a {marker} sleep 300) & wait"
+    with pytest.raises((RuntimeError, ExceptionGroup)) as raised:
+        run(interpreter, bash(command), output=Reads(fail_on=0))
+    error = raised.value  # under anyio, in the task groups' exception group
+    found = error.subgroup(RuntimeError) if isinstance(error, ExceptionGroup) else error
+    assert isinstance(found, RuntimeError | ExceptionGroup)
+    assert unmarked_soon(marker)
+
+
+def test_a_cancelled_command_hands_over_what_it_wrote_before(
+    interpreter: Interpreter, tmp_path: Path
+) -> None:
+    signal = CancelSignal()
+    ready = tmp_path / "ready"
+    cancel_when(signal, ready.exists, "stop")
+    reads = Reads()
+    outcome = run(interpreter, bash(f"seq 1 30000; : > {ready}; sleep 300"), signal, reads)
+    assert outcome.cancelled
+    assert reads.of("stdout") == "".join(f"{n}\n" for n in range(1, 30_001)).encode()
+
+
+@pytest.mark.parametrize("sink", [False, True])
+def test_an_endless_flood_is_stopped_at_its_timeout(interpreter: Interpreter, sink: bool) -> None:
+    reads = 0
+
+    async def count(stream: OutputStream, data: bytes) -> None:
+        nonlocal reads
+        reads += 1
+
+    outcome = run(interpreter, bash("yes", timeout=0.3), output=count if sink else None)
+    assert (outcome.timed_out, outcome.exit_code, outcome.signal) == (True, None, 15)
+    assert outcome.stdout.total > 0
+    assert (reads > 0) is sink
 
 
 def test_a_signal_set_from_another_thread_stops_the_command(
@@ -351,6 +464,31 @@ def test_scripted_output_is_bounded_and_counted_as_the_real_runners_do() -> None
     outcome, _ = scripted(ScriptedProcess(stdout=b"x" * 100, stderr=b"y" * 10), spec)
     assert (outcome.stdout.data, outcome.stdout.total, outcome.stdout.lost) == (b"x" * 30, 100, 70)
     assert (outcome.stderr.data, outcome.stderr.total) == (b"y" * 10, 10)
+
+
+def test_scripted_output_goes_to_the_sink_in_reads_of_at_most_a_chunk() -> None:
+    script = ScriptedProcess(stdout=b"o" * (READ_CHUNK + 5), stderr=b"e" * 3)
+    reads = Reads()
+
+    async def program(runtime: Runtime) -> ProcessOutcome:
+        return await runtime.processes.run(virtual("noisy"), CancelSignal(), reads)
+
+    table = ScriptedProcesses([("noisy", script)])
+    perform(program, DeterministicInterpreter(processes=table))
+    assert [(name, len(data)) for name, data in reads.reads] == [
+        ("stdout", READ_CHUNK),
+        ("stdout", 5),
+        ("stderr", 3),
+    ]
+
+    async def merged(runtime: Runtime) -> ProcessOutcome:
+        spec = replace(virtual("noisy"), stderr_to_stdout=True)
+        return await runtime.processes.run(spec, CancelSignal(), reads)
+
+    reads.reads.clear()
+    outcome = perform(merged, DeterministicInterpreter(processes=table))
+    assert reads.reads[-1] == ("stdout", b"ooooo" + b"eee")  # one pipe: the bytes follow on
+    assert (outcome.stdout.total, outcome.stderr.total) == (READ_CHUNK + 8, 0)
 
 
 def test_scripts_match_in_order_by_command_argv_or_predicate() -> None:

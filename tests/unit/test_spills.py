@@ -3,6 +3,7 @@ file (never through a planted link, never over another spill), failures as `Spil
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from collections.abc import Callable, Coroutine
@@ -107,3 +108,92 @@ def test_memory_spills_keep_each_text_under_a_new_path() -> None:
     paths = [_inline(store.keep("c", "tool", text)).path for text in ("1", "2", "3")]
     assert paths == ["memory://spills/c.txt", "memory://spills/c-2.txt", "memory://spills/c-3.txt"]
     assert dict(store.texts) == dict(zip(paths, ["1", "2", "3"], strict=True))
+
+
+Stream = Callable[[str | None, str, list[bytes]], str]
+"""Open a spill for a call in a folder, write the chunks, close it: its path."""
+
+
+@pytest.fixture(params=["sync", "asyncio", "trio"])
+def stream(request: pytest.FixtureRequest) -> Stream:
+    """Streamed spills under the face (sync inline, anyio in a thread on each backend)."""
+
+    async def write(store: SpillStore, call_id: str, chunks: list[bytes]) -> str:
+        writer = await store.open(call_id, "bash")
+        for chunk in chunks:
+            await writer.write(chunk)
+        await writer.close()
+        await writer.close()  # a second close does nothing
+        with pytest.raises(SpillError, match="is closed"):
+            await writer.write(b"late")
+        return writer.location.path
+
+    def run(folder: str | None, call_id: str, chunks: list[bytes]) -> str:
+        if request.param == "sync":
+            coroutine = write(FolderSpills(folder), call_id, chunks)
+            try:
+                coroutine.send(None)
+            except StopIteration as stop:
+                path: str = stop.value
+                return path
+            raise AssertionError("the sync face suspended")
+        store = AnyioFolderSpills(folder)
+        return anyio.run(write, store, call_id, chunks, backend=request.param)
+
+    return run
+
+
+def test_a_streamed_spill_keeps_every_byte_in_a_new_private_file(
+    stream: Stream, tmp_path: Path
+) -> None:
+    folder = str(tmp_path / "outputs")
+    chunks = [b"line 1\n", b"", b"\xff\xfe not text\n", b"x" * 200_000]
+    first, second = stream(folder, "call/1", chunks), stream(folder, "call/1", [b"again"])
+    assert first == f"{folder}/call_1.txt"
+    assert second != first
+    assert second.startswith(f"{folder}/call_1-")
+    assert Path(first).read_bytes() == b"".join(chunks)
+    assert Path(second).read_bytes() == b"again"
+    assert stat.S_IMODE(os.stat(first).st_mode) == 0o600
+
+
+def test_a_write_that_fails_removes_the_spill_and_says_why(
+    stream: Stream, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "outputs"
+    written = os.write
+
+    def full(descriptor: int, data: Any) -> int:
+        if bytes(data).startswith(b"second"):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return written(descriptor, data)
+
+    monkeypatch.setattr(os, "write", full)
+    with pytest.raises(SpillError) as raised:
+        stream(str(folder), "c", [b"first\n", b"second\n"])
+    assert raised.value.reason == f"could not save the whole output in {folder}/c.txt: " + (
+        "No space left on device"
+    )
+    assert list(folder.iterdir()) == []
+
+
+def test_memory_spills_stream_bytes_under_new_paths_shared_with_kept_texts() -> None:
+    store = MemorySpills()
+
+    async def both() -> list[str]:
+        kept = await store.keep("c", "tool", "text")
+        writer = await store.open("c", "bash")
+        await writer.write(b"a\xff")
+        await writer.write(b"b")
+        await writer.close()
+        with pytest.raises(SpillError, match="is closed"):
+            await writer.write(b"late")
+        return [kept.path, writer.location.path]
+
+    coroutine = both()
+    with pytest.raises(StopIteration) as stopped:
+        coroutine.send(None)
+    paths = stopped.value.value
+    assert paths == ["memory://spills/c.txt", "memory://spills/c-2.txt"]
+    assert store.saved == {paths[0]: b"text", paths[1]: b"a\xffb"}
+    assert store.texts == {paths[0]: "text", paths[1]: "a\ufffdb"}

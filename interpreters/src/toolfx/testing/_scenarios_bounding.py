@@ -25,6 +25,7 @@ from toolfx.core.runtime import (
     SpillError,
     SpillLocation,
     SpillStore,
+    SpillWriter,
 )
 from toolfx.core.tools import (
     ContentBlock,
@@ -51,9 +52,12 @@ DEFAULT = OutputLimits()
 class NotedSpills(SpillStore):
     """A spill store that keeps each text in `store` and notes it under the path it was given."""
 
-    def __init__(self, store: SpillStore, noted: dict[str, str]) -> None:
+    def __init__(
+        self, store: SpillStore, noted: dict[str, str], streamed: dict[str, bytearray]
+    ) -> None:
         self.store = store
         self.noted = noted
+        self.streamed = streamed
 
     async def keep(self, call_id: str, tool: str, text: str) -> SpillLocation:
         """The store's `keep`, noted when it succeeds."""
@@ -61,19 +65,52 @@ class NotedSpills(SpillStore):
         self.noted[where.path] = text
         return where
 
+    async def open(self, call_id: str, tool: str) -> SpillWriter:
+        """The store's `open`, each write that succeeds noted under the spill's path."""
+        writer = await self.store.open(call_id, tool)
+        self.streamed[writer.location.path] = bytearray()
+        return NotedWriter(writer, self.streamed[writer.location.path])
+
+
+@final
+class NotedWriter(SpillWriter):
+    """A spill writer whose writes are also appended to `noted`."""
+
+    def __init__(self, writer: SpillWriter, noted: bytearray) -> None:
+        self.writer = writer
+        self.noted = noted
+
+    @property
+    def location(self) -> SpillLocation:
+        """The writer's location."""
+        return self.writer.location
+
+    async def write(self, data: bytes) -> None:
+        """The writer's `write`, noted when it succeeds."""
+        await self.writer.write(data)
+        self.noted += data
+
+    async def close(self) -> None:
+        """The writer's `close`."""
+        await self.writer.close()
+
 
 @final
 class NotingRuntime(DelegatingRuntime):
-    """The interpreter's runtime, its spill store noting what it keeps in `noted`."""
+    """The interpreter's runtime, its spill store noting what it keeps in `noted` (and what it
+    is given as it comes in `streamed`)."""
 
-    def __init__(self, inner: Runtime, noted: dict[str, str]) -> None:
+    def __init__(
+        self, inner: Runtime, noted: dict[str, str], streamed: dict[str, bytearray]
+    ) -> None:
         super().__init__(inner)
         self.noted = noted
+        self.streamed = streamed
 
     @property
     def spills(self) -> SpillStore:
         """The inner store, noting what it keeps."""
-        return NotedSpills(self.inner.spills, self.noted)
+        return NotedSpills(self.inner.spills, self.noted, self.streamed)
 
 
 class Args(TypedDict):
@@ -86,6 +123,7 @@ class Stage:
     def __init__(self, factory: InterpreterFactory, spills: SpillStore | None = None) -> None:
         self.reported: list[str] = []
         self.noted: dict[str, str] = {}
+        self.streamed: dict[str, bytearray] = {}
         self.location: Location = Location()
         self.interpreter: Interpreter = factory(
             Host(unavailable, self._report, ignore_progress, spills)
@@ -93,10 +131,10 @@ class Stage:
 
     def run(self, description: Description[Any]) -> Any:
         """Run `description` on the interpreter, noting what its spill store keeps."""
-        noted = self.noted
+        noted, streamed = self.noted, self.streamed
 
         def program(runtime: Runtime) -> Coroutine[Any, Any, Any]:
-            return description.program(NotingRuntime(runtime, noted))
+            return description.program(NotingRuntime(runtime, noted, streamed))
 
         return self.interpreter.run(Description(program))
 
@@ -157,6 +195,9 @@ class Refusing(SpillStore):
     async def keep(self, call_id: str, tool: str, text: str) -> SpillLocation:
         raise self.error
 
+    async def open(self, call_id: str, tool: str) -> SpillWriter:
+        raise self.error
+
 
 def _cut_by(stage: Stage, limits: OutputLimits, text: str) -> str:
     stage.echo("limited", output_limits=limits)
@@ -170,6 +211,28 @@ class BoundingScenarios:
     def stage(self, interpreter_factory: InterpreterFactory) -> Stage:
         """The interpreter under test with its own spill store."""
         return Stage(interpreter_factory)
+
+    def test_a_spill_written_as_it_comes_keeps_every_byte_under_a_new_path(
+        self, stage: Stage
+    ) -> None:
+        chunks = [b"line 1\n", b"", b"\xff not text\n", b"x" * 100_000]
+
+        async def stream(args: Args, ctx: ToolRunContext) -> str:
+            writer = await ctx.runtime.spills.open(ctx.call_id, "stream")
+            for chunk in chunks:
+                await writer.write(chunk)
+            await writer.close()
+            return writer.location.path
+
+        stage.tool("stream", stream)
+        first, second = (stage.call("stream", "", "c"), stage.call("stream", "", "c"))
+        assert isinstance(first, ToolExecutionSuccess)
+        assert isinstance(second, ToolExecutionSuccess)
+        assert first.value != second.value  # the same call id, a new name
+        assert stage.streamed == {
+            str(first.value): bytearray(b"".join(chunks)),
+            str(second.value): bytearray(b"".join(chunks)),
+        }
 
     def test_ten_thousand_lines_are_cut_and_kept_whole(self, stage: Stage) -> None:
         stage.echo()

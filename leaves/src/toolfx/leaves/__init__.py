@@ -24,7 +24,7 @@ from toolfx.leaves._search import SearchLimits
 from toolfx.leaves._shell.rules import BASH, CommandReview, review_line
 from toolfx.leaves._shell.syntax import CommandTooComplex, ShellLine, SimpleCommand, parse_line
 from toolfx.leaves._tools import builtin_tools, workspace_tools
-from toolfx.leaves.bash import BashArgs, BashOutput, StreamOutput, bash_tool
+from toolfx.leaves.bash import BashArgs, BashOutput, bash_tool
 from toolfx.leaves.glob import GlobArgs, GlobOutput, glob_tool
 from toolfx.leaves.grep import GrepArgs, GrepMatch, GrepOutput, grep_tool
 from toolfx.leaves.permissions import Permissions
@@ -67,7 +67,6 @@ __all__ = [
     "SearchLimits",
     "ShellLine",
     "SimpleCommand",
-    "StreamOutput",
     "Workspace",
     "WorkspaceLimits",
     "bash_tool",

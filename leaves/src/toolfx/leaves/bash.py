@@ -1,8 +1,11 @@
 """The `bash` leaf: one command line run by `/bin/bash -c` in the workspace, its output bounded.
 
 One command line run by `/bin/bash -c` in the workspace (or an approved folder), asked for by its
-commands' leading words, stopped at its timeout, its output bounded and every byte not kept
-reported.
+commands' leading words, stopped at its timeout. Its output is stdout and stderr as one stream
+(stderr goes to the stdout pipe, as `2>&1`: the bytes in the order the command wrote them, as a
+terminal shows them). It is reported live as progress, saved whole as it comes once it is over
+the limits (see `toolfx.leaves._shell.output`), and shown to the model as a bounded head and
+tail with where it was saved and its exact size.
 """
 
 from __future__ import annotations
@@ -15,8 +18,8 @@ from typing import Annotated, NotRequired, TypedDict
 
 from returns.result import Failure, Result, Success
 
-from toolfx.core.pipeline import bound_text, not_kept
-from toolfx.core.runtime import CapturedOutput, FileError, ProcessError, ProcessSpec, SpillError
+from toolfx.core.pipeline import not_kept
+from toolfx.core.runtime import FileError, ProcessError, ProcessSpec
 from toolfx.core.tools import (
     ErrorCode,
     TerminalCallCard,
@@ -28,13 +31,14 @@ from toolfx.core.tools import (
     ToolRunContext,
 )
 from toolfx.leaves._leaf import define_leaf
+from toolfx.leaves._shell.output import CommandOutput
 from toolfx.leaves._shell.rules import BASH, redirect_paths, review_line
 from toolfx.leaves._shell.syntax import CommandTooComplex, parse_line
 from toolfx.leaves._text_files import file_failure
 from toolfx.leaves.sandbox import Confined, Sandbox, SandboxUnavailable, sandbox_confinement
 from toolfx.leaves.workspace import Workspace, is_inside
 
-__all__ = ["BASH", "BashArgs", "BashOutput", "StreamOutput", "bash_tool"]
+__all__ = ["BASH", "BashArgs", "BashOutput", "bash_tool"]
 
 _SHELL = "/bin/bash"
 
@@ -53,27 +57,21 @@ class BashArgs(TypedDict):
 
 
 @dataclass(frozen=True)
-class StreamOutput:
-    """One output stream: the text of the bytes kept, how many it carried, how many were lost."""
-
-    text: str
-    total_bytes: int
-    lost_bytes: int
-
-
-@dataclass(frozen=True)
 class BashOutput:
-    """How the command ended, its two streams, and the bounded output the model sees."""
+    """How the command ended and how long it ran, and its output (stdout and stderr as one
+    stream): what the model sees of it, its whole size, and where the whole is saved if cut."""
 
     exit_code: int | None
     signal: str | None
     timed_out: bool
     cancelled: bool
     timeout: float
-    stdout: StreamOutput
-    stderr: StreamOutput
     output: str
+    total_lines: int
+    total_bytes: int
     saved_to: str | None
+    duration: float
+    """Seconds the command ran."""
 
 
 def bash_tool(
@@ -139,26 +137,26 @@ def bash_tool(
         )
         if refusal is not None:
             return Failure(refusal)
-        limit = workspace.limits.max_bytes
         spec = ProcessSpec(
             (_SHELL, "-c", command),
             where.path,
             timeout,
-            limit,
+            0,  # the output goes to `output` as it comes
             kill_grace=kill_grace,
             confinement=confinement,
+            stderr_to_stdout=True,
         )
+        output = CommandOutput(ctx, workspace.limits.shown, workspace.limits.max_saved_bytes)
         try:
-            outcome = await ctx.runtime.processes.run(spec, ctx.signal)
+            outcome = await ctx.runtime.processes.run(spec, ctx.signal, output.take)
+            shown = await output.finish()
         except ProcessError as error:
             return Failure(ToolFailure(str(error)))
-        stdout, stderr = _stream(outcome.stdout), _stream(outcome.stderr)
-        combined = _combined(stdout.text, stderr.text)
-        limits = workspace.limits.shown
-        try:
-            bounded = await bound_text(ctx.runtime, ctx.call_id, "bash", combined, limits)
-        except SpillError as error:
-            return Failure(not_kept("bash", combined, limits, error.reason))
+        finally:
+            await output.close()
+        if isinstance(shown, str):
+            lines, size = output.size
+            return Failure(not_kept("bash", lines, size, workspace.limits.shown, shown))
         return Success(
             BashOutput(
                 exit_code=outcome.exit_code,
@@ -166,10 +164,11 @@ def bash_tool(
                 timed_out=outcome.timed_out,
                 cancelled=outcome.cancelled,
                 timeout=timeout,
-                stdout=stdout,
-                stderr=stderr,
-                output=bounded.text,
-                saved_to=None if bounded.spilled is None else bounded.spilled.path,
+                output=shown.text,
+                total_lines=shown.total_lines,
+                total_bytes=shown.total_bytes,
+                saved_to=None if shown.saved is None else shown.saved.location.path,
+                duration=outcome.duration,
             )
         )
 
@@ -178,7 +177,8 @@ def bash_tool(
         description=(
             "Run a command line with /bin/bash -c in the workspace root (or `cwd`). It is "
             "stopped after `timeout` seconds (default 120, at most 600). Output beyond 2000 "
-            "lines or 50 KB is cut and saved to a file you can read; the exit code is reported."
+            "lines or 50 KB is cut (you see its start and its end) and saved whole to a file "
+            "you can read; the exit code is reported."
         ),
         parameters=BashArgs,
         output=BashOutput,
@@ -200,17 +200,6 @@ async def _stays_in(ctx: ToolRunContext, workspace: Workspace, path: str) -> boo
     return is_inside(real, root)
 
 
-def _stream(captured: CapturedOutput) -> StreamOutput:
-    text = captured.data.decode("utf-8", errors="replace")
-    return StreamOutput(text, captured.total, captured.lost)
-
-
-def _combined(stdout: str, stderr: str) -> str:
-    if stdout and stderr and not stdout.endswith("\n"):
-        return f"{stdout}\n{stderr}"
-    return stdout + stderr
-
-
 def _signal_name(number: int) -> str:
     try:
         return signal.Signals(number).name
@@ -219,14 +208,8 @@ def _signal_name(number: int) -> str:
 
 
 def _shown(out: BashOutput) -> str:
-    """The output as shown: bounded, then a line per stream that lost bytes."""
-    lines = [out.output.rstrip("\n") or "(no output)"]
-    for name, stream in (("stdout", out.stdout), ("stderr", out.stderr)):
-        if stream.lost_bytes:
-            lines.append(
-                f"[{name}: {stream.lost_bytes:,} bytes not kept (of {stream.total_bytes:,})]"
-            )
-    return "\n".join(lines)
+    """The output as shown: bounded, with where the whole is when it was cut."""
+    return out.output.rstrip("\n") or "(no output)"
 
 
 def _ending(out: BashOutput) -> str:
@@ -248,7 +231,12 @@ def _render(args: BashArgs, out: BashOutput) -> tuple[TextBlock, ...]:
 
 def _card(args: BashArgs, out: BashOutput) -> TerminalResultCard:
     return TerminalResultCard(
-        title=args["command"], output=_shown(out), exit_code=out.exit_code, signal=out.signal
+        title=args["command"],
+        output=_shown(out),
+        exit_code=out.exit_code,
+        signal=out.signal,
+        duration=out.duration,
+        timed_out=out.timed_out,
     )
 
 

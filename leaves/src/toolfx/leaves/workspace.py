@@ -68,6 +68,8 @@ class WorkspaceLimits:
     max_lines: int = 2000
     max_bytes: int = 50 * 1024
     max_line_chars: int = 2000
+    max_saved_bytes: int = 1 << 30
+    """The most bytes of one command's output saved for the model to read (the rest counted)."""
 
     @property
     def shown(self) -> OutputLimits:

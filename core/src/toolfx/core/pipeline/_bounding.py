@@ -103,9 +103,9 @@ async def bound_text(
     )
 
 
-def not_kept(tool: str, text: str, limits: OutputLimits, reason: str) -> ToolFailure:
-    """The failure when `tool` ran but its output, over `limits`, could not be kept whole."""
-    lines, size = count_lines(text), count_bytes(text)
+def not_kept(tool: str, lines: int, size: int, limits: OutputLimits, reason: str) -> ToolFailure:
+    """The failure when `tool` ran but its output (`lines` lines, `size` bytes), over `limits`,
+    could not be kept whole."""
     message = (
         f"`{tool}` ran, but its output ({lines} lines, {size} bytes) is over the limits "
         f"({limits.lines} lines, {limits.bytes} bytes) and could not be kept whole: {reason}"
@@ -122,11 +122,11 @@ async def bound_result(
     try:
         bounded = await bound_text(runtime, execution.call_id, execution.name, whole, limits)
     except SpillError as error:
-        return from_failure(not_kept(execution.name, whole, limits, error.reason))
+        return from_failure(not_kept(execution.name, *_size(whole), limits, error.reason))
     except Exception as error:  # a spill store's defect: reported; still the tool's failure
         runtime.report(error, f"the spill store keeping the output of `{execution.name}`")
         reason = f"{type(error).__name__}: {error}"
-        return from_failure(not_kept(execution.name, whole, limits, reason))
+        return from_failure(not_kept(execution.name, *_size(whole), limits, reason))
     if not bounded.truncated:
         return result
     content: list[ContentBlock] = []
@@ -138,6 +138,11 @@ async def bound_result(
             content.append(TextBlock(bounded.text))
             placed = True
     return dataclasses.replace(result, content=tuple(content))
+
+
+def _size(text: str) -> tuple[int, int]:
+    """The lines and UTF-8 bytes of `text`."""
+    return count_lines(text), count_bytes(text)
 
 
 def _counted(block: ContentBlock) -> bool:

@@ -1,6 +1,6 @@
 """Text helpers the pipeline and leaves share: cutting to a budget, line diffs."""
 
-from toolfx.core.plaintext._cut import count_bytes, count_lines, cut_with_note, head
+from toolfx.core.plaintext._cut import count_bytes, count_lines, cut_with_note, head, tail
 from toolfx.core.plaintext._diff import (
     CONTEXT_LINES,
     MAX_DIFF_LINES,
@@ -29,6 +29,7 @@ __all__ = [
     "ended_lines",
     "head",
     "line_edits",
+    "tail",
     "unified_diff",
     "unified_text_diff",
 ]

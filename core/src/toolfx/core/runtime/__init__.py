@@ -34,6 +34,8 @@ from toolfx.core.runtime._processes import (
     SANDBOX_MODES,
     CapturedOutput,
     Confinement,
+    OutputSink,
+    OutputStream,
     ProcessError,
     ProcessOutcome,
     ProcessRunner,
@@ -54,7 +56,7 @@ from toolfx.core.runtime._runtime import (
     deadline_reason,
     log_defect,
 )
-from toolfx.core.runtime._spills import SpillError, SpillLocation, SpillStore
+from toolfx.core.runtime._spills import SpillError, SpillLocation, SpillStore, SpillWriter
 from toolfx.core.runtime._state_folder import spill_folder, state_folder
 
 __all__ = [
@@ -89,6 +91,8 @@ __all__ = [
     "HostValue",
     "Interpreter",
     "LimitName",
+    "OutputSink",
+    "OutputStream",
     "ProcessError",
     "ProcessOutcome",
     "ProcessRunner",
@@ -107,6 +111,7 @@ __all__ = [
     "SpillError",
     "SpillLocation",
     "SpillStore",
+    "SpillWriter",
     "deadline_reason",
     "gather",
     "log_defect",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, Literal, Protocol, final
 
@@ -13,6 +13,8 @@ __all__ = [
     "SANDBOX_MODES",
     "CapturedOutput",
     "Confinement",
+    "OutputSink",
+    "OutputStream",
     "ProcessError",
     "ProcessOutcome",
     "ProcessRunner",
@@ -29,6 +31,12 @@ SandboxMode = Literal["auto", "landlock", "bwrap", "off"]
 
 SANDBOX_MODES: Final[tuple[SandboxMode, ...]] = ("auto", "landlock", "bwrap", "off")
 """Every sandbox mode, in the order hosts list them."""
+
+OutputStream = Literal["stdout", "stderr"]
+"""The pipe a piece of a command's output came from."""
+
+OutputSink = Callable[[OutputStream, bytes], Awaitable[None]]
+"""Receives a running command's output as it comes: the pipe and the bytes of one read of it."""
 
 
 @final
@@ -59,13 +67,16 @@ class ProcessSpec:
     cwd: str
     timeout: float
     output_limit: int
-    """Bytes kept per stream; the rest is counted, not kept."""
+    """Bytes kept per stream in the outcome; the rest is counted (and given to the run's sink)."""
     env: Mapping[str, str] | None = None
     """The whole environment of the child; None inherits the runner's."""
     kill_grace: float = 2.0
     """Seconds between SIGTERM to the process group and SIGKILL."""
     confinement: Confinement | None = None
     """The sandbox the command runs in; None runs it unconfined."""
+    stderr_to_stdout: bool = False
+    """Whether the child's stderr is its stdout pipe (as `2>&1`): one stream, in the order the
+    command wrote it; the outcome's stderr is then empty."""
 
 
 @final
@@ -112,11 +123,17 @@ class ProcessError(Exception):
 class ProcessRunner(Protocol):
     """Runs commands; the process group is ended at the timeout or when the signal is set."""
 
-    async def run(self, spec: ProcessSpec, signal: CancelSignal) -> ProcessOutcome:
+    async def run(
+        self, spec: ProcessSpec, signal: CancelSignal, output: OutputSink | None = None
+    ) -> ProcessOutcome:
         """Run `spec` to its end; SIGTERM then SIGKILL to its group on timeout or cancellation.
 
         Every process the command starts ends with the run. A confinement the runner cannot
-        enforce is a `ProcessError`, never an unconfined run.
+        enforce is a `ProcessError`, never an unconfined run. Each read of either pipe goes to
+        `output` as it comes (every byte, whatever `output_limit`), one call at a time, in the
+        order the runner read them; the runner waits for each call, so a slow sink slows the
+        command and loses nothing. An exception from `output` ends the run (the group is
+        killed) and propagates.
         """
         ...
 

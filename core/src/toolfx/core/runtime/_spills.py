@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol, final
 
-__all__ = ["SpillError", "SpillLocation", "SpillStore"]
+__all__ = ["SpillError", "SpillLocation", "SpillStore", "SpillWriter"]
 
 
 @final
@@ -30,9 +30,31 @@ class SpillError(Exception):
         self.reason = reason
 
 
+class SpillWriter(Protocol):
+    """One spill written as its output comes: bytes appended in order, then closed."""
+
+    @property
+    def location(self) -> SpillLocation:
+        """Where the bytes written are kept."""
+        ...
+
+    async def write(self, data: bytes) -> None:
+        """Append `data`; `SpillError` if it cannot (the spill is then removed, and closed)."""
+        ...
+
+    async def close(self) -> None:
+        """Finish the spill: what was written stays at `location` (a second close does nothing)."""
+        ...
+
+
 class SpillStore(Protocol):
-    """Keeps whole texts that were cut for the model; each under a new, unique name."""
+    """Keeps whole outputs that were cut for the model; each under a new, unique name."""
 
     async def keep(self, call_id: str, tool: str, text: str) -> SpillLocation:
         """Keep `text` whole (of `tool`'s call `call_id`); where it is, or `SpillError`."""
+        ...
+
+    async def open(self, call_id: str, tool: str) -> SpillWriter:
+        """A new, empty spill for `tool`'s call `call_id`, written as the output comes; or
+        `SpillError`. The caller closes it."""
         ...

@@ -5,7 +5,8 @@ the first spill (`tempfile.mkdtemp`, 0700; left for the host to remove). The fol
 opened without following a final symlink, and each file is created in its handle with
 O_EXCL | O_NOFOLLOW, named after the call (`<call id>.txt`, a random suffix when that is taken),
 so a planted link or file is never written through or over. A failure (disk full, no permission)
-removes the partial file and raises `SpillError` saying why.
+removes the partial file and raises `SpillError` saying why. A spill opened with `open` is
+written as its output comes, its bytes exactly as given.
 """
 
 from __future__ import annotations
@@ -16,11 +17,11 @@ import secrets
 import tempfile
 import threading
 from collections.abc import Callable
-from typing import Final, TypeVar, final
+from typing import Final, Protocol, TypeVar, final
 
 import anyio.to_thread
 
-from toolfx.core.runtime import SpillError, SpillLocation, SpillStore
+from toolfx.core.runtime import SpillError, SpillLocation, SpillStore, SpillWriter
 
 __all__ = ["AnyioFolderSpills", "FolderSpills"]
 
@@ -32,9 +33,47 @@ _FOLDER_FLAGS: Final = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEX
 _FILE_FLAGS: Final = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
+class _Runs(Protocol):
+    """Runs a blocking operation as the store does: inline, or in a worker thread."""
+
+    async def __call__(self, operation: Callable[[], T], /) -> T: ...
+
+
+@final
+class _OpenFile:
+    """A new spill file being written: its folder's handle, its name and its descriptor."""
+
+    __slots__ = ("_descriptor", "_folder", "_name", "path")
+
+    def __init__(self, folder: int, name: str, descriptor: int, path: str) -> None:
+        self._folder, self._name, self._descriptor = folder, name, descriptor
+        self.path = path
+
+    def write(self, data: bytes) -> None:
+        """Append all of `data`; on failure remove the file, close, and raise `SpillError`."""
+        if self._descriptor < 0:
+            raise SpillError(f"the spill {self.path} is closed")
+        view = memoryview(data)
+        try:
+            while view:
+                view = view[os.write(self._descriptor, view) :]
+        except OSError as error:
+            os.unlink(self._name, dir_fd=self._folder)
+            self.close()
+            why = error.strerror or str(error)
+            raise SpillError(f"could not save the whole output in {self.path}: {why}") from error
+
+    def close(self) -> None:
+        """Close the file and its folder's handle (once)."""
+        if self._descriptor >= 0:
+            os.close(self._descriptor)
+            os.close(self._folder)
+            self._descriptor = -1
+
+
 @final
 class _Folder:
-    """The blocking work: where the folder is, and writing one spill into it."""
+    """The blocking work: where the folder is, and making one spill file in it."""
 
     __slots__ = ("_folder", "_lock")
 
@@ -53,38 +92,66 @@ class _Folder:
                 os.makedirs(self._folder, 0o700, exist_ok=True)
             return self._folder
 
-    def keep(self, call_id: str, text: str) -> SpillLocation:
-        data = text.encode("utf-8", "surrogatepass")
+    def open(self, call_id: str) -> _OpenFile:
+        """A new, empty file for `call_id`'s output, or `SpillError`."""
         folder = self._folder or "a temporary folder"
         try:
             folder = self.where()
             handle = os.open(folder, _FOLDER_FLAGS)
             try:
-                name = _write_new(handle, _UNSAFE.sub("_", call_id)[:80] or "output", data)
-            finally:
+                name, descriptor = _create_new(handle, _UNSAFE.sub("_", call_id)[:80] or "output")
+            except BaseException:
                 os.close(handle)
+                raise
         except OSError as error:
             why = error.strerror or str(error)
             raise SpillError(f"could not save the whole output in {folder}: {why}") from error
-        return SpillLocation(os.path.join(folder, name))
+        return _OpenFile(handle, name, descriptor, os.path.join(folder, name))
+
+    def keep(self, call_id: str, text: str) -> SpillLocation:
+        """Write `text` (UTF-8) to a new file for `call_id`; where it is, or `SpillError`."""
+        opened = self.open(call_id)
+        try:
+            opened.write(text.encode("utf-8", "surrogatepass"))
+        finally:
+            opened.close()
+        return SpillLocation(opened.path)
 
 
-def _write_new(folder: int, base: str, data: bytes) -> str:
-    """Write `data` to a new file in the folder handle; its name."""
+def _create_new(folder: int, base: str) -> tuple[str, int]:
+    """A new file in the folder handle: its name and a descriptor open for writing."""
     for attempt in range(_ATTEMPTS):
         name = f"{base}.txt" if attempt == 0 else f"{base}-{secrets.token_hex(4)}.txt"
         try:
-            descriptor = os.open(name, _FILE_FLAGS, 0o600, dir_fd=folder)
+            return name, os.open(name, _FILE_FLAGS, 0o600, dir_fd=folder)
         except FileExistsError:
             continue
-        try:
-            with os.fdopen(descriptor, "wb", closefd=True) as file:
-                file.write(data)
-        except OSError:
-            os.unlink(name, dir_fd=folder)
-            raise
-        return name
     raise FileExistsError(f"no free name for {base}.txt after {_ATTEMPTS} attempts")
+
+
+@final
+class _FolderWriter(SpillWriter):
+    """One spill file written as its output comes, each write run as the store runs them."""
+
+    __slots__ = ("_file", "_run")
+
+    def __init__(self, opened: _OpenFile, run: _Runs) -> None:
+        self._file = opened
+        self._run = run
+
+    @property
+    def location(self) -> SpillLocation:
+        """The file's path."""
+        return SpillLocation(self._file.path)
+
+    async def write(self, data: bytes) -> None:
+        """Append `data` to the file; `SpillError` (the file removed) if it cannot."""
+        opened = self._file
+        await self._run(lambda: opened.write(data))
+
+    async def close(self) -> None:
+        """Close the file (at once: closing does not wait on the disk)."""
+        self._file.close()
 
 
 class _FolderSpills(SpillStore):
@@ -101,6 +168,11 @@ class _FolderSpills(SpillStore):
     async def keep(self, call_id: str, tool: str, text: str) -> SpillLocation:
         """Write `text` to a new file in the folder; its path, or `SpillError`."""
         return await self._run(lambda: self._folder.keep(call_id, text))
+
+    async def open(self, call_id: str, tool: str) -> SpillWriter:
+        """A new, empty file in the folder, written as the output comes; or `SpillError`."""
+        opened = await self._run(lambda: self._folder.open(call_id))
+        return _FolderWriter(opened, self._run)
 
 
 @final

@@ -1,10 +1,11 @@
 """The anyio interpreter's process runner: `anyio.open_process` in a new session, on either backend.
 
-Two tasks drain the pipes into bounded captures while a third reaps the process; the runner waits
-for all three, for the timeout, or for the signal (set from any thread, woken in the loop as
-`AnyioRuntime` does). The kill policy is the one in `toolfx.interpreters._process_common`. If the
-runner itself is cancelled or interrupted, the group is killed at once and the process reaped before
-it leaves.
+Two tasks drain the pipes into bounded captures and the run's sink (one read at a time, each call
+shielded so that a read handed over is never half taken) while a third reaps the process; the
+runner waits for all three, for the timeout, or for the signal (set from any thread, woken in the
+loop as `AnyioRuntime` does). The kill policy is the one in `toolfx.interpreters._process_common`.
+If the runner itself is cancelled or interrupted, the group is killed at once and the process
+reaped before it leaves.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ import anyio.abc
 
 from toolfx.core.runtime import (
     CancelSignal,
+    OutputSink,
+    OutputStream,
     ProcessOutcome,
     ProcessRunner,
     ProcessSpec,
@@ -50,7 +53,9 @@ class AnyioProcessRunner(ProcessRunner):
 
     __slots__ = ()
 
-    async def run(self, spec: ProcessSpec, signal: CancelSignal) -> ProcessOutcome:
+    async def run(
+        self, spec: ProcessSpec, signal: CancelSignal, output: OutputSink | None = None
+    ) -> ProcessOutcome:
         """Run the command until it ends or is stopped (TERM, then KILL, to its group)."""
         if signal.is_cancelled():
             return not_started()
@@ -60,6 +65,7 @@ class AnyioProcessRunner(ProcessRunner):
                 process = await anyio.open_process(
                     how.argv,
                     stdin=subprocess.DEVNULL,
+                    stderr=subprocess.STDOUT if spec.stderr_to_stdout else subprocess.PIPE,
                     cwd=spec.cwd,
                     env=how.env,
                     start_new_session=True,
@@ -69,7 +75,7 @@ class AnyioProcessRunner(ProcessRunner):
                 raise spawn_error(spec, error) from error
             finally:
                 how.close_handed()
-            return await _watch(spec, signal, process, how.status)
+            return await _watch(spec, signal, process, how.status, output)
         finally:
             with anyio.CancelScope(shield=True):
                 await anyio.to_thread.run_sync(how.finish)
@@ -80,7 +86,11 @@ class AnyioProcessRunner(ProcessRunner):
 
 
 async def _watch(
-    spec: ProcessSpec, signal: CancelSignal, process: anyio.abc.Process, status: int | None
+    spec: ProcessSpec,
+    signal: CancelSignal,
+    process: anyio.abc.Process,
+    status: int | None,
+    output: OutputSink | None,
 ) -> ProcessOutcome:
     """Follow a started process to its end, or stop it; nothing of it is left running after."""
     started_at = anyio.current_time()
@@ -90,7 +100,8 @@ async def _watch(
         if status is not None:  # the supervisor writes nothing else: the pipes can wait
             started(spec, await _read_all(status))
         async with anyio.create_task_group() as group:
-            group.start_soon(_follow, process, stdout, stderr, exited, drained)
+            pipes = _Pipes(stdout, stderr, output)
+            group.start_soon(_follow, process, pipes, exited, drained)
             stop = await _until_stopped(drained, spec.timeout, signal)
             if stop is not None:
                 await _end_group(process.pid, spec.kill_grace, exited, drained)
@@ -147,28 +158,46 @@ async def _end_group(pgid: int, grace: float, exited: anyio.Event, drained: anyi
         await drained.wait()
 
 
+@final
+class _Pipes:
+    """Where each read goes: its stream's capture, then the sink (one call at a time)."""
+
+    __slots__ = ("_captures", "_output", "_turn")
+
+    def __init__(
+        self, stdout: BoundedCapture, stderr: BoundedCapture, output: OutputSink | None
+    ) -> None:
+        self._captures = {"stdout": stdout, "stderr": stderr}
+        self._output = output
+        self._turn = anyio.Lock()
+
+    async def take(self, stream: OutputStream, chunk: bytes) -> None:
+        """Capture `chunk`, and hand it to the sink once the previous read has been handed."""
+        self._captures[stream].feed(chunk)
+        if self._output is not None:
+            with anyio.CancelScope(shield=True):
+                async with self._turn:
+                    await self._output(stream, chunk)
+
+
 async def _follow(
-    process: anyio.abc.Process,
-    stdout: BoundedCapture,
-    stderr: BoundedCapture,
-    exited: anyio.Event,
-    drained: anyio.Event,
+    process: anyio.abc.Process, pipes: _Pipes, exited: anyio.Event, drained: anyio.Event
 ) -> None:
     """Drain both pipes and reap the process; `exited` when it is reaped, `drained` when all is."""
     assert process.stdout is not None
-    assert process.stderr is not None
     async with anyio.create_task_group() as pumps:
-        pumps.start_soon(_pump, process.stdout, stdout)
-        pumps.start_soon(_pump, process.stderr, stderr)
+        pumps.start_soon(_pump, process.stdout, "stdout", pipes)
+        if process.stderr is not None:  # None: it is the stdout pipe
+            pumps.start_soon(_pump, process.stderr, "stderr", pipes)
         await process.wait()
         exited.set()
     drained.set()
 
 
-async def _pump(stream: anyio.abc.ByteReceiveStream, capture: BoundedCapture) -> None:
-    """Read `stream` to its end into `capture`."""
+async def _pump(stream: anyio.abc.ByteReceiveStream, name: OutputStream, pipes: _Pipes) -> None:
+    """Read `stream` to its end, each read to `pipes`."""
     try:
         while True:
-            capture.feed(await stream.receive(READ_CHUNK))
+            await pipes.take(name, await stream.receive(READ_CHUNK))
     except anyio.EndOfStream:
         return

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from types import MappingProxyType
 from typing import Final, final
 
-from toolfx.core.runtime import SpillLocation, SpillStore
+from toolfx.core.runtime import SpillError, SpillLocation, SpillStore, SpillWriter
 
 __all__ = ["MEMORY_SPILLS", "MemorySpills"]
 
@@ -16,24 +15,68 @@ MEMORY_SPILLS: Final = "memory://spills/"
 
 @final
 class MemorySpills(SpillStore):
-    """Keeps each spilled text in a dict, under `memory://spills/<call id>.txt` (then -2, -3...)."""
+    """Keeps each spill in a dict, under `memory://spills/<call id>.txt` (then -2, -3...)."""
 
-    __slots__ = ("_texts",)
+    __slots__ = ("_streams", "_texts")
 
     def __init__(self) -> None:
         self._texts: dict[str, str] = {}
+        self._streams: dict[str, bytearray] = {}
 
     @property
     def texts(self) -> Mapping[str, str]:
-        """Every text kept so far, by the path given for it (a read-only view)."""
-        return MappingProxyType(self._texts)
+        """Every spill so far as text (streamed bytes that are not UTF-8 replaced), by its path
+        (a copy)."""
+        streamed = {path: data.decode("utf-8", "replace") for path, data in self._streams.items()}
+        return {**self._texts, **streamed}
+
+    @property
+    def saved(self) -> Mapping[str, bytes]:
+        """The bytes of every spill so far (texts as UTF-8), by its path (a copy)."""
+        texts = {path: text.encode("utf-8", "surrogatepass") for path, text in self._texts.items()}
+        return {**texts, **{path: bytes(data) for path, data in self._streams.items()}}
 
     async def keep(self, call_id: str, tool: str, text: str) -> SpillLocation:
         """Keep `text` under a new path; never fails."""
-        path = f"{MEMORY_SPILLS}{call_id}.txt"
-        copy = 1
-        while path in self._texts:
-            copy += 1
-            path = f"{MEMORY_SPILLS}{call_id}-{copy}.txt"
+        path = self._new(call_id)
         self._texts[path] = text
         return SpillLocation(path)
+
+    async def open(self, call_id: str, tool: str) -> SpillWriter:
+        """A new, empty spill under a new path, written as it comes; never fails."""
+        path = self._new(call_id)
+        self._streams[path] = data = bytearray()
+        return _MemoryWriter(path, data)
+
+    def _new(self, call_id: str) -> str:
+        path = f"{MEMORY_SPILLS}{call_id}.txt"
+        copy = 1
+        while path in self._texts or path in self._streams:
+            copy += 1
+            path = f"{MEMORY_SPILLS}{call_id}-{copy}.txt"
+        return path
+
+
+@final
+class _MemoryWriter(SpillWriter):
+    """Appends to one spill of a `MemorySpills` until closed."""
+
+    __slots__ = ("_closed", "_data", "_path")
+
+    def __init__(self, path: str, data: bytearray) -> None:
+        self._path, self._data, self._closed = path, data, False
+
+    @property
+    def location(self) -> SpillLocation:
+        """The spill's path."""
+        return SpillLocation(self._path)
+
+    async def write(self, data: bytes) -> None:
+        """Append `data`; `SpillError` once closed."""
+        if self._closed:
+            raise SpillError(f"the spill {self._path} is closed")
+        self._data += data
+
+    async def close(self) -> None:
+        """No more writes."""
+        self._closed = True

@@ -1,14 +1,15 @@
 """The deterministic interpreter's process table: scripted commands that run on the virtual clock.
 
-A `ScriptedProcesses` table matches each command against its scripts in order: an argv tuple
-matches exactly, a string matches the command of a shell's `-c` (argv `(shell, "-c", command)`),
-a callable is asked with the argv. Running a script writes its output at once (kept up to the
-output limit and counted in full, as the real runners do), then takes `duration` virtual
-seconds. At the timeout, or when the signal is set, the group gets SIGTERM: a script that
-ignores it dies of SIGKILL `kill_grace` virtual seconds later (unless it ends first), any other
-dies of SIGTERM at once. Each run is recorded in the trace as `process` events, with its
-confinement. The table enforces the `sandboxes` it is given (none by default): a spec confined
-by another mechanism is refused with `ProcessError`, as a real runner refuses it.
+A `ScriptedProcesses` table matches each command against its scripts in order: an argv tuple matches
+exactly, a string matches the command of a shell's `-c` (argv `(shell, "-c", command)`), a callable
+is asked with the argv. Running a script writes its output at once (kept up to the output limit and
+counted in full, as the real runners do; handed to the run's sink as reads of at most `READ_CHUNK`
+bytes, stdout's then stderr's; with `stderr_to_stdout`, stderr's bytes follow stdout's on stdout),
+then takes `duration` virtual seconds. At the timeout, or when the signal is set, the group gets
+SIGTERM: a script that ignores it dies of SIGKILL `kill_grace` virtual seconds later (unless it ends
+first), any other dies of SIGTERM at once. Each run is recorded in the trace as `process` events,
+with its confinement. The table enforces the `sandboxes` it is given (none by default): a spec
+confined by another mechanism is refused with `ProcessError`, as a real runner refuses it.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from toolfx.core.runtime import (
     Cancelled,
     CancelSignal,
     Confinement,
+    OutputSink,
+    OutputStream,
     ProcessError,
     ProcessOutcome,
     ProcessRunner,
@@ -29,6 +32,7 @@ from toolfx.core.runtime import (
     SandboxMechanism,
 )
 from toolfx.interpreters._process_common import (
+    READ_CHUNK,
     BoundedCapture,
     Stop,
     ended,
@@ -100,7 +104,11 @@ class ScriptedProcesses:
         raise ProcessError(argv, f"no scripted process for {_shown(argv)}")
 
     async def _run(
-        self, scheduler: Scheduler, spec: ProcessSpec, signal: CancelSignal
+        self,
+        scheduler: Scheduler,
+        spec: ProcessSpec,
+        signal: CancelSignal,
+        output: OutputSink | None,
     ) -> ProcessOutcome:
         shown = _shown(spec.argv)
         script = self._find(spec.argv)
@@ -114,6 +122,12 @@ class ScriptedProcesses:
         self._runs.append(spec)
         started = scheduler.now
         scheduler.record("process", f"{shown}: started{_confined(confinement)}")
+        stdout, stderr = script.stdout, script.stderr
+        if spec.stderr_to_stdout:
+            stdout, stderr = stdout + stderr, b""
+        if output is not None:
+            await _read(output, "stdout", stdout)
+            await _read(output, "stderr", stderr)
         timeout = wait_limit(spec.timeout)
         stop: Stop | None
         try:
@@ -128,8 +142,8 @@ class ScriptedProcesses:
             returncode = await _terminated(script, remaining, wait_limit(spec.kill_grace))
         outcome = ended(
             returncode,
-            _written(script.stdout, spec.output_limit),
-            _written(script.stderr, spec.output_limit),
+            _written(stdout, spec.output_limit),
+            _written(stderr, spec.output_limit),
             stop,
             scheduler.now - started,
         )
@@ -148,9 +162,11 @@ class _ScriptedRunner(ProcessRunner):
         self._table = table
         self._scheduler = scheduler
 
-    async def run(self, spec: ProcessSpec, signal: CancelSignal) -> ProcessOutcome:
+    async def run(
+        self, spec: ProcessSpec, signal: CancelSignal, output: OutputSink | None = None
+    ) -> ProcessOutcome:
         """Run the matching script on the virtual clock."""
-        return await self._table._run(self._scheduler, spec, signal)
+        return await self._table._run(self._scheduler, spec, signal, output)
 
     def sandboxes(self) -> frozenset[SandboxMechanism]:
         """The mechanisms the table was given: a confinement with another one is refused."""
@@ -195,6 +211,12 @@ def _matches(matcher: ProcessMatcher, argv: tuple[str, ...]) -> bool:
 def _shown(argv: tuple[str, ...]) -> str:
     command = _shell_command(argv)
     return repr(argv if command is None else command)
+
+
+async def _read(output: OutputSink, stream: OutputStream, data: bytes) -> None:
+    """Hand `data` to `output` as a runner reads it: pieces of at most `READ_CHUNK` bytes."""
+    for start in range(0, len(data), READ_CHUNK):
+        await output(stream, data[start : start + READ_CHUNK])
 
 
 def _written(data: bytes, limit: int) -> BoundedCapture:
