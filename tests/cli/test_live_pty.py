@@ -75,7 +75,6 @@ def test_a_running_command_has_a_spinner_row_until_it_settles(tmp_path: Path) ->
     finished(child, gate)
 
 
-@pytest.mark.xfail(strict=True, reason="needs bash live output (i16-shell)")
 def test_a_running_commands_output_streams_under_its_row(tmp_path: Path) -> None:
     child, gate = blocked_run(tmp_path)
     child.expect(SPINNER_ROW)
