@@ -15,7 +15,6 @@ import threading
 from pathlib import Path
 
 import pexpect
-import pytest
 
 from tests.cli.support import TOOLFX, spawn_toolfx, write_session
 from tests.support import SAFETY_NET
