@@ -6,7 +6,8 @@ STAMP := $(VENV)/.installed-stamp
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 PROJECTS := pyproject.toml core/pyproject.toml leaves/pyproject.toml interpreters/pyproject.toml
 
-.PHONY: demo test check typetest unit bench security properties clean sandbox-tools verifytypes
+.PHONY: demo test check typetest unit bench security properties clean sandbox-tools verifytypes \
+	screenshot
 
 $(STAMP): $(PROJECTS)
 	$(PYTHON) -m venv $(VENV)
@@ -60,6 +61,10 @@ verifytypes: $(STAMP)
 		PYRIGHT_PYTHON_IGNORE_WARNINGS=1 PYTHONPATH=$$root $(VENV)/bin/pyright --pythonpath $(CURDIR)/$(PY) \
 			--verifytypes toolfx.$$p --ignoreexternal || status=1; done; \
 	rm -rf $$root; exit $$status
+
+# The README's picture of the demo (docs/demo.svg); tests/cli/test_screenshot.py checks it.
+screenshot: $(STAMP)
+	$(PY) -m tests.screenshot
 
 bench: $(STAMP)
 	$(PY) -m tests.bench
