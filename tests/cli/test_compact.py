@@ -166,3 +166,26 @@ def test_a_run_prints_its_lines_and_its_replay_prints_them_again(
     verbose = toolfx(capsys, "replay", log, "--no-color", "--verbose").out
     assert verbose.count("╭─ read · r1 ─") == 2
     assert "✓ " not in verbose
+
+
+@pytest.mark.parametrize(
+    ("reason", "line"),
+    [
+        (None, "approval cmd · c1: bash rm x → rejected"),
+        ("rm x", "approval cmd · c1: bash rm x → rejected"),  # the pattern again: not repeated
+        ("bash rm x", "approval cmd · c1: bash rm x → rejected"),
+        (
+            "rm x\n(not sandboxed)",
+            "approval cmd · c1: bash rm x (rm x\\x0a(not sandboxed)) → rejected",
+        ),
+    ],
+)
+def test_an_approval_line_shows_its_reason_only_when_it_adds_something(
+    reason: str | None, line: str
+) -> None:
+    out = io.StringIO()
+    console = Console(file=out, width=120, color_system=None, highlight=False)
+    display = PanelDisplay(console, command_tool_location().catalog())
+    display.show(ToolCallRecord("c1", "c1", "cmd", {"line": "rm x", "exit": 0, "timed_out": False}))
+    display.show(ToolApprovalRecord("c1", "bash", ("rm x",), reason, "rejected"))
+    assert line in out.getvalue().splitlines()

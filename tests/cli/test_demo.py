@@ -29,7 +29,7 @@ def test_the_demo_shows_a_line_per_call_and_the_card_of_each_failure(
         "✓ glob **/*.py · 2 paths",
         "✓ grep def \\w+ · 3 matches in 2 files",
         "● edit · edit-1  src/greet.py",
-        "approval edit · edit-1: edit src/greet.py (edit src/greet.py) → allowed once",
+        "approval edit · edit-1: edit src/greet.py → allowed once",
         "✓ edit src/greet.py · +1 −1",
         "✓ write notes/todo.md · 4 lines",
         "● bash · bash-1  python3 src/greet.py Ada Grace",
@@ -65,7 +65,7 @@ def test_the_verbose_demo_shows_every_kind_of_card_and_outcome(
         "      6: def greet(name: str) -> str:",  # search matches from grep
         "Hello again, Ada!",  # terminal output from bash
         "exit 0",
-        "approval edit · edit-1: edit src/greet.py (edit src/greet.py) → allowed once",
+        "approval edit · edit-1: edit src/greet.py → allowed once",
         "a rule denies rm -rf",  # the denial
         "src/test_greet.py does not exist",  # the failing call
         "of 2400; more from line",  # bounded read of the long log

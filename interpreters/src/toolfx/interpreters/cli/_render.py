@@ -273,11 +273,12 @@ class PanelDisplay:
         reply = record.reply
         allowed = reply in ("allowed-once", "allowed-always")
         asked = f"{record.permission} {', '.join(record.patterns)}"
+        said = record.reason not in (None, asked, *record.patterns)  # a reason that adds something
         return Text.assemble(
             ("approval ", "bold yellow"),
             visible(f"{'?' if call is None else call.name} · {record.call_id}: ", lines=False),
             visible(asked, lines=False),
-            "" if record.reason is None else visible(f" ({record.reason})", lines=False),
+            visible(f" ({record.reason})", lines=False) if said else "",
             " → ",
             (_reply_text(reply), "bold green" if allowed else "bold red"),
         )
