@@ -223,3 +223,20 @@ def test_one_command_cannot_fill_the_disk_with_its_saved_output() -> None:
     # 64 MiB) plus a budget for the whole spill folder (oldest spills removed, or saving
     # stops and the model is told), and remove a session's spills older than N days.
     assert WorkspaceLimits().max_saved_bytes <= 64 << 20
+
+
+def test_a_terminal_that_hung_up_is_no_one_to_ask_not_an_exception() -> None:
+    # FAILS: with the terminal gone (the window closed or ssh dropped under `nohup`, SIGHUP
+    # ignored) `Terminal.keys` raises termios.error (EIO) out of the prompt and the approval
+    # service. Fix: `Prompter` treats OSError/termios.error from the keyboard as no one there
+    # (`unavailable`, counted like `Unattended`), restoring nothing it could not set.
+    master, slave = os.openpty()
+    terminal = Terminal(slave)
+    os.close(master)
+    request = ApprovalRequest("b1", "bash", None, "bash", ("ls",), "runs ls", {"command": "ls"})
+    console = Console(file=io.StringIO())
+    prompter = Prompter(console, terminal, contextlib.nullcontext, load_catalog(tempfile.mkdtemp()))
+    try:
+        assert prompter(request) in ("unavailable", "rejected")
+    finally:
+        terminal.close()
