@@ -21,7 +21,6 @@ import logging
 import os
 import sys
 import threading
-from importlib.metadata import version
 from typing import Any, Final, cast, final
 
 import anyio
@@ -38,7 +37,7 @@ from toolfx.core.json import thaw_json
 from toolfx.core.registry import Catalog, ToolSchema
 from toolfx.core.runtime import CancelSignal, spill_folder
 from toolfx.interpreters._os.spills import AnyioFolderSpills
-from toolfx.interpreters.cli._args import McpServeCommand
+from toolfx.interpreters.cli._args import McpServeCommand, toolfx_version
 from toolfx.interpreters.cli._commands import load_rules, workspace_root
 from toolfx.interpreters.cli._interrupts import Interrupts, exit_at_once
 from toolfx.interpreters.cli._mcp_calls import McpCalls
@@ -115,7 +114,7 @@ def mcp_server(
 
     return Server(
         "toolfx",
-        version=version("toolfx-interpreters"),
+        version=toolfx_version(),
         on_list_tools=list_tools,
         on_call_tool=McpCalls(catalog, group, AnyioFolderSpills(spills)).call_tool,
     )
