@@ -38,6 +38,7 @@ from toolfx.core.records import (
 from toolfx.core.registry import PresentationMode
 from toolfx.interpreters.cli._log_file import LogFile
 from toolfx.interpreters.cli._providers import PRESENTATIONS
+from toolfx.interpreters.cli._visible import visible_id
 
 __all__ = [
     "INTERPRETERS",
@@ -187,7 +188,8 @@ def _replayed(value: object) -> ReplayedRecord:
     result = field(obj, "result", lambda item: _inner(ToolResultRecord.from_json(item)))
     if call.call_id != result.call_id:
         where: list[str | int] = ["callId", "result"]
-        raise Invalid(f"the result is of call {result.call_id!r}, not {call.call_id!r}", where)
+        shown = f"'{visible_id(result.call_id)}', not '{visible_id(call.call_id)}'"
+        raise Invalid(f"the result is of call {shown}", where)
     return ReplayedRecord(call, result)
 
 

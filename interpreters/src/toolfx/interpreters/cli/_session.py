@@ -19,6 +19,7 @@ from returns.result import Failure
 
 from toolfx.core.json import FrozenJson, parse_json
 from toolfx.core.records import Invalid, array, as_json, as_str, decoding, field, read_object
+from toolfx.interpreters.cli._visible import visible_id
 
 __all__ = ["ProviderTurn", "SessionCall", "SessionError", "Turn", "parse_session"]
 
@@ -102,7 +103,7 @@ def _each_id_once(key: str, ids: Iterable[str | None]) -> None:
     for index, call_id in enumerate(ids):
         if call_id is not None and first.setdefault(call_id, index) != index:
             where = f"/{key}/{first[call_id]}"
-            raise Invalid(f"repeats the call id {call_id!r} of {where}", [index, key])
+            raise Invalid(f"repeats the call id '{visible_id(call_id)}' of {where}", [index, key])
 
 
 def _toolfx_call(value: object) -> SessionCall:
