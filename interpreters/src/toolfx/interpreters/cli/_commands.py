@@ -40,7 +40,7 @@ from toolfx.interpreters.cli._journaled import (
     waiting_asks,
     waiting_lines,
 )
-from toolfx.interpreters.cli._log import LogError, Recorder, SessionHeader, read_log
+from toolfx.interpreters.cli._log import LogError, Recorder, SessionHeader, log_text, read_log
 from toolfx.interpreters.cli._log_file import LogFile
 from toolfx.interpreters.cli._providers import (
     ProviderError,
@@ -79,11 +79,12 @@ class CliError(Exception):
     """A command that cannot go on: a missing file, a bad workspace or rules file."""
 
 
-def read_text(path: str, what: str) -> str:
-    """The UTF-8 text of the file at `path`, or a `CliError` naming it as `what`."""
+def read_text(path: str, what: str, decode: Callable[[bytes], str] = bytes.decode) -> str:
+    """The text of the file at `path` (UTF-8, or as `decode` reads its bytes), or a `CliError`
+    naming it as `what`."""
     try:
-        with open(path, encoding="utf-8") as file:
-            return file.read()
+        with open(path, "rb") as file:
+            return decode(file.read())
     except (OSError, ValueError) as error:  # ValueError: not UTF-8, or a NUL in the path
         raise CliError(_unusable_file(what, path, error, "read")) from None
 
@@ -473,9 +474,11 @@ def _refuse_to_overwrite(
 
 
 def replay(command: ReplayCommand) -> int:
-    """`toolfx replay`: show a log's records again with the same tools' presenters."""
+    """`toolfx replay`: show a log's records again with the same tools' presenters (a last line
+    cut short left out, and said on stderr)."""
+    cut: list[int] = []
     try:
-        header, records = read_log(read_text(command.log, "log"))
+        header, records = read_log(read_text(command.log, "log", log_text), cut.append)
     except LogError as error:
         raise CliError(f"the log {command.log}, {error}") from None
     catalog = load_catalog(header.workspace, present=header.present)
@@ -483,6 +486,11 @@ def replay(command: ReplayCommand) -> int:
     for record in (header, *records):
         display.show(record)
     display.finish()
+    for line in cut:
+        _note(
+            f"the last line of the log {command.log} (line {line}) was cut short, as when the"
+            " run ended while writing it: what came before it is shown"
+        )
     return 0
 
 
