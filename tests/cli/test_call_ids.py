@@ -9,12 +9,14 @@ import io
 import re
 import subprocess
 import unicodedata
+from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from rich.console import Console, RenderableType
 
+from tests.cli.support import toolfx
 from tests.cli.test_compact import command_tool_location
 from toolfx.core.records import ToolApprovalRecord, ToolCallRecord
 from toolfx.core.runtime import ApprovalRequest
@@ -25,6 +27,7 @@ from toolfx.interpreters.cli._render import PanelDisplay
 from toolfx.interpreters.cli._session import SessionError, parse_session
 from toolfx.interpreters.cli._summary import pending_line
 from toolfx.interpreters.cli._visible import visible, visible_id
+from toolfx.interpreters.journal import SqliteJournal
 
 LOOK_ALIKES = [
     ("c1", "c1\u200d"),  # a zero-width joiner, which `visible` keeps for emoji
@@ -143,3 +146,17 @@ def test_a_repeated_look_alike_id_is_named_so_it_can_be_told_apart() -> None:
     with pytest.raises(SessionError) as raised:
         parse_session('{"calls": [{"id": "c\u200d", "name": "r"}, {"id": "c\u200d", "name": "r"}]}')
     assert raised.value.reason.startswith(r"repeats the call id 'c\u{200d}' of /calls/0")
+
+
+def test_the_approve_command_line_shows_the_id_it_was_given(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    said = toolfx(capsys, "approve", "j", "c1\u200d")
+    assert (said.code, said.err.splitlines()[-1]) == (
+        2,
+        r"toolfx: error: approve: say how to answer c1\u{200d}: once, always or reject",
+    )
+    journal = tmp_path / "j.sqlite"
+    SqliteJournal(str(journal)).close()
+    none = toolfx(capsys, "approve", str(journal), "e\u0301", "once")
+    assert rf"no ask of the call e\u{{301}} waits in the journal {journal}" in none.err

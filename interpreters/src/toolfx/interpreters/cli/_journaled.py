@@ -87,7 +87,7 @@ class JournaledTurns:
             fault = faults[0]
             raise JournalWriteError(
                 f"cannot write the journal: {fault.error} (the `{fault.record.event}` of"
-                f" {fault.record.call_id!r}; the session stops after this turn)"
+                f" '{visible_id(fault.record.call_id)}'; the session stops after this turn)"
             )
         return done.results
 
