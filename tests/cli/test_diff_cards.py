@@ -14,7 +14,7 @@ from tests.diff_support import apply_diff
 from toolfx.core.tools import DiffCallCard, DiffResultCard, FileDiff
 from toolfx.interpreters.cli._cards import (
     HEAD_LINES,
-    MAX_LINE_CHARS,
+    MAX_HIGHLIGHTED_CHARS,
     TAIL_LINES,
     call_body,
     diff_lines,
@@ -96,7 +96,7 @@ def test_a_diff_card_of_huge_texts_stays_small() -> None:
         title="Wrote",
     )
     out = shown(result_body(card), width=1000)  # wider than a cut line
-    assert len(out) < 2 * (HEAD_LINES + TAIL_LINES + 5) * (MAX_LINE_CHARS + 30)
-    assert f"x… ({1 + 260_000 - MAX_LINE_CHARS} more characters)" in out  # +1: the mark
+    assert len(out) < 2 * (HEAD_LINES + TAIL_LINES + 5) * (MAX_HIGHLIGHTED_CHARS + 30)
+    assert f"x… ({1 + 260_000 - MAX_HIGHLIGHTED_CHARS} more characters)" in out  # +1: the mark
     assert f"⋮ {50_000 + 3 - HEAD_LINES - TAIL_LINES} more lines" in out
     assert "-49999" in out  # the tail is kept

@@ -23,7 +23,7 @@ from toolfx.core.runtime import ApprovalReply, ApprovalRequest
 from toolfx.core.tools import ErrorCode, ToolExecutionSuccess, failed
 from toolfx.interpreters.cli._interrupts import (
     AT_ONCE,
-    INTERRUPTED,
+    INTERRUPT_REASON,
     Interrupted,
     Interrupts,
     cancelled_line,
@@ -106,7 +106,7 @@ def test_a_signal_made_after_a_press_is_set_already() -> None:
     interrupts.press()
     made = interrupts.signal()
     assert made.is_cancelled()
-    assert made.reason == INTERRUPTED
+    assert made.reason == INTERRUPT_REASON
 
 
 def test_ctrl_c_read_at_a_prompt_answers_cancelled_and_counts_as_the_first_press() -> None:

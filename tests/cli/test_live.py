@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import unicodedata
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from rich.cells import cell_len
@@ -15,8 +16,10 @@ from rich.console import Console
 from toolfx.core.records import ToolApprovalRecord, ToolCallRecord
 from toolfx.core.registry import Location
 from toolfx.core.runtime import ProgressEvent
+from toolfx.core.tools import TerminalResultCard
+from toolfx.interpreters.cli._cards import result_body
 from toolfx.interpreters.cli._live import (
-    MAX_LINE_CHARS,
+    MAX_STREAMED_CHARS,
     STREAMED_LINES,
     LiveRegion,
     RunningCalls,
@@ -91,10 +94,36 @@ def test_hostile_and_huge_output_is_shown_visible_and_cut_to_the_width() -> None
     huge = "\x1b]0;pwned\x07" + "x" * 10_000_000
     calls.report(ProgressEvent("c1\x1b[2J", "bash", 1, None, f"{huge}\nrm -rf ~\rls\n\u202eabc"))
     lines = drawn(calls, width=40)
-    assert lines[0] == r"⠋ bash · c1\x1b[2J  0:00:00"
+    assert lines[0] == r"⠋ bash · c1\u{1b}[2J  0:00:00"  # a call id: every character escaped
     assert lines[1] == r"  │ \x1b]0;pwned\x07" + "x" * 19 + "…"  # 40 columns
-    assert lines[2:] == [r"  │ rm -rf ~\x0dls", r"  │ \u202eabc"]
-    assert len(calls._rows["c1\x1b[2J"].lines[0]) < 2 * MAX_LINE_CHARS  # kept bounded too
+    assert lines[2:] == [r"  │ ls", r"  │ \u202eabc"]  # what a terminal shows of "rm -rf ~\rls"
+    assert len(calls._rows["c1\x1b[2J"].lines[0]) < 2 * MAX_STREAMED_CHARS  # kept bounded too
+
+
+@pytest.mark.parametrize(
+    ("message", "shown"),
+    [
+        ("10%\r20%", "20%"),  # a progress line rewritten in place
+        ("downloading 10%\rdownloading 20%\r", "downloading 20%"),  # ends with its return
+        ("built\r\n", "built"),  # a CRLF line end
+        ("\r\r", ""),
+        ("\x1b[2K\r\x1b[31mfail", r"\x1b[31mfail"),  # what comes after is still escaped
+    ],
+)
+def test_a_streamed_line_shows_what_a_terminal_shows_after_its_carriage_returns(
+    message: str, shown: str
+) -> None:
+    calls = RunningCalls(Clock())
+    calls.start("c1", "bash")
+    calls.report(ProgressEvent("c1", "bash", 1, None, message))
+    assert drawn(calls)[1:] == [f"  │ {shown}"]
+
+
+def test_a_card_still_shows_every_carriage_return_of_the_output() -> None:
+    out = io.StringIO()
+    card = TerminalResultCard("pip install", "10%\r20%\n", 0)
+    Console(file=out, width=60, color_system=None).print(result_body(card))
+    assert out.getvalue().splitlines()[1] == r"10%\x0d20%"
 
 
 def test_a_long_turn_has_a_bar_that_only_its_own_calls_move() -> None:

@@ -8,15 +8,18 @@ import os
 import resource
 import signal
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from tests.cli.support import TOOLFX, FillingFile, toolfx, write_session
 from toolfx.core.records import ToolCallRecord
+from toolfx.interpreters.cli._exits import EXIT_BAD_INPUT
 from toolfx.interpreters.cli._log import (
     INTERPRETERS,
     Interpreter,
+    LogError,
     SessionHeader,
     TurnRecord,
     log_line,
@@ -186,3 +189,78 @@ def test_a_log_naming_the_rules_file_is_refused(
     assert ran.code == 2
     assert "is the rules file" in ran.err
     assert rules.read_text() == "[]"
+
+
+# A last line cut short (a second Ctrl-C ends the process at once) -----------------------------
+
+
+def torn_log() -> tuple[bytes, bytes]:
+    """A log's whole lines, and the last line that follows them (a call whose arguments hold
+    characters of two and three bytes)."""
+    header, turn = SessionHeader("/nowhere", "sync"), TurnRecord(1, 2)
+    first = ToolCallRecord("r1", "r1", "read", {"path": "a.txt"})
+    last = ToolCallRecord("r2", "r2", "write", {"path": "é.txt", "content": "€" * 40})
+    whole = "".join(log_line(record) + "\n" for record in (header, turn, first))
+    return whole.encode(), log_line(last).encode()
+
+
+def test_a_last_line_cut_short_is_left_out_and_said_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    whole, last = torn_log()
+    before = tmp_path / "before.log"
+    before.write_bytes(whole)
+    expected = toolfx(capsys, "replay", str(before), "--no-color")
+    assert expected.code == 0
+    assert expected.err == ""
+    inside_a_character = last.index("€".encode()) + 1
+    for end in sorted({1, 2, 40, inside_a_character, inside_a_character + 1, len(last) - 1}):
+        log = tmp_path / f"cut-{end}.log"
+        log.write_bytes(whole + last[:end])
+        replayed = toolfx(capsys, "replay", str(log), "--no-color")
+        assert (replayed.code, replayed.out) == (0, expected.out), end
+        assert replayed.err.count("\n") == 1, replayed.err
+        assert f"the last line of the log {log} (line 4) was cut short" in replayed.err
+
+
+def test_a_whole_last_line_without_its_newline_is_shown(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    whole, last = torn_log()
+    log = tmp_path / "s.log"
+    log.write_bytes(whole + last)
+    replayed = toolfx(capsys, "replay", str(log), "--no-color")
+    assert (replayed.code, replayed.err) == (0, "")
+    assert "write · r2" in replayed.out
+
+
+@pytest.mark.parametrize(
+    ("cut", "reason"),
+    [
+        (lambda whole, last: whole[:-20] + b"\n" + last + b"\n", "line 3: not JSON"),  # the middle
+        (lambda whole, last: whole + last[:30] + b"\n", "line 4: not JSON"),  # ended by a newline
+        (lambda whole, last: whole[:-10] + b"\xe2\x82\n" + last, "not UTF-8 text (at byte"),
+        (lambda whole, last: whole.split(b"\n")[0][:20], "line 1: not JSON"),  # the header alone
+    ],
+    ids=["middle", "ended", "bad-utf8-in-a-whole-line", "header"],
+)
+def test_a_bad_line_anywhere_else_is_still_an_error_naming_it(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    cut: Callable[[bytes, bytes], bytes],
+    reason: str,
+) -> None:
+    log = tmp_path / "s.log"
+    log.write_bytes(cut(*torn_log()))
+    replayed = toolfx(capsys, "replay", str(log), "--no-color")
+    assert (replayed.code, replayed.out) == (EXIT_BAD_INPUT, "")
+    assert reason in replayed.err
+
+
+def test_a_reader_that_keeps_no_cut_line_refuses_it() -> None:
+    whole, last = torn_log()
+    with pytest.raises(LogError, match=r"^line 4: not JSON"):
+        read_log((whole + last[:30]).decode())
+    cut: list[int] = []
+    header, records = read_log((whole + last[:30]).decode(), cut.append)
+    assert (header.workspace, len(records), cut) == ("/nowhere", 2, [4])

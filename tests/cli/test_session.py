@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli.support import toolfx, write_session
 from toolfx.core.json import JsonValue
 from toolfx.core.pipeline import ToolCall
 from toolfx.core.registry import Registry
@@ -146,3 +147,40 @@ def test_the_readme_example_session_reads() -> None:
     turns = [calls_of(turn) for turn in parse_session(example)]
     assert [call.name for turn in turns for call in turn] == ["read", "grep", "bash"]
     assert turns[1][0].arguments == {"regex": "TODO"}
+
+
+@pytest.mark.parametrize(
+    ("call", "meant"),
+    [
+        ({"call_id": "c", "name": "read"}, "id"),
+        ({"tool_call_id": "c", "name": "read"}, "id"),
+        ({"callId": "c", "name": "read"}, "id"),
+        ({"id": "c", "tool_name": "read"}, "name"),
+        ({"id": "c", "name": "read", "input": {}}, "arguments"),
+        ({"id": "c", "name": "read", "args": {}}, "arguments"),
+    ],
+)
+def test_a_key_other_formats_use_names_the_key_of_ours_it_means(
+    call: dict[str, JsonValue], meant: str
+) -> None:
+    given = next(key for key in call if key not in ("id", "name", "arguments"))
+    with pytest.raises(SessionError) as raised:
+        parse_session(lines({"calls": [call]}))
+    assert raised.value.reason == (
+        f"unexpected key '{given}' (did you mean '{meant}'?) at /calls/0/{given}"
+    )
+
+
+def test_a_synonym_beside_the_key_it_means_is_only_unexpected() -> None:
+    with pytest.raises(SessionError) as raised:
+        parse_session(lines({"calls": [{"id": "c", "call_id": "c", "name": "read"}]}))
+    assert raised.value.reason == "unexpected key 'call_id' at /calls/0/call_id"
+
+
+def test_the_command_says_which_key_was_meant(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    session = write_session(tmp_path / "s.jsonl", {"calls": [{"call_id": "c", "name": "read"}]})
+    ran = toolfx(capsys, "run", session, "--workspace", str(tmp_path))
+    assert ran.code != 0
+    assert "line 1: unexpected key 'call_id' (did you mean 'id'?)" in ran.err

@@ -201,10 +201,9 @@ def test_a_character_split_across_two_reads_reaches_the_live_lines_whole() -> No
 
 
 def test_two_different_call_ids_never_look_the_same_in_a_summary_line() -> None:
-    # FAILS: ids differing by a zero-width joiner (kept by `visible` for emoji) or by Unicode
-    # normalisation (é vs e + U+0301) are different calls that print the same line, so a hostile
-    # model can make one call's line pass for another's. Fix: show ids (names that are not
-    # prose) with every non-ASCII character escaped, or refuse ids outside [A-Za-z0-9_.:-].
+    # Ids differing by a zero-width joiner (kept by `visible` for emoji) or by Unicode
+    # normalisation (é vs e + U+0301) are different calls: a hostile model must not make one
+    # call's line pass for another's (ids are shown with every non-ASCII character escaped).
     for one, other in (("c1", "c1\u200d"), ("\u00e9", "e\u0301")):
         seen = [_as_seen(_plain(pending_line("read", i, "a.txt"))) for i in (one, other)]
         assert seen[0] != seen[1], (one, other)

@@ -27,6 +27,7 @@ from toolfx.core.json import (
     is_frozen_json,
     json_pointer,
     parse_json,
+    plural,
     snapshot_json,
     thaw_json,
 )
@@ -569,3 +570,19 @@ def test_the_work_budget_fails_a_body_over_it() -> None:
     hundred_calls()
     with pytest.raises(AssertionError, match=r"calls, over the budget of 10\n"):
         budget.__exit__()
+
+
+@pytest.mark.parametrize(
+    ("count", "words", "said"),
+    [
+        (1, ("line",), "1 line"),
+        (0, ("line",), "0 lines"),
+        (2, ("match", "matches"), "2 matches"),
+        (1, ("match", "matches"), "1 match"),
+        (3, ("ask waits", "asks wait"), "3 asks wait"),
+    ],
+)
+def test_plural_counts_a_word_with_its_plural_given_when_not_just_an_s(
+    count: int, words: tuple[str, ...], said: str
+) -> None:
+    assert plural(count, *words) == said

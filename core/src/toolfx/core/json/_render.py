@@ -39,9 +39,9 @@ def _number(value: int | float) -> str:
     return text
 
 
-def plural(count: int, word: str) -> str:
-    """`1 item`, `2 items`."""
-    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+def plural(count: int, word: str, words: str | None = None) -> str:
+    """`1 item`, `2 items`; `words` for a word that does not just take an s (`2 matches`)."""
+    return f"{count} {word}" if count == 1 else f"{count} {words or word + 's'}"
 
 
 def render_literal(value: object) -> str:

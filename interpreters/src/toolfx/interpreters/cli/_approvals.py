@@ -19,7 +19,7 @@ from toolfx.core.runtime import ApprovalReply, ApprovalRequest, RejectedWithFeed
 from toolfx.interpreters.cli._cards import call_body, diff_text_body
 from toolfx.interpreters.cli._pending import pending_view
 from toolfx.interpreters.cli._tty import END_OF_INPUT, INTERRUPTED, Keyboard
-from toolfx.interpreters.cli._visible import visible
+from toolfx.interpreters.cli._visible import visible, visible_id
 
 __all__ = [
     "CHOICES",
@@ -62,7 +62,7 @@ def ask_lines(request: ApprovalRequest, named: str | None = None) -> list[str]:
 
 
 def _asked(request: ApprovalRequest, named: str | None) -> list[str]:
-    call = f"{request.tool} · {request.call_id}" if named is None else named
+    call = f"{request.tool} · {visible_id(request.call_id)}" if named is None else named
     lines = [f"{call} asks for {request.permission}", f"on: {', '.join(request.patterns)}"]
     if request.reason is not None:
         lines.append(f"why: {request.reason}")

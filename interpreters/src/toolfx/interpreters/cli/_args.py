@@ -16,6 +16,7 @@ from toolfx.core.runtime import SANDBOX_MODES, SandboxMode
 from toolfx.interpreters.cli._exits import EXIT_STATUSES
 from toolfx.interpreters.cli._log import INTERPRETERS, Interpreter
 from toolfx.interpreters.cli._providers import PRESENTATIONS, SchemaFormat
+from toolfx.interpreters.cli._visible import visible_id
 from toolfx.interpreters.journal import Durability
 
 __all__ = [
@@ -377,7 +378,8 @@ def _durability(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Du
 def _approve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> ApproveCommand:
     """`toolfx approve FILE [CALL_ID ANSWER] [--feedback TEXT]`, checked as a whole."""
     if args.call_id is not None and args.answer is None:
-        parser.error(f"approve: say how to answer {args.call_id}: once, always or reject")
+        asked = visible_id(args.call_id)
+        parser.error(f"approve: say how to answer {asked}: once, always or reject")
     if args.feedback is not None and args.answer != "reject":
         parser.error("approve: --feedback goes with reject (it tells the model why)")
     return ApproveCommand(args.journal, args.call_id, args.answer, args.feedback)

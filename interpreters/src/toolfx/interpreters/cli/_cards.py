@@ -1,7 +1,7 @@
 """Cards as rich renderables: read windows and diffs highlighted, terminal output with how it
 ended, search results listed or grouped by file. Long bodies keep their head and tail, and a
-highlighted line longer than `MAX_LINE_CHARS` is cut, so a card stays small whatever it holds;
-diffs are core's bounded `unified_diff`, so a crafted before and after cost linear work.
+highlighted line longer than `MAX_HIGHLIGHTED_CHARS` is cut, so a card stays small whatever it
+holds; diffs are core's bounded `unified_diff`, so a crafted before and after cost linear work.
 
 Everything a card holds comes from a tool, so it is shown through `visible` (names, paths and
 lines with their newlines escaped too) and only ever as `Text` or `Syntax`, never as markup."""
@@ -42,7 +42,7 @@ from toolfx.interpreters.cli._visible import visible, visible_json
 
 __all__ = [
     "HEAD_LINES",
-    "MAX_LINE_CHARS",
+    "MAX_HIGHLIGHTED_CHARS",
     "MIN_ELIDED",
     "TAIL_LINES",
     "call_body",
@@ -58,7 +58,7 @@ TAIL_LINES: Final = 5
 """How many last lines of a long body are shown after the elision mark."""
 MIN_ELIDED: Final = 5
 """A body is elided only when this many lines or more would be left out."""
-MAX_LINE_CHARS: Final = 500
+MAX_HIGHLIGHTED_CHARS: Final = 500
 """The most characters of one highlighted line shown; the rest is counted."""
 
 _THEME: Final = "ansi_dark"
@@ -187,10 +187,10 @@ def _highlighted(lines: Iterable[str], lexer: str, start: int | None) -> Rendera
 
 
 def _cut(line: str) -> str:
-    """A line cut to `MAX_LINE_CHARS`, saying how many characters were left out."""
-    if len(line) <= MAX_LINE_CHARS:
+    """A line cut to `MAX_HIGHLIGHTED_CHARS`, saying how many characters were left out."""
+    if len(line) <= MAX_HIGHLIGHTED_CHARS:
         return line
-    return f"{line[:MAX_LINE_CHARS]}… ({len(line) - MAX_LINE_CHARS} more characters)"
+    return f"{line[:MAX_HIGHLIGHTED_CHARS]}… ({len(line) - MAX_HIGHLIGHTED_CHARS} more characters)"
 
 
 def _lines(text: str) -> list[str]:

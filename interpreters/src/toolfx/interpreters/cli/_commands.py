@@ -19,7 +19,7 @@ from returns.result import Failure
 from rich.console import Console
 
 from toolfx.core.journal import Journal, JournaledSession, JournalError
-from toolfx.core.json import JsonValue, parse_json, thaw_json
+from toolfx.core.json import JsonValue, parse_json, plural, thaw_json
 from toolfx.core.registry import Catalog
 from toolfx.core.runtime import ApprovalReply, RejectedWithFeedback, spill_folder
 from toolfx.interpreters.cli._approvals import Answer, Prompter, Unattended, choose_answer, fixed
@@ -40,7 +40,7 @@ from toolfx.interpreters.cli._journaled import (
     waiting_asks,
     waiting_lines,
 )
-from toolfx.interpreters.cli._log import LogError, Recorder, SessionHeader, read_log
+from toolfx.interpreters.cli._log import LogError, Recorder, SessionHeader, log_text, read_log
 from toolfx.interpreters.cli._log_file import LogFile
 from toolfx.interpreters.cli._providers import (
     ProviderError,
@@ -53,7 +53,7 @@ from toolfx.interpreters.cli._run_lock import JournalInUseError, exclusive_run
 from toolfx.interpreters.cli._runner import run_session, turn_calls
 from toolfx.interpreters.cli._session import SessionError, Turn, parse_session
 from toolfx.interpreters.cli._tty import Terminal, open_terminal
-from toolfx.interpreters.cli._visible import visible, visible_json
+from toolfx.interpreters.cli._visible import visible, visible_id, visible_json
 from toolfx.interpreters.journal import Durability, JournalFileError, SqliteJournal
 
 __all__ = [
@@ -79,11 +79,12 @@ class CliError(Exception):
     """A command that cannot go on: a missing file, a bad workspace or rules file."""
 
 
-def read_text(path: str, what: str) -> str:
-    """The UTF-8 text of the file at `path`, or a `CliError` naming it as `what`."""
+def read_text(path: str, what: str, decode: Callable[[bytes], str] = bytes.decode) -> str:
+    """The text of the file at `path` (UTF-8, or as `decode` reads its bytes), or a `CliError`
+    naming it as `what`."""
     try:
-        with open(path, encoding="utf-8") as file:
-            return file.read()
+        with open(path, "rb") as file:
+            return decode(file.read())
     except (OSError, ValueError) as error:  # ValueError: not UTF-8, or a NUL in the path
         raise CliError(_unusable_file(what, path, error, "read")) from None
 
@@ -247,7 +248,7 @@ class Asking:
         """Say once on stderr how many asks no one could answer (none: nothing)."""
         if self.unattended.asked:
             _note(
-                f"no one could approve {_counted_asks(self.unattended.asked)} (no terminal):"
+                f"no one could approve {plural(self.unattended.asked, 'ask')} (no terminal):"
                 " use --yes, --deny-asks or run in a terminal"
             )
 
@@ -315,7 +316,7 @@ def run(command: RunCommand) -> int:
     asking.report()
     if not waiting or command.journal is None:
         return EXIT_OK
-    _note(f"{_asks(len(waiting))} for an answer in the journal {command.journal}:")
+    _note(f"{_waits(len(waiting))} for an answer in the journal {command.journal}:")
     for line in waiting_lines(waiting, command.journal):
         print(visible(line), file=sys.stderr)
     _note("answer them, then run the session again with the same journal to go on")
@@ -360,22 +361,24 @@ def approve(command: ApproveCommand) -> int:
         session = JournaledSession(journal)
         waiting = waiting_asks(session)
         if command.call_id is None or command.answer is None:
-            print(visible(f"{_asks(len(waiting))} in the journal {command.journal}"))
+            print(visible(f"{_waits(len(waiting))} in the journal {command.journal}"))
             for line in waiting_lines(waiting, command.journal):
                 print(visible(line))
             return EXIT_OK
         try:
             answered = session.answer(command.call_id, _reply(command.answer, command.feedback))
         except JournalError:
-            _note(f"no ask of the call {command.call_id} waits in the journal {command.journal};")
-            print(visible(f"{_asks(len(waiting))}:"), file=sys.stderr)
+            asked = visible_id(command.call_id)
+            _note(f"no ask of the call {asked} waits in the journal {command.journal};")
+            print(visible(f"{_waits(len(waiting))}:"), file=sys.stderr)
             for line in waiting_lines(waiting, command.journal):
                 print(visible(line), file=sys.stderr)
             return EXIT_NO_SUCH_ASK
     tool = next((w.tool for w in waiting if w.ask.call_id == answered.call_id), "?")
     print(
         visible(
-            f"{answered.call_id} · {tool}: {answered.permission} on {', '.join(answered.patterns)}"
+            f"{visible_id(answered.call_id)} · {tool}: {answered.permission}"
+            f" on {', '.join(answered.patterns)}"
             f" → {_ANSWERED[command.answer]}; run the session again with this journal to go on"
         )
     )
@@ -400,12 +403,8 @@ def _reply(answer: ApproveAnswer, feedback: str | None) -> ApprovalReply:
     return _REPLIES[answer]
 
 
-def _counted_asks(count: int) -> str:
-    return "1 ask" if count == 1 else f"{count} asks"
-
-
-def _asks(count: int) -> str:
-    return "1 ask waits" if count == 1 else f"{count} asks wait"
+def _waits(count: int) -> str:
+    return plural(count, "ask waits", "asks wait")
 
 
 @contextlib.contextmanager
@@ -430,7 +429,7 @@ def _refuse_repeated_ids(turns: Sequence[Turn], catalog: Catalog) -> None:
         call_id, numbers = next(iter(repeated.items()))
         shown = ", ".join(map(str, numbers[:-1])) + f" and {numbers[-1]}"
         raise CliError(
-            f"the call id {call_id!r} is used in turns {shown}"
+            f"the call id '{visible_id(call_id)}' is used in turns {shown}"
             f"{f' (and {len(repeated) - 1} more ids repeat)' if len(repeated) > 1 else ''}:"
             " the log and a journal know a call by its id, so each call id is used once in a"
             " session (CALL_ID_CONFLICT)"
@@ -475,9 +474,11 @@ def _refuse_to_overwrite(
 
 
 def replay(command: ReplayCommand) -> int:
-    """`toolfx replay`: show a log's records again with the same tools' presenters."""
+    """`toolfx replay`: show a log's records again with the same tools' presenters (a last line
+    cut short left out, and said on stderr)."""
+    cut: list[int] = []
     try:
-        header, records = read_log(read_text(command.log, "log"))
+        header, records = read_log(read_text(command.log, "log", log_text), cut.append)
     except LogError as error:
         raise CliError(f"the log {command.log}, {error}") from None
     catalog = load_catalog(header.workspace, present=header.present)
@@ -485,6 +486,11 @@ def replay(command: ReplayCommand) -> int:
     for record in (header, *records):
         display.show(record)
     display.finish()
+    for line in cut:
+        _note(
+            f"the last line of the log {command.log} (line {line}) was cut short, as when the"
+            " run ended while writing it: what came before it is shown"
+        )
     return 0
 
 

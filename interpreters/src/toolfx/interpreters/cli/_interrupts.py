@@ -35,13 +35,14 @@ from collections.abc import Callable, Iterator, Sequence
 from types import FrameType
 from typing import Final, NoReturn, final
 
+from toolfx.core.json import plural
 from toolfx.core.runtime import ApprovalReply, ApprovalRequest, CancelSignal
 from toolfx.core.tools import ErrorCode, ToolExecutionFailure, ToolExecutionResult
 from toolfx.interpreters.cli._exits import EXIT_INTERRUPTED
 
 __all__ = [
     "AT_ONCE",
-    "INTERRUPTED",
+    "INTERRUPT_REASON",
     "Interrupted",
     "Interrupts",
     "TerminalModes",
@@ -49,7 +50,7 @@ __all__ = [
     "exit_at_once",
 ]
 
-INTERRUPTED: Final = "interrupted (Ctrl-C)"
+INTERRUPT_REASON: Final = "interrupted (Ctrl-C)"
 """The reason set on the signal of what a Ctrl-C cancels."""
 
 AT_ONCE: Final = "interrupted again (Ctrl-C); exiting at once without waiting for what still ran"
@@ -132,8 +133,8 @@ def cancelled_line(cancelled: int, unstarted: int, kept: Sequence[str]) -> str:
     """The line an interrupted session ends with: how many calls were stopped while they ran and
     how many never started, and which of the files `kept` (the log, the journal) hold their
     results."""
-    counts = [f"{_calls(cancelled)} cancelled"] if cancelled else []
-    counts += [f"{_calls(unstarted)} not started"] if unstarted else []
+    counts = [f"{plural(cancelled, 'call')} cancelled"] if cancelled else []
+    counts += [f"{plural(unstarted, 'call')} not started"] if unstarted else []
     if not counts:
         return "interrupted; no call was running"
     total = cancelled + unstarted
@@ -142,10 +143,6 @@ def cancelled_line(cancelled: int, unstarted: int, kept: Sequence[str]) -> str:
     have = "has" if len(kept) == 1 else "have"
     their = "its result" if total == 1 else "their results"
     return f"interrupted; {', '.join(counts)} (the {' and the '.join(kept)} {have} {their})"
-
-
-def _calls(count: int) -> str:
-    return "1 call" if count == 1 else f"{count} calls"
 
 
 @final
@@ -197,8 +194,8 @@ class Interrupts:
         with self._lock:
             replaced, self._current = self._current, fresh
         if self._pressed:  # the watcher may not have come to it yet: it cancels `fresh` only
-            replaced.cancel(INTERRUPTED)
-            fresh.cancel(INTERRUPTED)
+            replaced.cancel(INTERRUPT_REASON)
+            fresh.cancel(INTERRUPT_REASON)
         return fresh
 
     def press(self) -> None:
@@ -339,7 +336,7 @@ class Interrupts:
         """Set the current signal (a watcher may run: never inside the signal handler)."""
         with self._lock:
             current = self._current
-        current.cancel(INTERRUPTED)
+        current.cancel(INTERRUPT_REASON)
 
     def _exit(self, line: str) -> None:
         if self._exit_now is None:

@@ -7,18 +7,23 @@ settled is shown as replayed; a call an earlier run left in doubt is shown as th
 shown refused (CALL_ID_CONFLICT). A call that runs again once its deferred ask was answered (by
 `toolfx approve`) is shown with that answer after its `tool/call`. Each of these but the replays
 is also told in a note (stderr), as is an idempotent in-doubt call run again.
+
+Call ids are shown by `visible_id` (no two look the same), and in a command to copy quoted for
+the shell with every byte outside printable ASCII escaped (`$'c1\342\200\215'`).
 """
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, final
+from typing import TYPE_CHECKING, Final, final
 
 from toolfx.core.journal import JournaledSession, Pending, Settled
 from toolfx.core.records import ToolApprovalRecord, ToolCallRecord, ToolResultRecord
 from toolfx.interpreters.cli._log import LogRecord, ReplayedRecord
+from toolfx.interpreters.cli._visible import visible_id
 
 if TYPE_CHECKING:
     from toolfx.core.journal import Journal, Outcome
@@ -36,6 +41,11 @@ __all__ = [
     "waiting_asks",
     "waiting_lines",
 ]
+
+_PLAIN_WORD: Final = re.compile(r"[\x20-\x5b\x5d-\x7e]*")
+"""A word `shlex` quotes so that it shows as it is: printable ASCII, no backslash."""
+_NOT_PLAIN: Final = re.compile(rb"[^\x20-\x26\x28-\x5b\x5d-\x7e]")
+"""A byte written as an octal escape in a `$'...'` word: outside printable ASCII, `'` or `\\`."""
 
 
 class JournalWriteError(Exception):
@@ -77,7 +87,7 @@ class JournaledTurns:
             fault = faults[0]
             raise JournalWriteError(
                 f"cannot write the journal: {fault.error} (the `{fault.record.event}` of"
-                f" {fault.record.call_id!r}; the session stops after this turn)"
+                f" '{visible_id(fault.record.call_id)}'; the session stops after this turn)"
             )
         return done.results
 
@@ -107,7 +117,7 @@ class JournaledTurns:
 
     def _show(self, call: ToolCall, outcome: Outcome, result: ToolExecutionResult) -> None:
         """Show what the batch did not record itself, and note what the journal decided."""
-        named = f"call {call.call_id} ({call.name})"
+        named = f"call {visible_id(call.call_id)} ({call.name})"
         status = self._session.recovery.status(call.call_id)
         match outcome:
             case "replayed" if isinstance(status, Settled | Pending):
@@ -170,13 +180,26 @@ def waiting_lines(asks: Sequence[WaitingAsk], journal: str) -> list[str]:
         ask = waiting.ask
         why = "" if ask.reason is None else f" (why: {ask.reason})"
         lines.append(
-            f"  {ask.call_id} · {waiting.tool} asks for {ask.permission}"
+            f"  {visible_id(ask.call_id)} · {waiting.tool} asks for {ask.permission}"
             f" on: {', '.join(ask.patterns)}{why}"
         )
-        command = shlex.join(("toolfx", "approve", journal, ask.call_id, "once"))
+        command = f"{shlex.join(('toolfx', 'approve', journal))} {_shell_word(ask.call_id)} once"
         if ask.always:
             lines.append(f"    always allows from now on: {', '.join(ask.always)}")
             lines.append(f"    {command}   # or always, or reject [--feedback TEXT]")
         else:
             lines.append(f"    {command}   # or reject [--feedback TEXT]")
     return lines
+
+
+def _shell_word(text: str) -> str:
+    """`text` as one shell word: quoted as `shlex` does when it is printable ASCII without a
+    backslash (which `visible` may double), else a `$'...'` word with every other byte of its
+    UTF-8 an octal escape; either way it shows as it is, and no two texts share one."""
+    if _PLAIN_WORD.fullmatch(text):
+        return shlex.quote(text)
+    try:  # a byte argv could not decode comes back as that byte
+        data = text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a lone surrogate no argv gives: any bytes, no crash
+        data = text.encode("utf-8", "surrogatepass")
+    return "$'" + _NOT_PLAIN.sub(lambda byte: b"\\%03o" % byte.group()[0], data).decode() + "'"

@@ -4,8 +4,10 @@ turn. Drawn with rich's `Live` only while something runs and erased when it stop
 so what stays printed is the records' lines only.
 
 A call's output arrives as progress messages (a running command's newest lines, several joined
-with newlines): each line is cut to `MAX_LINE_CHARS` and made visible with `visible`, the last
-`STREAMED_LINES` are kept per call, and a line never wraps (the console crops it at its width).
+with newlines): of each line, what a terminal would show is kept (the text after its last
+carriage return: `10%\r20%` shows `20%`), cut to `MAX_STREAMED_CHARS` and made visible with
+`visible`; the last `STREAMED_LINES` are kept per call, and a line never wraps (the console crops
+it at its width). A row's call id is shown by `visible_id`, so no two rows look the same.
 The time shown is the console's clock (`Console.get_time`), counted from the call's record (or
 from its answer, once it was asked).
 """
@@ -26,10 +28,10 @@ from rich.table import Table
 from rich.text import Text
 
 from toolfx.core.runtime import ProgressEvent
-from toolfx.interpreters.cli._visible import visible
+from toolfx.interpreters.cli._visible import visible_id, visible_line
 
 __all__ = [
-    "MAX_LINE_CHARS",
+    "MAX_STREAMED_CHARS",
     "PROGRESS_MIN_CALLS",
     "STREAMED_LINES",
     "SUB_CALL_INDENT",
@@ -40,8 +42,8 @@ __all__ = [
 
 STREAMED_LINES: Final = 5
 """How many of a running call's last output lines are shown under its row."""
-MAX_LINE_CHARS: Final = 1000
-"""The most characters of one output line kept (the console shows what fits its width)."""
+MAX_STREAMED_CHARS: Final = 1000
+"""The most characters of one streamed output line kept (the console shows what fits its width)."""
 PROGRESS_MIN_CALLS: Final = 5
 """A turn with more calls than this shows a bar of its settled calls."""
 SUB_CALL_INDENT: Final = 4
@@ -126,7 +128,7 @@ class RunningCalls:
                 row.count = f"{event.progress:g}/{event.total:g}"
             if event.message is not None:
                 pieces = event.message.removesuffix("\n").rsplit("\n", STREAMED_LINES)
-                row.lines.extend(_line(piece) for piece in pieces[-STREAMED_LINES:])
+                row.lines.extend(_streamed(piece) for piece in pieces[-STREAMED_LINES:])
 
     def settle(self, call_id: str, *, in_turn: bool) -> None:
         """A call settled: its row goes; a call of the turn (`in_turn`) moves the turn's bar."""
@@ -184,12 +186,13 @@ class RunningCalls:
 
     @staticmethod
     def _title(tool: str, call_id: str) -> str:
-        return _line(f"{tool} · {call_id}")
+        return f"{visible_line(tool, MAX_STREAMED_CHARS)} · {visible_id(call_id)}"
 
 
-def _line(text: str) -> str:
-    """One output line, cut to `MAX_LINE_CHARS` and made visible."""
-    return visible(text[:MAX_LINE_CHARS], lines=False)
+def _streamed(line: str) -> str:
+    """What a terminal shows of one output line (the text after its last carriage return; ones
+    that end it, as in CRLF, rewrite nothing), cut to `MAX_STREAMED_CHARS` and made visible."""
+    return visible_line(line.rstrip("\r").rpartition("\r")[2], MAX_STREAMED_CHARS)
 
 
 def _uncut(*parts: tuple[str, str]) -> Text:

@@ -8,6 +8,10 @@ calls it has. The tool records are core's durable records, in their own wire for
 program's calls among them (`tool/call` with a `parentCallId`, then `tool/code-dispatch`). A run
 that continues a journal adds a `replayed` line for each call the journal had settled: the
 journal's `tool/call` and the result the model gets again, nothing run.
+
+A process ended at once (a second Ctrl-C) can leave the last line cut short: no newline at its
+end and not JSON (nor, where it was cut inside a character, UTF-8). A reader may keep what comes
+before it (`read_log`'s `cut`); a bad line anywhere else is an error naming it.
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ from toolfx.core.records import (
 from toolfx.core.registry import PresentationMode
 from toolfx.interpreters.cli._log_file import LogFile
 from toolfx.interpreters.cli._providers import PRESENTATIONS
+from toolfx.interpreters.cli._visible import visible_id
 
 __all__ = [
     "INTERPRETERS",
@@ -49,6 +54,7 @@ __all__ = [
     "SessionHeader",
     "TurnRecord",
     "log_line",
+    "log_text",
     "read_log",
 ]
 
@@ -132,10 +138,24 @@ def log_line(record: LogRecord) -> str:
     return json.dumps(record.to_json(), ensure_ascii=False, separators=(",", ":"))
 
 
-def read_log(text: str) -> tuple[SessionHeader, tuple[LogRecord, ...]]:
-    """The header and the records after it of a log's text; a bad line raises `LogError`."""
-    numbered = enumerate(text.split("\n"), 1)  # only newlines end records, not U+2028 in them
-    lines = [(number, line) for number, line in numbered if line.strip()]
+def log_text(data: bytes) -> str:
+    """A log's text: its whole lines UTF-8 (else `UnicodeDecodeError`), a last line without a
+    newline, which may have been cut inside a character, decoded with replacements."""
+    whole, newline, rest = data.rpartition(b"\n")
+    return (whole + newline).decode("utf-8") + rest.decode("utf-8", "replace")
+
+
+def read_log(
+    text: str, cut: Callable[[int], object] | None = None
+) -> tuple[SessionHeader, tuple[LogRecord, ...]]:
+    """The header and the records after it of a log's text; a bad line raises `LogError`. With
+    `cut`, a last line cut short (after the header, no newline at its end, not JSON) is left out
+    and its number given to `cut`."""
+    numbered = text.split("\n")  # only newlines end records, not U+2028 in them
+    lines = [(number, line) for number, line in enumerate(numbered, 1) if line.strip()]
+    unended = len(lines) > 1 and lines[-1][0] == len(numbered)  # no newline after the last
+    if cut is not None and unended and isinstance(parse_json(lines[-1][1]), Failure):
+        cut(lines.pop()[0])
     if not lines:
         raise LogError(1, "the log is empty; it starts with a `session` header")
     header = _read_line(*lines[0], first=True)
@@ -187,7 +207,8 @@ def _replayed(value: object) -> ReplayedRecord:
     result = field(obj, "result", lambda item: _inner(ToolResultRecord.from_json(item)))
     if call.call_id != result.call_id:
         where: list[str | int] = ["callId", "result"]
-        raise Invalid(f"the result is of call {result.call_id!r}, not {call.call_id!r}", where)
+        shown = f"'{visible_id(result.call_id)}', not '{visible_id(call.call_id)}'"
+        raise Invalid(f"the result is of call {shown}", where)
     return ReplayedRecord(call, result)
 
 

@@ -32,7 +32,7 @@ from rich.panel import Panel
 from rich.rule import Rule
 from rich.text import Text
 
-from toolfx.core.json import JsonValue, thaw_json
+from toolfx.core.json import JsonValue, plural, thaw_json
 from toolfx.core.records import (
     ToolApprovalRecord,
     ToolCallRecord,
@@ -43,7 +43,6 @@ from toolfx.core.registry import Catalog
 from toolfx.core.runtime import ApprovalReply, ProgressEvent, RejectedWithFeedback
 from toolfx.core.tools import (
     DurableResult,
-    GenericCallCard,
     GenericResultCard,
     ToolCallView,
     ToolDefinition,
@@ -53,16 +52,16 @@ from toolfx.core.tools import (
 from toolfx.interpreters.cli._cards import call_body, result_body
 from toolfx.interpreters.cli._live import SUB_CALL_INDENT, LiveRegion
 from toolfx.interpreters.cli._log import LogRecord, ReplayedRecord, SessionHeader, TurnRecord
+from toolfx.interpreters.cli._pending import pending_view
 from toolfx.interpreters.cli._summary import (
     call_subject,
-    counted,
     failure,
     pending_line,
     result_facts,
     settled_line,
 )
 from toolfx.interpreters.cli._tally import SessionTally
-from toolfx.interpreters.cli._visible import visible
+from toolfx.interpreters.cli._visible import visible, visible_id
 
 __all__ = ["Display", "JsonDisplay", "PanelDisplay"]
 
@@ -137,7 +136,7 @@ class PanelDisplay:
                 workspace = visible(record.workspace, lines=False)
                 console.print(Text(f"workspace {workspace}", style="dim"))
             case TurnRecord():
-                console.rule(Text(f"turn {record.turn} · {counted(record.calls, 'call')}"))
+                console.rule(Text(f"turn {record.turn} · {plural(record.calls, 'call')}"))
             case ToolCallRecord():
                 self._calls[record.call_id] = record
                 if record.parent_call_id is None:  # a program's call is shown once it settles
@@ -209,11 +208,7 @@ class PanelDisplay:
         return Padding(shown, (0, 0, 0, SUB_CALL_INDENT))
 
     def _call_view(self, call: ToolCallRecord) -> ToolCallView:
-        decoded = self._decoded(call)
-        view = None
-        if decoded is not None and decoded[0].present_call is not None:
-            view = decoded[0].present_call(decoded[1])
-        return GenericCallCard(title=call.name, raw_input=call.arguments) if view is None else view
+        return pending_view(self._catalog, call.name, call.arguments)
 
     def _subject(self, call: ToolCallRecord | None) -> str:
         return "" if call is None else call_subject(call.name, self._call_view(call))
@@ -276,7 +271,8 @@ class PanelDisplay:
         said = record.reason not in (None, asked, *record.patterns)  # a reason that adds something
         return Text.assemble(
             ("approval ", "bold yellow"),
-            visible(f"{'?' if call is None else call.name} · {record.call_id}: ", lines=False),
+            visible(f"{'?' if call is None else call.name} · ", lines=False),
+            f"{visible_id(record.call_id)}: ",
             visible(asked, lines=False),
             visible(f" ({record.reason})", lines=False) if said else "",
             " → ",
@@ -287,7 +283,7 @@ class PanelDisplay:
 def _panel(body: RenderableType, name: str, call_id: str, status: str, colour: str) -> Panel:
     return Panel(
         body,
-        title=Text(visible(f"{name} · {call_id}", lines=False)),
+        title=Text(f"{visible(name, lines=False)} · {visible_id(call_id)}"),
         title_align="left",
         subtitle=Text(status),
         subtitle_align="right",

@@ -6,7 +6,9 @@ message with `tool_calls` (arguments as JSON text), or an Anthropic assistant me
 (a bad line names its number) and kept as it is: its calls are read when the tools are known, by
 `toolfx.core.providers` (`openai_chat.calls`, `anthropic_messages.calls`). Argument text that is
 not JSON does not stop the session: that call fails with INVALID_ARGS. A turn that gives two
-calls one id is a bad line (answers and records pair with calls by id).
+calls one id is a bad line (answers and records pair with calls by id). A key of toolfx's own
+form given under a name other formats use (`call_id`, `tool_call_id` or `callId` for `id`) is
+refused with the key meant.
 """
 
 from __future__ import annotations
@@ -17,10 +19,19 @@ from typing import Final, Literal, final
 
 from returns.result import Failure
 
-from toolfx.core.json import FrozenJson, parse_json
+from toolfx.core.json import FrozenJson, parse_json, render_literal
 from toolfx.core.records import Invalid, array, as_json, as_str, decoding, field, read_object
+from toolfx.interpreters.cli._visible import visible_id
 
 __all__ = ["ProviderTurn", "SessionCall", "SessionError", "Turn", "parse_session"]
+
+_SYNONYMS: Final[Mapping[str, str]] = {
+    **dict.fromkeys(("call_id", "tool_call_id", "callId", "toolCallId", "tool_use_id"), "id"),
+    **dict.fromkeys(("tool", "tool_name", "toolName", "function"), "name"),
+    **dict.fromkeys(("args", "input", "params", "parameters", "arguments_json"), "arguments"),
+}
+"""Keys other formats (providers, SDKs) give a call, each with the key of toolfx's own form it
+means: too unlike it for a spelling suggestion."""
 
 _FORMS: Final = (
     'expected a toolfx turn {"calls": [...]}, an OpenAI assistant message with "tool_calls", '
@@ -102,13 +113,28 @@ def _each_id_once(key: str, ids: Iterable[str | None]) -> None:
     for index, call_id in enumerate(ids):
         if call_id is not None and first.setdefault(call_id, index) != index:
             where = f"/{key}/{first[call_id]}"
-            raise Invalid(f"repeats the call id {call_id!r} of {where}", [index, key])
+            raise Invalid(f"repeats the call id '{visible_id(call_id)}' of {where}", [index, key])
 
 
 def _toolfx_call(value: object) -> SessionCall:
-    obj = read_object(value, ("id", "name"), ("arguments",))
+    obj = _own_object(value, ("id", "name"), ("arguments",))
     arguments = field(obj, "arguments", as_json) if "arguments" in obj else {}
     return SessionCall(field(obj, "id", as_str), field(obj, "name", as_str), arguments)
+
+
+def _own_object(
+    value: object, required: tuple[str, ...], optional: tuple[str, ...] = ()
+) -> Mapping[str, object]:
+    """`read_object`, naming the key meant when the first key it does not know is a synonym of
+    one (`call_id` for `id`) that is not there."""
+    if isinstance(value, dict):
+        known = (*required, *optional)
+        key: object = next((key for key in value if key not in known), None)
+        meant = _SYNONYMS.get(key) if isinstance(key, str) else None
+        if isinstance(key, str) and meant in known and meant not in value:
+            shown = f"{render_literal(key)} (did you mean {render_literal(meant)}?)"
+            raise Invalid(f"unexpected key {shown}", [key])
+    return read_object(value, required, optional)
 
 
 def _openai_call(value: object) -> str:

@@ -7,8 +7,9 @@ was killed by a signal or exited non-zero: a failed call is shown whole (its ful
 counted as failed in the summary, under its error code or how the command ended.
 
 Everything here comes from a tool, so every piece is cut to `MAX_PART_CHARS` and made visible
-with its newlines escaped; the lines are `Text` that never wraps (a console crops it at its
-width with an ellipsis), so a summary is one line whatever the card holds.
+with its newlines escaped (a call id is shown whole by `visible_id`, so no two look the same);
+the lines are `Text` that never wraps (a console crops it at its width with an ellipsis), so a
+summary is one line whatever the card holds.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Final, assert_never
 from rich.console import Group
 from rich.text import Text
 
-from toolfx.core.json import FrozenJson
+from toolfx.core.json import FrozenJson, plural
 from toolfx.core.tools import (
     CodeCallCard,
     CodeResultCard,
@@ -38,12 +39,11 @@ from toolfx.core.tools import (
     WebSearchResultCard,
 )
 from toolfx.interpreters.cli._cards import command_ending, diff_lines
-from toolfx.interpreters.cli._visible import visible
+from toolfx.interpreters.cli._visible import visible_id, visible_line
 
 __all__ = [
     "MAX_PART_CHARS",
     "call_subject",
-    "counted",
     "failure",
     "pending_line",
     "result_facts",
@@ -57,11 +57,6 @@ _MARKS: Final = {False: ("✓", "green"), True: ("↻ replayed", "cyan")}
 """The mark of a settled call: run now, or replayed from a journal (first, so no crop hides it)."""
 
 
-def counted(count: int, noun: str, plural: str | None = None) -> str:
-    """`1 line`, `2 lines` (`plural` for nouns that do not just take an s)."""
-    return f"{count} {noun if count == 1 else plural or noun + 's'}"
-
-
 def call_subject(tool: str, view: ToolCallView) -> str:
     """What a call is about, in one visible line: a command, a path, a pattern, its arguments."""
     match view:
@@ -69,7 +64,7 @@ def call_subject(tool: str, view: ToolCallView) -> str:
             return _part(view.title)
         case CodeCallCard():
             lines = view.code.count("\n") + (bool(view.code) and not view.code.endswith("\n"))
-            return f"{counted(lines, 'line')} of {_part(view.lang or 'code')}"
+            return f"{plural(lines, 'line')} of {_part(view.lang or 'code')}"
         case DiffCallCard():
             return _part(_without_verb(tool, view.title))
         case GenericCallCard():
@@ -94,9 +89,9 @@ def result_facts(view: ToolResultView) -> str:
         case SearchResultCard():
             return _search(view)
         case CodeResultCard():
-            return f"{counted(view.calls, 'tool call')}, {view.failed} failed"
+            return f"{plural(view.calls, 'tool call')}, {view.failed} failed"
         case WebSearchResultCard():
-            return counted(len(view.sources), "source") + (" · truncated" if view.truncated else "")
+            return plural(len(view.sources), "source") + (" · truncated" if view.truncated else "")
         case WebFetchResultCard():
             return f"HTTP {view.status_code}" + (" · truncated" if view.truncated else "")
         case GenericResultCard():
@@ -121,7 +116,8 @@ def failure(code: str | None, view: ToolResultView) -> str | None:
 
 def pending_line(tool: str, call_id: str, subject: str) -> Group:
     """The line of a call as it is recorded: `● read · c1  src/app.py`."""
-    return _line(("●", "blue"), (f"{_part(tool)} · {_part(call_id)}", "bold"), ("  " + subject, ""))
+    named = f"{_part(tool)} · {visible_id(call_id)}"
+    return _line(("●", "blue"), (named, "bold"), ("  " + subject, ""))
 
 
 def settled_line(
@@ -148,8 +144,7 @@ def _line(mark: tuple[str, str], *parts: tuple[str, str], indent: int = 0) -> Gr
 
 def _part(text: str) -> str:
     """A tool's text as one visible line, cut to `MAX_PART_CHARS`."""
-    cut = len(text) > MAX_PART_CHARS
-    return visible(text[:MAX_PART_CHARS], lines=False) + ("…" if cut else "")
+    return visible_line(text, MAX_PART_CHARS)
 
 
 def _first_line(text: str | None) -> str:
@@ -160,7 +155,7 @@ def _first_line(text: str | None) -> str:
     body = text.strip("\n")
     first = body.lstrip().split("\n", 1)[0]
     lines = body.count("\n") + 1
-    return _part(first) + (f" ({counted(lines, 'line')})" if lines > 1 else "")
+    return _part(first) + (f" ({plural(lines, 'line')})" if lines > 1 else "")
 
 
 def _without_verb(tool: str, title: str) -> str:
@@ -179,21 +174,21 @@ def _read(view: ReadResultCard) -> str:
         return _first_line(view.content) or f"nothing at line {view.offset} of {view.total_lines}"
     last = view.offset + shown - 1
     if view.offset == 1 and last >= view.total_lines:
-        return counted(shown, "line")
+        return plural(shown, "line")
     return f"lines {view.offset}–{last} of {view.total_lines}"
 
 
 def _diffs(diffs: tuple[FileDiff, ...]) -> str:
     """Lines a change added and removed (`+3 −1`), the lines of a new file, or no change."""
     if len(diffs) == 1 and diffs[0].old_text is None:
-        return counted(_changed(diffs[0])[0], "line")
+        return plural(_changed(diffs[0])[0], "line")
     added = removed = 0
     for diff in diffs:
         plus, minus = _changed(diff)
         added, removed = added + plus, removed + minus
     if not added and not removed:
         return "no change"
-    return f"+{added} −{removed}" + (f" in {counted(len(diffs), 'file')}" if len(diffs) > 1 else "")
+    return f"+{added} −{removed}" + (f" in {plural(len(diffs), 'file')}" if len(diffs) > 1 else "")
 
 
 def _changed(diff: FileDiff) -> tuple[int, int]:
@@ -209,10 +204,10 @@ def _changed(diff: FileDiff) -> tuple[int, int]:
 
 def _search(view: SearchResultCard) -> str:
     if view.shape == "paths":
-        found = counted(view.total, "path")
+        found = plural(view.total, "path")
         return found + (f" ({len(view.paths)} shown)" if view.truncated else "")
-    found = counted(view.total, "match", "matches")
-    files = counted(len({match.path for match in view.matches}), "file")
+    found = plural(view.total, "match", "matches")
+    files = plural(len({match.path for match in view.matches}), "file")
     if view.truncated:
         return f"{found} (first {len(view.matches)} in {files})"
     return f"{found} in {files}"

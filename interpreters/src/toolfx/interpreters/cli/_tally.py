@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import final
 
-from toolfx.interpreters.cli._summary import counted
+from toolfx.core.json import plural
 
 __all__ = ["SessionTally"]
 
@@ -43,7 +43,7 @@ class SessionTally:
         total, ok = sum(failures.values()), failures[None]
         by_code = sorted((code, n) for code, n in failures.items() if code is not None)
         codes = ", ".join(f"{code} {n}" for code, n in by_code)
-        shown = [f"{counted(total, 'call')}: {ok} succeeded, {total - ok} failed"]
+        shown = [f"{plural(total, 'call')}: {ok} succeeded, {total - ok} failed"]
         if codes:
             shown[0] += f" ({codes})"
         if self._replayed:
@@ -51,9 +51,9 @@ class SessionTally:
         made = sum(self._sub_calls.values())
         if made:
             failed = self._sub_calls[True]
-            programs = f"{counted(made, 'program tool call')}: {made - failed} succeeded"
+            programs = f"{plural(made, 'program tool call')}: {made - failed} succeeded"
             shown.append(f"{programs}, {failed} failed")
         answers = ", ".join(f"{reply} {n}" for reply, n in sorted(replies.items()))
-        asks = f"{counted(sum(replies.values()), 'approval')} asked"
+        asks = f"{plural(sum(replies.values()), 'approval')} asked"
         shown.append(asks + (f": {answers}" if answers else ""))
         return tuple(shown)

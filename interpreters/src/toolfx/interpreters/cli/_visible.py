@@ -14,6 +14,10 @@ stay honest (no two texts look the same): a run of backslashes is doubled where 
 before an escape or before text that reads as one, so a file holding the four characters `\x1b`
 shows `\\x1b` while the escape character shows `\x1b`; every other backslash (`\n` in code,
 `C:\Users`) shows as it is.
+
+Call ids are machine tokens, not prose: `visible_id` shows every character of one outside
+printable ASCII (spaces and backslashes too) as `\u{hex}`, so two ids that differ only by a
+zero-width joiner or by Unicode normalisation (`é` and `e` + U+0301) never show the same.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ import unicodedata
 from collections.abc import Callable
 from typing import Final
 
-__all__ = ["visible", "visible_json"]
+__all__ = ["visible", "visible_id", "visible_json", "visible_line"]
 
 _HIDDEN_CATEGORIES: Final = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
 _JOINERS: Final = frozenset({"\u200c", "\u200d"})
@@ -36,6 +40,8 @@ _CANDIDATES: Final = {
 }
 """Backslash runs and runs of characters that may be hidden, with newlines kept or not."""
 _OUTSIDE_ASCII: Final = re.compile(r"[^\t\n\x20-\x7e]+")
+_NOT_TOKEN: Final = re.compile(r"[^\x21-\x5b\x5d-\x7e]")
+"""A character `visible_id` escapes: outside printable ASCII, a space or a backslash."""
 
 
 def _hidden(char: str, *, lines: bool = True) -> bool:
@@ -59,6 +65,20 @@ def visible(text: str, *, lines: bool = True) -> str:
         return found * 2 if doubled else found
 
     return _CANDIDATES[lines].sub(escape, text)
+
+
+def visible_line(text: str, limit: int) -> str:
+    """`text` as one visible line (its newlines escaped too), cut to `limit` characters and
+    marked `…` when longer."""
+    cut = len(text) > limit
+    return visible(text[:limit], lines=False) + ("…" if cut else "")
+
+
+def visible_id(call_id: str) -> str:
+    r"""A call id as shown: every character outside printable ASCII, a space and a backslash as
+    `\u{hex}` (`c1\u{200d}`), so different ids always show differently. Its escapes look like
+    none of `visible`'s, which leaves the shown id as it is (it can sit in any text shown)."""
+    return _NOT_TOKEN.sub(lambda match: f"\\u{{{ord(match.group()):x}}}", call_id)
 
 
 def visible_json(document: str) -> str:
