@@ -39,6 +39,9 @@ from toolfx.core.runtime import (
     Runtime,
     SandboxMechanism,
     SpillError,
+    SpillLocation,
+    SpillStore,
+    SpillWriter,
 )
 from toolfx.core.tools import ErrorCode, TerminalCallCard, TerminalResultCard, ToolExecutionResult
 from toolfx.interpreters import SyncProcessRunner
@@ -47,7 +50,12 @@ from toolfx.interpreters._process_common import READ_CHUNK
 from toolfx.interpreters.anyio import AnyioProcessRunner, AnyioRuntime, run_anyio
 from toolfx.interpreters.cli._approvals import ask_lines
 from toolfx.interpreters.sync import SyncRuntime, run_sync
-from toolfx.interpreters.testing import DeterministicInterpreter, ScriptedProcess, ScriptedProcesses
+from toolfx.interpreters.testing import (
+    DeterministicInterpreter,
+    MemorySpills,
+    ScriptedProcess,
+    ScriptedProcesses,
+)
 from toolfx.interpreters.testing._memory_spills import MEMORY_SPILLS
 from toolfx.leaves._rules import Rule
 from toolfx.leaves._shell.rules import review_line
@@ -392,6 +400,118 @@ def test_output_that_cannot_be_saved_is_still_shown_with_its_exit_and_what_was_l
     assert (value["total_lines"], value["total_bytes"]) == (3000, len(numbered(3000)))
     session.interpreter = DeterministicInterpreter(files=session.fs, processes=table(), spills=full)
     assert text_of(session.call("bash", command="quiet")) == "ok\nexit code 0"
+
+
+@final
+class FullAfter(SpillStore):
+    """A spill store over `inner` whose disk fills after `room` bytes (a write past it fails)."""
+
+    def __init__(self, inner: SpillStore, room: int) -> None:
+        self.inner, self.room = inner, room
+
+    async def keep(self, call_id: str, tool: str, text: str) -> SpillLocation:
+        return await self.inner.keep(call_id, tool, text)
+
+    async def open(self, call_id: str, tool: str) -> SpillWriter:
+        return _FullWriter(self, await self.inner.open(call_id, tool))
+
+
+@final
+class _FullWriter(SpillWriter):
+    def __init__(self, store: FullAfter, inner: SpillWriter) -> None:
+        self.store, self.inner = store, inner
+
+    @property
+    def location(self) -> SpillLocation:
+        return self.inner.location
+
+    async def write(self, data: bytes) -> int:
+        if len(data) > self.store.room:
+            await self.inner.close()
+            raise SpillError("could not save the whole output: No space left on device")
+        self.store.room -= len(data)
+        return await self.inner.write(data)
+
+    async def close(self) -> None:
+        await self.inner.close()
+
+
+def _bash_over(session: LeafSession, spills: SpillStore, script: ScriptedProcess) -> None:
+    session.interpreter = DeterministicInterpreter(
+        files=session.fs, processes=table(script), spills=spills
+    )
+
+
+def test_a_save_that_fails_midway_still_shows_head_tail_exit_code_and_what_is_lost() -> None:
+    session = LeafSession(rules=[Rule("bash", "*", "allow")], processes=table())
+    lines = numbered(9000)
+    _bash_over(session, FullAfter(MemorySpills(), 60_000), ScriptedProcess(lines, exit_code=1))
+    result = session.call("bash", command="make")
+    text, value = text_of(result), value_of(result)
+    assert text.startswith("line 1\nline 2\n")
+    assert text.endswith("\nline 9000\nexit code 1")
+    shown = re.search(r"showing the first (\d+) lines and the last (\d+) lines", text)
+    assert shown is not None
+    first, last = int(shown[1]), int(shown[2])
+    lost = len(lines) - len(numbered(first)) - len(numbered(last, start=9001 - last))
+    assert (
+        f"[output: 9000 lines, {len(lines)} bytes; showing the first {first} lines and the last "
+        f"{last} lines; the {lost} bytes between them are lost: the whole could not be saved "
+        "(could not save the whole output: No space left on device)]\n"
+    ) in text
+    assert (value["exit_code"], value["saved_to"], value["total_bytes"]) == (1, None, len(lines))
+
+
+def test_the_budget_of_a_session_spans_its_commands_and_the_model_is_told_when_it_runs_out() -> (
+    None
+):
+    session = LeafSession(rules=[Rule("bash", "*", "allow")], processes=table())
+    output = b"x\n" * 40_000  # 80,000 bytes: over the shown limits, so saved
+    spills = MemorySpills(budget=100_000)
+    _bash_over(session, spills, ScriptedProcess(output))
+    first = text_of(session.call("bash", command="one"))
+    second = text_of(session.call("bash", command="two"))
+    third = value_of(session.call("bash", command="three"))
+    assert f"all of it saved to {SPILLED}" in first
+    place = f"{MEMORY_SPILLS}call-2.txt"
+    assert (
+        f"its first 20000 bytes (10000 lines) saved to {place}, the 60000 bytes after them not "
+        "saved (the budget of bytes this session may save is used up)"
+    ) in second
+    assert spills.saved == {SPILLED: output, place: output[:20_000]}
+    assert (
+        "the whole could not be saved (the 100000 bytes of output this session may save are "
+        "used up (0 left))]"
+    ) in third["output"]
+    assert third["exit_code"] == 0
+
+
+def test_lines_are_counted_as_read_numbers_them_even_when_a_break_is_split_between_reads() -> None:
+    crlf = b"a" * (READ_CHUNK - 1) + b"\r\n"  # "\r" ends one read, "\n" starts the next
+    separator = "\u2028".encode()
+    split = b"b" * (READ_CHUNK - 2) + separator + b"c\r"  # U+2028 cut after its first 2 bytes
+    for data in (crlf + b"end", split, b"\r".join(b"%d%%" % n for n in range(50_000))):
+        session = LeafSession(rules=[Rule("bash", "*", "allow")], processes=table())
+        _bash_over(session, session.spills, ScriptedProcess(data))
+        value = value_of(session.call("bash", command="progress"))
+        assert value["total_lines"] == len(data.decode().splitlines()), data[-20:]
+
+
+def test_a_cr_only_flood_is_cut_at_read_lines_and_the_note_counts_them() -> None:
+    data = b"".join(b"step %d\r" % n for n in range(9000))
+    session = LeafSession(
+        rules=[Rule("bash", "*", "allow")], processes=table(ScriptedProcess(stdout=data))
+    )
+    text = text_of(session.call("bash", command="pip install x"))
+    head = text.partition("[output: 9000 lines, ")[0]  # the head ends a line: no joint
+    assert text.startswith("step 0\rstep 1\r")
+    shown = re.search(r"showing the first (\d+) lines and the last (\d+) lines", text)
+    assert shown is not None
+    assert len(head.splitlines()) == int(shown[1])
+    assert text.endswith("step 8998\rstep 8999\r\nexit code 0")
+    # live, a last "\r" is held back (the next read may start with its "\n")
+    assert session.progress[-1].progress == 8999
+    assert session.progress[-1].message == "\n".join(f"step {n}" for n in range(8994, 8999))
 
 
 def test_a_command_cancelled_after_printing_keeps_what_it_printed() -> None:

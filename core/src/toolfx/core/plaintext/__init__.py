@@ -1,6 +1,6 @@
 """Text helpers the pipeline and leaves share: cutting to a budget, counting lines, diffs."""
 
-from toolfx.core.plaintext._cut import count_bytes, count_lines, cut_with_note, head, tail
+from toolfx.core.plaintext._cut import count_bytes, count_lines, cut_with_note, head
 from toolfx.core.plaintext._diff import (
     CONTEXT_LINES,
     MAX_DIFF_LINES,
@@ -40,7 +40,6 @@ __all__ = [
     "head",
     "head_lines",
     "line_edits",
-    "tail",
     "tail_lines",
     "unified_diff",
     "unified_text_diff",

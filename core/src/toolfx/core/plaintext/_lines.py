@@ -69,8 +69,9 @@ class LineCount:
 
     @property
     def ended(self) -> int:
-        """The lines ended so far."""
-        return self._breaks + (1 if self._held == b"\r" else 0)
+        """The lines ended in what `add` returned so far (a last "\\r" is held back: it may be
+        the start of a "\\r\\n")."""
+        return self._breaks
 
     @property
     def lines(self) -> int:

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final, Protocol, final
 
+from toolfx.core.json import plural
+
 __all__ = [
     "SPILL_BUDGET",
     "SpillBudget",
@@ -108,6 +110,6 @@ class SpillBudget:
             self._left -= size
             return None
         return SpillError(
-            f"the {self.total:,} bytes of output this session may save are used up "
-            f"({self._left:,} left)"
+            f"the {plural(self.total, 'byte')} of output this session may save are used up "
+            f"({self._left} left)"
         )
