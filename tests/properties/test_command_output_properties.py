@@ -11,6 +11,7 @@ from typing import TypedDict
 from hypothesis import given
 from hypothesis import strategies as st
 
+from toolfx.core.json import plural
 from toolfx.core.pipeline import ToolCall, execute
 from toolfx.core.plaintext import (
     LINE_BREAKS,
@@ -92,7 +93,7 @@ def test_every_byte_up_to_the_cap_and_budget_is_saved_and_the_model_sees_the_res
         assert (shown.saved.bytes, shown.saved.lines) == (kept, lines_of(whole[:kept]))
         assert shown.saved.location.path in shown.text or count_bytes(shown.text) == limit.bytes
         if kept < len(whole) and "not saved" in shown.text:
-            assert f"the {len(whole) - kept} bytes after them not saved" in shown.text
+            assert f"the {plural(len(whole) - kept, 'byte')} after them not saved" in shown.text
 
 
 @given(reads)
