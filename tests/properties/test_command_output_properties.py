@@ -51,7 +51,7 @@ def lines_of(data: bytes) -> int:
 
 
 def _keep(
-    chunks: list[bytes], limit: OutputLimits, cap: int, budget: int = 1 << 30
+    chunks: list[bytes], limit: OutputLimits, cap: int, budget: int = 1 << 30, call_id: str = "c"
 ) -> tuple[ShownOutput, MemorySpills, list[ProgressEvent]]:
     shown: list[ShownOutput] = []
 
@@ -68,16 +68,18 @@ def _keep(
     )
     spills, events = MemorySpills(budget), list[ProgressEvent]()
     interpreter = DeterministicInterpreter(spills=spills, progress=events.append)
-    interpreter.run(execute(location.catalog(), ToolCall("c", "t", {"n": 1}, CancelSignal())))
+    interpreter.run(execute(location.catalog(), ToolCall(call_id, "t", {"n": 1}, CancelSignal())))
     return shown[0], spills, events
 
 
-@given(reads, limits, st.integers(1, 2000), st.integers(0, 2000))
+@given(
+    reads, limits, st.integers(1, 2000), st.integers(0, 2000), st.sampled_from(["c", "c\rd\u2028"])
+)
 def test_every_byte_up_to_the_cap_and_budget_is_saved_and_the_model_sees_the_rest_bounded(
-    chunks: list[bytes], limit: OutputLimits, cap: int, budget: int
+    chunks: list[bytes], limit: OutputLimits, cap: int, budget: int, call_id: str
 ) -> None:
     whole = b"".join(chunks)
-    shown, spills, _ = _keep(chunks, limit, cap, budget)
+    shown, spills, _ = _keep(chunks, limit, cap, budget, call_id)
     assert shown.total_bytes == len(whole)
     assert shown.total_lines == lines_of(whole)
     assert len(shown.text.splitlines()) <= limit.lines
@@ -91,7 +93,8 @@ def test_every_byte_up_to_the_cap_and_budget_is_saved_and_the_model_sees_the_res
         kept = min(cap, budget, len(whole))
         assert spills.saved == {shown.saved.location.path: whole[:kept]}
         assert (shown.saved.bytes, shown.saved.lines) == (kept, lines_of(whole[:kept]))
-        assert shown.saved.location.path in shown.text or count_bytes(shown.text) == limit.bytes
+        cut_note = count_bytes(shown.text) == limit.bytes or count(shown.text) == limit.lines
+        assert shown.saved.location.path in shown.text or cut_note  # or the note alone is over
         if kept < len(whole) and "not saved" in shown.text:
             assert f"the {plural(len(whole) - kept, 'byte')} after them not saved" in shown.text
 

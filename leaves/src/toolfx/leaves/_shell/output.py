@@ -195,7 +195,7 @@ class CommandOutput:
             )
 
         widest = max(note(lines, lines, self._total), note(0, 0, self._total), key=count_bytes)
-        room_lines = limits.lines - widest.count("\n") - 1
+        room_lines = limits.lines - len(widest.splitlines())
         room_bytes = limits.bytes - count_bytes(widest) - 2
         if room_lines < 0 or room_bytes < 0:
             return head_lines(note(0, 0, self._total), limits.lines, limits.bytes)
