@@ -801,3 +801,31 @@ def test_the_cli_approval_shows_what_always_remembers_or_that_it_is_not_offered(
     offered, withheld = (ask_lines(request) for request in session.asked)
     assert offered[-1] == "always will allow bash, for the rest of this session: git status --short"
     assert withheld[-1] == "always is not offered: nothing here can be remembered safely"
+
+
+def test_a_real_store_budget_spans_commands_and_its_bytes_on_disk_stop_at_it(
+    root: str, backend: RealHost
+) -> None:
+    folder = f"{state_of(root)}/outputs"
+    command = "head -c 300000 /dev/zero | tr '\\0' x"
+    calls = [ToolCall(f"flood{n}", "bash", {"command": command}, CancelSignal()) for n in (1, 2)]
+    descriptions = [execute(real_bash(root), call) for call in calls]
+    if backend == "sync":
+        runtime = SyncRuntime(
+            lambda request: "allowed-once", spills=FolderSpills(folder, budget=500_000)
+        )
+        results = [run_sync(description, runtime) for description in descriptions]
+    else:
+        anyio_runtime = AnyioRuntime(
+            lambda request: "allowed-once", spills=AnyioFolderSpills(folder, budget=500_000)
+        )
+        results = [run_anyio(description, backend, anyio_runtime) for description in descriptions]
+    first, second = (text_of(result) for result in results)
+    assert f"all of it saved to {folder}/flood1.txt" in first
+    assert (
+        f"its first 200000 bytes (1 line) saved to {folder}/flood2.txt, the 100000 bytes after "
+        "them not saved (the budget of bytes this session may save is used up)"
+    ) in second
+    assert Path(folder, "flood1.txt").read_bytes() == b"x" * 300_000
+    assert Path(folder, "flood2.txt").read_bytes() == b"x" * 200_000
+    assert value_of(results[1])["exit_code"] == 0
