@@ -71,7 +71,7 @@ def _flood(data: bytes) -> LeafSession:
 
 
 def test_the_line_count_the_model_is_told_matches_how_read_numbers_the_saved_file() -> None:
-    # FAILS: bash counts only "\n" as a line end (CR-only progress output: 1 line), while
+    # bash counted only "\n" as a line end (CR-only progress output: 1 line), while
     # `read`/`grep` number lines with str.splitlines (\r, \x0b, \x0c, \x1c-\x1e, \x85, \u2028,
     # \u2029 end lines too): the model is told "1 lines" and to page the file with `read`'s
     # offset/limit, which sees 60,000 lines. Fix: count lines the way `read` does (one shared
@@ -215,7 +215,7 @@ def _as_seen(text: str) -> str:
 
 
 def test_one_command_cannot_fill_the_disk_with_its_saved_output() -> None:
-    # FAILS: every command's output is now saved as it comes up to `max_saved_bytes`, 1 GiB by
+    # every command's output was saved as it comes up to `max_saved_bytes`, 1 GiB by
     # default, per call, in the state folder, never removed. Measured: `yes` with timeout=3
     # saved 906 MB (sync runner) in 3 s; a model looping `yes` (timeout 600) fills a disk 1 GiB
     # a call. Before issue 16 a command kept ~100 KB. Fix: a small default per call (e.g.

@@ -39,6 +39,9 @@ from toolfx.core.runtime import (
     Runtime,
     SandboxMechanism,
     SpillError,
+    SpillLocation,
+    SpillStore,
+    SpillWriter,
 )
 from toolfx.core.tools import ErrorCode, TerminalCallCard, TerminalResultCard, ToolExecutionResult
 from toolfx.interpreters import SyncProcessRunner
@@ -47,7 +50,12 @@ from toolfx.interpreters._process_common import READ_CHUNK
 from toolfx.interpreters.anyio import AnyioProcessRunner, AnyioRuntime, run_anyio
 from toolfx.interpreters.cli._approvals import ask_lines
 from toolfx.interpreters.sync import SyncRuntime, run_sync
-from toolfx.interpreters.testing import DeterministicInterpreter, ScriptedProcess, ScriptedProcesses
+from toolfx.interpreters.testing import (
+    DeterministicInterpreter,
+    MemorySpills,
+    ScriptedProcess,
+    ScriptedProcesses,
+)
 from toolfx.interpreters.testing._memory_spills import MEMORY_SPILLS
 from toolfx.leaves._rules import Rule
 from toolfx.leaves._shell.rules import review_line
@@ -280,13 +288,13 @@ def test_long_output_is_saved_whole_and_the_model_sees_its_head_tail_place_and_s
     text = text_of(result)
     size = len(lines) + 60_000
     note = (
-        f"[output: 9,001 lines, {size:,} bytes; showing the first 999 and the last 1 lines; "
+        f"[output: 9001 lines, {size} bytes; showing the first 999 lines and the last 1 line; "
         f"all of it saved to {SPILLED}: read it with `read` (offset and limit) or search it "
         "with `grep`]"
     )
     assert text.startswith("line 1\nline 2\n")
     assert f"\nline 999\n{note}\n" in text
-    assert text.endswith(f"{note}\n{'e' * (25 * 1024 - 100)}\nexit code 0")
+    assert text.endswith(f"{note}\n{'e' * (25 * 1024 - 101)}\nexit code 0")
     assert session.spills.saved[SPILLED] == lines + b"e" * 60_000  # every byte, in order
     value = value_of(result)
     assert (value["saved_to"], value["total_lines"], value["total_bytes"]) == (SPILLED, 9001, size)
@@ -326,12 +334,16 @@ def test_a_30000_line_flood_gives_one_progress_event_per_read_and_is_saved_whole
     assert session.progress[-1].progress == 30_000
     assert session.progress[-1].message == "\n".join(f"line {n}" for n in range(29_996, 30_001))
     assert session.spills.saved[SPILLED] == lines
-    assert f"[output: 30,000 lines, {len(lines):,} bytes; " in text_of(result)
+    assert f"[output: 30000 lines, {len(lines)} bytes; " in text_of(result)
 
 
 @pytest.mark.parametrize(
     "data",
-    [(bytes(range(10)) + bytes(range(11, 256))) * 8000, b"x" * 10_000_000, b"\xff" * 20_000],
+    [
+        bytes(set(range(256)) - set(b"\n\r\x0b\x0c\x1c\x1d\x1e")) * 8000,
+        b"x" * 10_000_000,
+        b"\xff" * 20_000,
+    ],
     ids=["binary", "one huge line", "bytes that grow when decoded"],
 )
 def test_hostile_output_is_bounded_shown_within_the_limits_and_saved_exactly(data: bytes) -> None:
@@ -344,7 +356,7 @@ def test_hostile_output_is_bounded_shown_within_the_limits_and_saved_exactly(dat
     shown = text.removesuffix("\nexit code 0")
     assert len(shown.encode()) <= 50 * 1024
     assert (
-        f"1 lines, {len(data):,} bytes; showing the first 1 and the last 1 lines; all of it "
+        f"1 line, {len(data)} bytes; showing the first 1 line and the last 1 line; all of it "
         in shown
     )
 
@@ -360,23 +372,146 @@ def test_past_the_cap_the_bytes_are_counted_and_the_model_told_exactly_what_was_
     assert session.spills.saved[SPILLED] == lines[:1000]
     saved_lines = lines[:1000].count(b"\n") + 1  # the last one cut
     assert (
-        f"[output: 5,000 lines, {len(lines):,} bytes; showing the first 999 and the last 1,000 "
-        f"lines; its first 1,000 bytes ({saved_lines} lines) saved to {SPILLED}, the "
-        f"{len(lines) - 1000:,} bytes after them not saved (the cap is 1,000 bytes): read it"
+        f"[output: 5000 lines, {len(lines)} bytes; showing the first 999 lines and the last 1000 "
+        f"lines; its first 1000 bytes ({saved_lines} lines) saved to {SPILLED}, the "
+        f"{len(lines) - 1000} bytes after them not saved (the most one command saves is 1000 "
+        "bytes): read it"
     ) in text
 
 
-def test_output_that_cannot_be_saved_is_output_not_kept_and_small_output_needs_no_spill() -> None:
+def test_output_that_cannot_be_saved_is_still_shown_with_its_exit_and_what_was_lost() -> None:
     session = LeafSession(rules=[Rule("bash", "*", "allow")], processes=table())
     full = Refusing(SpillError("the disk is full"))
-    noisy = table(ScriptedProcess(stdout=numbered(3000)))
+    noisy = table(ScriptedProcess(stdout=numbered(3000), exit_code=3, duration=2.5))
     session.interpreter = DeterministicInterpreter(files=session.fs, processes=noisy, spills=full)
-    refused = failure(session.call("bash", command="noisy"))
-    assert refused.error.code == ErrorCode.OUTPUT_NOT_KEPT
-    assert refused.error.message.startswith("`bash` ran, but its output (3000 lines, ")
-    assert refused.error.message.endswith(": the disk is full")
+    result = session.call("bash", command="noisy")
+    text, value = text_of(result), value_of(result)
+    shown = numbered(999) + numbered(1000, start=2001)
+    lost = len(numbered(3000)) - len(shown)
+    assert text == (
+        numbered(999).decode()
+        + f"[output: 3000 lines, {len(numbered(3000))} bytes; showing the first 999 lines and "
+        f"the last 1000 lines; the {lost} bytes between them are lost: the whole could not be "
+        "saved (the disk is full)]\n"
+        + numbered(1000, start=2001).decode().rstrip("\n")
+        + "\nexit code 3"
+    )
+    assert (value["exit_code"], value["duration"], value["saved_to"]) == (3, 2.5, None)
+    assert (value["total_lines"], value["total_bytes"]) == (3000, len(numbered(3000)))
     session.interpreter = DeterministicInterpreter(files=session.fs, processes=table(), spills=full)
     assert text_of(session.call("bash", command="quiet")) == "ok\nexit code 0"
+
+
+@final
+class FullAfter(SpillStore):
+    """A spill store over `inner` whose disk fills after `room` bytes (a write past it fails)."""
+
+    def __init__(self, inner: SpillStore, room: int) -> None:
+        self.inner, self.room = inner, room
+
+    async def keep(self, call_id: str, tool: str, text: str) -> SpillLocation:
+        return await self.inner.keep(call_id, tool, text)
+
+    async def open(self, call_id: str, tool: str) -> SpillWriter:
+        return _FullWriter(self, await self.inner.open(call_id, tool))
+
+
+@final
+class _FullWriter(SpillWriter):
+    def __init__(self, store: FullAfter, inner: SpillWriter) -> None:
+        self.store, self.inner = store, inner
+
+    @property
+    def location(self) -> SpillLocation:
+        return self.inner.location
+
+    async def write(self, data: bytes) -> int:
+        if len(data) > self.store.room:
+            await self.inner.close()
+            raise SpillError("could not save the whole output: No space left on device")
+        self.store.room -= len(data)
+        return await self.inner.write(data)
+
+    async def close(self) -> None:
+        await self.inner.close()
+
+
+def _bash_over(session: LeafSession, spills: SpillStore, script: ScriptedProcess) -> None:
+    session.interpreter = DeterministicInterpreter(
+        files=session.fs, processes=table(script), spills=spills
+    )
+
+
+def test_a_save_that_fails_midway_still_shows_head_tail_exit_code_and_what_is_lost() -> None:
+    session = LeafSession(rules=[Rule("bash", "*", "allow")], processes=table())
+    lines = numbered(9000)
+    _bash_over(session, FullAfter(MemorySpills(), 60_000), ScriptedProcess(lines, exit_code=1))
+    result = session.call("bash", command="make")
+    text, value = text_of(result), value_of(result)
+    assert text.startswith("line 1\nline 2\n")
+    assert text.endswith("\nline 9000\nexit code 1")
+    shown = re.search(r"showing the first (\d+) lines and the last (\d+) lines", text)
+    assert shown is not None
+    first, last = int(shown[1]), int(shown[2])
+    lost = len(lines) - len(numbered(first)) - len(numbered(last, start=9001 - last))
+    assert (
+        f"[output: 9000 lines, {len(lines)} bytes; showing the first {first} lines and the last "
+        f"{last} lines; the {lost} bytes between them are lost: the whole could not be saved "
+        "(could not save the whole output: No space left on device)]\n"
+    ) in text
+    assert (value["exit_code"], value["saved_to"], value["total_bytes"]) == (1, None, len(lines))
+
+
+def test_the_budget_of_a_session_spans_its_commands_and_the_model_is_told_when_it_runs_out() -> (
+    None
+):
+    session = LeafSession(rules=[Rule("bash", "*", "allow")], processes=table())
+    output = b"x\n" * 40_000  # 80,000 bytes: over the shown limits, so saved
+    spills = MemorySpills(budget=100_000)
+    _bash_over(session, spills, ScriptedProcess(output))
+    first = text_of(session.call("bash", command="one"))
+    second = text_of(session.call("bash", command="two"))
+    third = value_of(session.call("bash", command="three"))
+    assert f"all of it saved to {SPILLED}" in first
+    place = f"{MEMORY_SPILLS}call-2.txt"
+    assert (
+        f"its first 20000 bytes (10000 lines) saved to {place}, the 60000 bytes after them not "
+        "saved (the budget of bytes this session may save is used up)"
+    ) in second
+    assert spills.saved == {SPILLED: output, place: output[:20_000]}
+    assert (
+        "the whole could not be saved (the 100000 bytes of output this session may save are "
+        "used up (0 left))]"
+    ) in third["output"]
+    assert third["exit_code"] == 0
+
+
+def test_lines_are_counted_as_read_numbers_them_even_when_a_break_is_split_between_reads() -> None:
+    crlf = b"a" * (READ_CHUNK - 1) + b"\r\n"  # "\r" ends one read, "\n" starts the next
+    separator = "\u2028".encode()
+    split = b"b" * (READ_CHUNK - 2) + separator + b"c\r"  # U+2028 cut after its first 2 bytes
+    for data in (crlf + b"end", split, b"\r".join(b"%d%%" % n for n in range(50_000))):
+        session = LeafSession(rules=[Rule("bash", "*", "allow")], processes=table())
+        _bash_over(session, session.spills, ScriptedProcess(data))
+        value = value_of(session.call("bash", command="progress"))
+        assert value["total_lines"] == len(data.decode().splitlines()), data[-20:]
+
+
+def test_a_cr_only_flood_is_cut_at_read_lines_and_the_note_counts_them() -> None:
+    data = b"".join(b"step %d\r" % n for n in range(9000))
+    session = LeafSession(
+        rules=[Rule("bash", "*", "allow")], processes=table(ScriptedProcess(stdout=data))
+    )
+    text = text_of(session.call("bash", command="pip install x"))
+    head = text.partition("[output: 9000 lines, ")[0]  # the head ends a line: no joint
+    assert text.startswith("step 0\rstep 1\r")
+    shown = re.search(r"showing the first (\d+) lines and the last (\d+) lines", text)
+    assert shown is not None
+    assert len(head.splitlines()) == int(shown[1])
+    assert text.endswith("step 8998\rstep 8999\r\nexit code 0")
+    # live, a last "\r" is held back (the next read may start with its "\n")
+    assert session.progress[-1].progress == 8999
+    assert session.progress[-1].message == "\n".join(f"step {n}" for n in range(8994, 8999))
 
 
 def test_a_command_cancelled_after_printing_keeps_what_it_printed() -> None:
@@ -546,7 +681,7 @@ def test_a_command_printing_30000_lines_leaves_them_all_where_the_model_is_told(
     text = text_of(result)
     expected = "".join(f"{number}\n" for number in range(1, 30_001)).encode()
     assert len(expected) == 168_894
-    assert "[output: 30,000 lines, 168,894 bytes; showing the first 999 and the last " in text
+    assert "[output: 30000 lines, 168894 bytes; showing the first 999 lines and the last " in text
     place = told_place(text)
     assert place == f"{state_of(root)}/outputs/seq.txt" == value_of(result)["saved_to"]
     saved = Path(place).read_bytes()
@@ -589,7 +724,7 @@ def test_hostile_output_without_line_breaks_is_bounded_and_saved_exactly(
     assert run.progress == []  # no line ever ended
     text = text_of(run.result)
     assert len(text.encode()) <= 50 * 1024 + 64
-    assert "[output: 1 lines, 5,000,000 bytes; showing the first 1 and the last 1 lines;" in text
+    assert "[output: 1 line, 5000000 bytes; showing the first 1 line and the last 1 line;" in text
     assert text.endswith("xxxx\nexit code 0")
     assert Path(told_place(text)).read_bytes() == b"\xff" * 3_000_000 + b"x" * 2_000_000
 
@@ -611,9 +746,10 @@ def test_a_100_mb_flood_is_bounded_in_memory_and_the_model_told_what_the_cap_cut
     assert len(text.encode()) < 50 * 1024 + 1024
     place = f"{state_of(root)}/outputs/flood.txt"
     assert (
-        f"[output: 50,000,000 lines, 100,000,000 bytes; showing the first 999 and the last "
-        f"1,000 lines; its first 1,048,576 bytes (524,288 lines) saved to {place}, the "
-        "98,951,424 bytes after them not saved (the cap is 1,048,576 bytes): read it with `read`"
+        f"[output: 50000000 lines, 100000000 bytes; showing the first 999 lines and the last "
+        f"1000 lines; its first 1048576 bytes (524288 lines) saved to {place}, the 98951424 "
+        "bytes after them not saved (the most one command saves is 1048576 bytes): read it with "
+        "`read`"
     ) in text
     assert Path(place).read_bytes() == b"y\n" * 524_288
     assert len(run.progress) <= run.reads
@@ -665,3 +801,31 @@ def test_the_cli_approval_shows_what_always_remembers_or_that_it_is_not_offered(
     offered, withheld = (ask_lines(request) for request in session.asked)
     assert offered[-1] == "always will allow bash, for the rest of this session: git status --short"
     assert withheld[-1] == "always is not offered: nothing here can be remembered safely"
+
+
+def test_a_real_store_budget_spans_commands_and_its_bytes_on_disk_stop_at_it(
+    root: str, backend: RealHost
+) -> None:
+    folder = f"{state_of(root)}/outputs"
+    command = "head -c 300000 /dev/zero | tr '\\0' x"
+    calls = [ToolCall(f"flood{n}", "bash", {"command": command}, CancelSignal()) for n in (1, 2)]
+    descriptions = [execute(real_bash(root), call) for call in calls]
+    if backend == "sync":
+        runtime = SyncRuntime(
+            lambda request: "allowed-once", spills=FolderSpills(folder, budget=500_000)
+        )
+        results = [run_sync(description, runtime) for description in descriptions]
+    else:
+        anyio_runtime = AnyioRuntime(
+            lambda request: "allowed-once", spills=AnyioFolderSpills(folder, budget=500_000)
+        )
+        results = [run_anyio(description, backend, anyio_runtime) for description in descriptions]
+    first, second = (text_of(result) for result in results)
+    assert f"all of it saved to {folder}/flood1.txt" in first
+    assert (
+        f"its first 200000 bytes (1 line) saved to {folder}/flood2.txt, the 100000 bytes after "
+        "them not saved (the budget of bytes this session may save is used up)"
+    ) in second
+    assert Path(folder, "flood1.txt").read_bytes() == b"x" * 300_000
+    assert Path(folder, "flood2.txt").read_bytes() == b"x" * 200_000
+    assert value_of(results[1])["exit_code"] == 0

@@ -8,7 +8,7 @@ from typing import Any, TypedDict
 import pytest
 
 from toolfx.core.pipeline._bounding import content_within
-from toolfx.core.plaintext import count_bytes, count_lines, head, tail
+from toolfx.core.plaintext import count_bytes, count_lines, head, head_lines, tail_lines
 from toolfx.core.registry import Location, Registry
 from toolfx.core.tools import (
     DEFAULT_OUTPUT_LIMITS,
@@ -18,6 +18,9 @@ from toolfx.core.tools import (
     ToolDefinitionError,
     define_tool,
 )
+from toolfx.leaves._diffs import ChangedLines
+from toolfx.leaves._files import bounded_change, bounded_diff
+from toolfx.leaves.workspace import WorkspaceLimits
 
 
 class Args(TypedDict):
@@ -93,13 +96,22 @@ def test_a_head_keeps_whole_lines_unless_the_first_alone_is_over() -> None:
 
 def test_a_tail_keeps_whole_lines_unless_the_last_alone_is_over() -> None:
     text = "one\ntwo\nthree\n"
-    assert tail(text, 5, 100) is text  # within: the very same text, no copy
-    assert tail(text, 2, 100) == "two\nthree\n"
-    assert tail(text, 5, 10) == "two\nthree\n"  # exactly 10 bytes: a line start, kept
-    assert tail(text, 5, 9) == "three\n"  # "two" would pass 9 bytes
-    assert tail("one\ntwo", 1, 100) == "two"  # a last line without its break
-    assert tail("x\néééééé", 5, 5) == "éé"  # inside the last line, at a character boundary
-    assert tail(text, 0, 100) == ""
+    assert tail_lines(text, 5, 100) == text
+    assert tail_lines(text, 2, 100) == "two\nthree\n"
+    assert tail_lines(text, 5, 10) == "two\nthree\n"  # exactly 10 bytes: a line start, kept
+    assert tail_lines(text, 5, 9) == "three\n"  # "two" would pass 9 bytes
+    assert tail_lines("one\ntwo", 1, 100) == "two"  # a last line without its break
+    assert tail_lines("x\néééééé", 5, 5) == "éé"  # inside the last line, at a character boundary
+    assert tail_lines(text, 0, 100) == ""
+
+
+def test_head_and_tail_lines_end_where_read_ends_them_and_never_split_a_crlf() -> None:
+    text = "10%\r20%\r\n30%\x0c40%\u2028end"
+    assert head_lines(text, 2, 100) == "10%\r20%\r\n"
+    assert tail_lines(text, 2, 100) == "40%\u2028end"
+    assert head_lines("ab\r\ncd", 5, 3) == "ab\r"  # the first line alone is over: cut inside
+    assert head_lines("a\nb\r\ncd", 5, 4) == "a\n"  # "b\r" without its "\n" is not a line
+    assert tail_lines("ab\r\ncd\n", 5, 4) == "cd\n"  # "\ncd\n" would start inside "\r\n"
 
 
 def test_content_within_counts_text_blocks_only() -> None:
@@ -109,3 +121,15 @@ def test_content_within_counts_text_blocks_only() -> None:
     assert not content_within((TextBlock("a"), TextBlock("b"), TextBlock("c")), limits)
     assert content_within((TextBlock("é" * 5),), limits)
     assert not content_within((TextBlock("é" * 6),), limits)
+
+
+def test_a_cut_diff_or_change_says_so_on_a_line_of_its_own() -> None:
+    limits = WorkspaceLimits(max_lines=5, max_bytes=40)
+    one_long_line = "+" + "x" * 100 + "\n"  # the first line alone is over: cut inside it
+    cut = bounded_diff(one_long_line, limits, "; read the file")
+    assert cut.splitlines()[-1] == "[diff cut at 1 of 1 line; read the file]"
+    assert cut.endswith("x\n[diff cut at 1 of 1 line; read the file]\n")
+    lines = bounded_diff("".join(f"+{n}\n" for n in range(10)), limits)
+    assert lines.endswith("+4\n[diff cut at 5 of 10 lines]\n")
+    change = bounded_change(ChangedLines(None, "y" * 100), limits)
+    assert change.after.endswith("y\n[cut at 1 of 1 line]\n")

@@ -13,7 +13,7 @@ from typing import Any
 import anyio
 import pytest
 
-from toolfx.core.runtime import SpillError, SpillLocation, SpillStore
+from toolfx.core.runtime import SPILL_BUDGET, SpillBudget, SpillError, SpillLocation, SpillStore
 from toolfx.interpreters._os.spills import AnyioFolderSpills, FolderSpills
 from toolfx.interpreters.testing import MemorySpills
 
@@ -197,3 +197,66 @@ def test_memory_spills_stream_bytes_under_new_paths_shared_with_kept_texts() -> 
     assert paths == ["memory://spills/c.txt", "memory://spills/c-2.txt"]
     assert store.saved == {paths[0]: b"text", paths[1]: b"a\xffb"}
     assert store.texts == {paths[0]: "text", paths[1]: "a\ufffdb"}
+
+
+Budgeted = Callable[[int], SpillStore]
+"""A store of each kind (sync folder, anyio folder, memory) with a budget of bytes."""
+
+
+@pytest.fixture(params=["sync", "anyio", "memory"])
+def budgeted(request: pytest.FixtureRequest, tmp_path: Path) -> Budgeted:
+    def make(budget: int) -> SpillStore:
+        folder = str(tmp_path / "outputs")
+        if request.param == "sync":
+            return FolderSpills(folder, budget)
+        if request.param == "anyio":
+            return AnyioFolderSpills(folder, budget)
+        return MemorySpills(budget)
+
+    return make
+
+
+def _saved(store: SpillStore, path: str) -> bytes:
+    return store.saved[path] if isinstance(store, MemorySpills) else Path(path).read_bytes()
+
+
+def test_all_the_spills_of_a_store_save_at_most_its_budget_then_saving_is_refused(
+    budgeted: Budgeted,
+) -> None:
+    store = budgeted(10)
+
+    async def spend() -> tuple[list[int], str, str]:
+        first = await store.open("a", "bash")
+        written = [await first.write(b"123456"), await first.write(b"789")]
+        second = await store.open("b", "bash")
+        written += [await second.write(b"abc"), await second.write(b"def")]
+        await first.close()
+        await second.close()
+        with pytest.raises(SpillError, match=r"the 10 bytes of output this session may save"):
+            await store.open("c", "bash")
+        with pytest.raises(SpillError, match=r"\(0 left\)"):
+            await store.keep("d", "tool", "x")
+        return written, first.location.path, second.location.path
+
+    written, first, second = anyio.run(spend)
+    assert written == [6, 3, 1, 0]  # the budget is spent by the first byte of "abc" on
+    assert (_saved(store, first), _saved(store, second)) == (b"123456789", b"a")
+
+
+def test_a_kept_text_over_what_is_left_of_the_budget_is_refused_whole(budgeted: Budgeted) -> None:
+    store = budgeted(8)
+
+    async def keep() -> str:
+        kept = await store.keep("a", "tool", "é" * 3)  # 6 bytes
+        with pytest.raises(SpillError, match=r"\(2 left\)"):
+            await store.keep("b", "tool", "abc")
+        return kept.path
+
+    assert _saved(store, anyio.run(keep)) == "ééé".encode()
+
+
+def test_the_default_budget_is_512_mib_and_a_negative_one_is_refused() -> None:
+    assert SPILL_BUDGET == 512 << 20
+    assert SpillBudget().total == SPILL_BUDGET
+    with pytest.raises(ValueError, match="not -1"):
+        SpillBudget(-1)

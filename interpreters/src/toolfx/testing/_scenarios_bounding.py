@@ -85,10 +85,11 @@ class NotedWriter(SpillWriter):
         """The writer's location."""
         return self.writer.location
 
-    async def write(self, data: bytes) -> None:
-        """The writer's `write`, noted when it succeeds."""
-        await self.writer.write(data)
-        self.noted += data
+    async def write(self, data: bytes) -> int:
+        """The writer's `write`, what it saved noted."""
+        saved = await self.writer.write(data)
+        self.noted += data[:saved]
+        return saved
 
     async def close(self) -> None:
         """The writer's `close`."""

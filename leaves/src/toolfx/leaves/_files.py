@@ -8,6 +8,7 @@ import functools
 from dataclasses import dataclass
 from typing import final
 
+from toolfx.core.json import plural
 from toolfx.core.plaintext import count_lines, head, unified_text_diff
 from toolfx.core.runtime import FileError, FileErrorKind, FileStat, FileSystem
 from toolfx.core.tools import ErrorCode, ToolFailure, ToolRunContext
@@ -60,7 +61,9 @@ def bounded_change(change: ChangedLines, limits: WorkspaceLimits) -> ChangedLine
         shown = head(text, limits.max_lines, limits.max_bytes)
         if shown is text:
             return text
-        return f"{shown}[cut at {count_lines(shown)} of {count_lines(text)} lines]\n"
+        return _noted(
+            shown, f"[cut at {count_lines(shown)} of {plural(count_lines(text), 'line')}]"
+        )
 
     return ChangedLines(
         None if change.before is None else cut(change.before),
@@ -74,7 +77,14 @@ def bounded_diff(diff: str, limits: WorkspaceLimits, hint: str = "") -> str:
     shown = head(diff, limits.max_lines, limits.max_bytes)
     if shown is diff:
         return diff
-    return f"{shown}[diff cut at {count_lines(shown)} of {count_lines(diff)} lines{hint}]\n"
+    total = plural(count_lines(diff), "line")
+    return _noted(shown, f"[diff cut at {count_lines(shown)} of {total}{hint}]")
+
+
+def _noted(shown: str, note: str) -> str:
+    """A cut text and the note saying where it was cut, on a line of its own."""
+    joint = "" if not shown or shown.endswith("\n") else "\n"
+    return f"{shown}{joint}{note}\n"
 
 
 async def current_text(

@@ -7,20 +7,16 @@ cost is linear in the slice plus a small cost per matching line. Lines end where
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Final, final
 
 from toolfx.leaves._regexes import LinearRegex
 
-__all__ = ["SLICE_BYTES", "LineHit", "SliceScan", "line_slices", "scan_slice", "split_lines"]
+__all__ = ["SLICE_BYTES", "LineHit", "SliceScan", "line_slices", "scan_slice"]
 
 SLICE_BYTES: Final = 128 * 1024
 """How many bytes (whole lines, at least one) a slice holds: the work between two signal looks."""
-
-_LINE_BREAKS: Final = re.compile(rb"\r\n?|[\x0b\x0c\x1c-\x1e]|\xc2\x85|\xe2\x80[\xa8\xa9]")
-"""Every line break `str.splitlines` knows but `\\n`, in UTF-8 (linear: literal alternatives)."""
 
 
 @final
@@ -39,11 +35,6 @@ class SliceScan:
 
     hits: tuple[LineHit, ...]
     matched: int
-
-
-def split_lines(data: bytes) -> bytes:
-    """`data` (UTF-8) with every line break `str.splitlines` knows written as `\\n`."""
-    return _LINE_BREAKS.sub(b"\n", data)
 
 
 def line_slices(data: bytes, size: int = SLICE_BYTES) -> Iterator[tuple[int, int, int]]:

@@ -18,7 +18,6 @@ from typing import Annotated, NotRequired, TypedDict
 
 from returns.result import Failure, Result, Success
 
-from toolfx.core.pipeline import not_kept
 from toolfx.core.runtime import FileError, ProcessError, ProcessSpec
 from toolfx.core.tools import (
     ErrorCode,
@@ -154,9 +153,6 @@ def bash_tool(
             return Failure(ToolFailure(str(error)))
         finally:
             await output.close()
-        if isinstance(shown, str):
-            lines, size = output.size
-            return Failure(not_kept("bash", lines, size, workspace.limits.shown, shown))
         return Success(
             BashOutput(
                 exit_code=outcome.exit_code,

@@ -15,6 +15,7 @@ from typing import Annotated, Final, NotRequired, TypedDict, final
 from returns.result import Failure, Result, Success
 
 from toolfx.core.json import plural
+from toolfx.core.plaintext import breaks_as_newlines
 from toolfx.core.runtime import FileError
 from toolfx.core.tools import (
     ErrorCode,
@@ -29,7 +30,7 @@ from toolfx.core.tools import (
 )
 from toolfx.leaves._globs import glob_regex
 from toolfx.leaves._leaf import define_leaf
-from toolfx.leaves._line_search import line_slices, scan_slice, split_lines
+from toolfx.leaves._line_search import line_slices, scan_slice
 from toolfx.leaves._regexes import LinearRegex, PatternError, compile_linear
 from toolfx.leaves._search import (
     FoundFile,
@@ -213,7 +214,7 @@ class _Search:
     async def _search_file(self, file: FoundFile, data: bytes) -> str | None:
         """Count and show the file's matching lines; why counting stopped, if it did."""
         runtime, max_chars = self.ctx.runtime, self.workspace.limits.max_line_chars
-        lines = await runtime.run_blocking(functools.partial(split_lines, data))
+        lines = await runtime.run_blocking(functools.partial(breaks_as_newlines, data))
         before = self.total
         for bounds in line_slices(lines):
             await self._step()

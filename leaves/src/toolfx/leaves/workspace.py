@@ -68,8 +68,9 @@ class WorkspaceLimits:
     max_lines: int = 2000
     max_bytes: int = 50 * 1024
     max_line_chars: int = 2000
-    max_saved_bytes: int = 1 << 30
-    """The most bytes of one command's output saved for the model to read (the rest counted)."""
+    max_saved_bytes: int = 64 << 20
+    """The most bytes of one command's output saved for the model to read (the rest counted;
+    the spill store's budget bounds all saves together)."""
 
     @property
     def shown(self) -> OutputLimits:

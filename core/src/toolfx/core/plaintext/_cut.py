@@ -1,15 +1,15 @@
 """Cutting text to a line and a UTF-8 byte limit: whole lines where it can, never half a character.
 
-A line is what ends with "\\n" (or the text's last characters after the final "\\n"); bytes are
-UTF-8, with lone surrogates counted as three bytes (as `surrogatepass` writes them). Pure, and
-linear in the text's length.
+A line is what ends with "\\n" (or the text's last characters after the final "\\n"; lines as
+`read` numbers them are `_lines`'); bytes are UTF-8, with lone surrogates counted as three bytes
+(as `surrogatepass` writes them). Pure, and linear in the text's length.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-__all__ = ["count_bytes", "count_lines", "cut_with_note", "head", "tail"]
+__all__ = ["count_bytes", "count_lines", "cut_with_note", "head"]
 
 
 def count_lines(text: str) -> int:
@@ -44,30 +44,6 @@ def head(text: str, lines: int, size: int) -> str:
     if line_end >= 0:
         cut = line_end + 1
     return data[:cut].decode("utf-8", "surrogatepass")
-
-
-def tail(text: str, lines: int, size: int) -> str:
-    """The longest suffix of `text` within `lines` and `size` bytes: whole lines, unless the last
-    line alone is over `size` (then cut inside it, at a character boundary)."""
-    if lines <= 0 or size <= 0:
-        return ""
-    part = text
-    breaks = text.count("\n") - (1 if text.endswith("\n") else 0)  # line starts after the first
-    if breaks >= lines:
-        start = len(text) - (1 if text.endswith("\n") else 0)
-        for _ in range(lines):
-            start = text.rfind("\n", 0, start)
-        part = text[start + 1 :]
-    if count_bytes(part) <= size:
-        return part
-    data = part.encode("utf-8", "surrogatepass")
-    cut = len(data) - size
-    while cut < len(data) and data[cut] & 0xC0 == 0x80:  # on to the first byte of a character
-        cut += 1
-    line_start = cut if data[cut - 1 : cut] == b"\n" else data.find(b"\n", cut, len(data) - 1) + 1
-    if line_start > 0:
-        cut = line_start
-    return data[cut:].decode("utf-8", "surrogatepass")
 
 
 def cut_with_note(text: str, lines: int, size: int, note: Callable[[str], str]) -> str:

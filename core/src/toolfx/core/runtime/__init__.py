@@ -56,7 +56,14 @@ from toolfx.core.runtime._runtime import (
     deadline_reason,
     log_defect,
 )
-from toolfx.core.runtime._spills import SpillError, SpillLocation, SpillStore, SpillWriter
+from toolfx.core.runtime._spills import (
+    SPILL_BUDGET,
+    SpillBudget,
+    SpillError,
+    SpillLocation,
+    SpillStore,
+    SpillWriter,
+)
 from toolfx.core.runtime._state_folder import spill_folder, state_folder
 
 __all__ = [
@@ -64,6 +71,7 @@ __all__ = [
     "HOST_EXCEPTIONS",
     "NO_ONE_TO_ASK",
     "SANDBOX_MODES",
+    "SPILL_BUDGET",
     "ApprovalReply",
     "ApprovalRequest",
     "AtomicCell",
@@ -108,6 +116,7 @@ __all__ = [
     "SandboxMechanism",
     "SandboxMode",
     "SleepWanted",
+    "SpillBudget",
     "SpillError",
     "SpillLocation",
     "SpillStore",

@@ -6,7 +6,9 @@ opened without following a final symlink, and each file is created in its handle
 O_EXCL | O_NOFOLLOW, named after the call (`<call id>.txt`, a random suffix when that is taken),
 so a planted link or file is never written through or over. A failure (disk full, no permission)
 removes the partial file and raises `SpillError` saying why. A spill opened with `open` is
-written as its output comes, its bytes exactly as given.
+written as its output comes, its bytes exactly as given. All the spills of one store together
+save at most its budget of bytes (`SPILL_BUDGET` unless given): past it a write saves what is
+left and says how much, and `keep` and `open` refuse.
 """
 
 from __future__ import annotations
@@ -21,7 +23,14 @@ from typing import Final, Protocol, TypeVar, final
 
 import anyio.to_thread
 
-from toolfx.core.runtime import SpillError, SpillLocation, SpillStore, SpillWriter
+from toolfx.core.runtime import (
+    SPILL_BUDGET,
+    SpillBudget,
+    SpillError,
+    SpillLocation,
+    SpillStore,
+    SpillWriter,
+)
 
 __all__ = ["AnyioFolderSpills", "FolderSpills"]
 
@@ -43,16 +52,27 @@ class _Runs(Protocol):
 class _OpenFile:
     """A new spill file being written: its folder's handle, its name and its descriptor."""
 
-    __slots__ = ("_descriptor", "_folder", "_name", "path")
+    __slots__ = ("_descriptor", "_folder", "_grant", "_name", "path")
 
-    def __init__(self, folder: int, name: str, descriptor: int, path: str) -> None:
+    def __init__(
+        self, folder: int, name: str, descriptor: int, path: str, grant: Callable[[int], int]
+    ) -> None:
         self._folder, self._name, self._descriptor = folder, name, descriptor
         self.path = path
+        self._grant = grant
 
-    def write(self, data: bytes) -> None:
-        """Append all of `data`; on failure remove the file, close, and raise `SpillError`."""
+    def write(self, data: bytes) -> int:
+        """Append what of `data` the budget grants; how many bytes. On failure remove the file,
+        close, and raise `SpillError`."""
         if self._descriptor < 0:
             raise SpillError(f"the spill {self.path} is closed")
+        granted = self._grant(len(data))
+        self.append(data[:granted])
+        return granted
+
+    def append(self, data: bytes) -> None:
+        """Append all of `data` (its bytes already taken from the budget); on failure remove the
+        file, close, and raise `SpillError`."""
         view = memoryview(data)
         try:
             while view:
@@ -75,13 +95,26 @@ class _OpenFile:
 class _Folder:
     """The blocking work: where the folder is, and making one spill file in it."""
 
-    __slots__ = ("_folder", "_lock")
+    __slots__ = ("_budget", "_folder", "_lock")
 
-    def __init__(self, folder: str | None) -> None:
+    def __init__(self, folder: str | None, budget: int) -> None:
         if folder is not None and not os.path.isabs(folder):
             raise ValueError(f"the spill folder must be an absolute path, not {folder!r}")
         self._folder = None if folder is None else os.path.normpath(folder)
+        self._budget = SpillBudget(budget)
         self._lock = threading.Lock()
+
+    def grant(self, size: int) -> int:
+        """Up to `size` bytes of what is left of the budget (taken)."""
+        with self._lock:
+            return self._budget.grant(size)
+
+    def _refuse(self, size: int) -> None:
+        """Take `size` bytes of the budget, or raise `SpillError` saying it is spent."""
+        with self._lock:
+            refusal = self._budget.refusal(size)
+        if refusal is not None:
+            raise refusal
 
     def where(self) -> str:
         """The folder (made on first use: the one given, else a private temporary one)."""
@@ -92,8 +125,10 @@ class _Folder:
                 os.makedirs(self._folder, 0o700, exist_ok=True)
             return self._folder
 
-    def open(self, call_id: str) -> _OpenFile:
-        """A new, empty file for `call_id`'s output, or `SpillError`."""
+    def open(self, call_id: str, size: int = 0) -> _OpenFile:
+        """A new, empty file for `call_id`'s output (`size` bytes of the budget taken for it),
+        or `SpillError`."""
+        self._refuse(size)
         folder = self._folder or "a temporary folder"
         try:
             folder = self.where()
@@ -106,13 +141,14 @@ class _Folder:
         except OSError as error:
             why = error.strerror or str(error)
             raise SpillError(f"could not save the whole output in {folder}: {why}") from error
-        return _OpenFile(handle, name, descriptor, os.path.join(folder, name))
+        return _OpenFile(handle, name, descriptor, os.path.join(folder, name), self.grant)
 
     def keep(self, call_id: str, text: str) -> SpillLocation:
         """Write `text` (UTF-8) to a new file for `call_id`; where it is, or `SpillError`."""
-        opened = self.open(call_id)
+        data = text.encode("utf-8", "surrogatepass")
+        opened = self.open(call_id, len(data))
         try:
-            opened.write(text.encode("utf-8", "surrogatepass"))
+            opened.append(data)
         finally:
             opened.close()
         return SpillLocation(opened.path)
@@ -144,10 +180,11 @@ class _FolderWriter(SpillWriter):
         """The file's path."""
         return SpillLocation(self._file.path)
 
-    async def write(self, data: bytes) -> None:
-        """Append `data` to the file; `SpillError` (the file removed) if it cannot."""
+    async def write(self, data: bytes) -> int:
+        """Append what of `data` the budget grants to the file; how many bytes. `SpillError`
+        (the file removed) if it cannot."""
         opened = self._file
-        await self._run(lambda: opened.write(data))
+        return await self._run(lambda: opened.write(data))
 
     async def close(self) -> None:
         """Close the file (at once: closing does not wait on the disk)."""
@@ -159,8 +196,8 @@ class _FolderSpills(SpillStore):
 
     __slots__ = ("_folder",)
 
-    def __init__(self, folder: str | None = None) -> None:
-        self._folder = _Folder(folder)
+    def __init__(self, folder: str | None = None, budget: int = SPILL_BUDGET) -> None:
+        self._folder = _Folder(folder, budget)
 
     async def _run(self, operation: Callable[[], T]) -> T:
         raise NotImplementedError
@@ -177,7 +214,8 @@ class _FolderSpills(SpillStore):
 
 @final
 class FolderSpills(_FolderSpills):
-    """Spills in a folder (None: a private temporary one), written inline (sync interpreter)."""
+    """Spills in a folder (None: a private temporary one), written inline (sync interpreter);
+    all of them together at most `budget` bytes."""
 
     __slots__ = ()
 
@@ -187,7 +225,8 @@ class FolderSpills(_FolderSpills):
 
 @final
 class AnyioFolderSpills(_FolderSpills):
-    """Spills in a folder (None: a private temporary one), written in a worker thread."""
+    """Spills in a folder (None: a private temporary one), written in a worker thread; all of
+    them together at most `budget` bytes."""
 
     __slots__ = ()
 

@@ -3,12 +3,14 @@ its newest lines reported as live progress.
 
 The output is the reads the process runner hands over, in the order it read them (bash has its
 stderr on the stdout pipe: one stream, in the order written): that, byte for byte, is what gets
-saved. Nothing touches the
-spill store while the output is within the limits; the first read past them opens a spill,
-writes what came before and goes on writing every read as it comes, up to `cap` bytes (past the
-cap bytes are counted, not saved, and the model is told exactly how many). In memory there is
-only the first `limits.bytes` bytes, the last `limits.bytes` bytes (up to twice that between
-trims) and a few recent lines: a flood of any size is bounded.
+saved. Nothing touches the spill store while the output is within the limits; the first read past
+them opens a spill, writes what came before and goes on writing every read as it comes, up to
+`cap` bytes and what the store's budget allows (past either, bytes are counted, not saved, and
+the model is told exactly how many and why). A spill that fails (disk full) still leaves the
+model the head, the tail and how many bytes between them are lost. Lines are counted as `read`
+numbers them (`toolfx.core.plaintext.LineCount`). In memory there is only the first
+`limits.bytes` bytes, the last `limits.bytes` bytes (up to twice that between trims) and a few
+recent lines: a flood of any size is bounded.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ from collections import deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, final
 
-from toolfx.core.plaintext import count_bytes, count_lines, head, tail
+from toolfx.core.json import plural
+from toolfx.core.plaintext import LineCount, count_bytes, head_lines, tail_lines
 from toolfx.core.runtime import SpillError
 
 if TYPE_CHECKING:
@@ -50,7 +53,7 @@ class SavedOutput:
 @dataclass(frozen=True, slots=True)
 class ShownOutput:
     """What the model sees of the output, the whole's size, and what was saved (None: nothing
-    needed saving, the text is the whole output)."""
+    needed saving, the text is the whole output; or saving failed, as the text says)."""
 
     text: str
     total_bytes: int
@@ -63,84 +66,75 @@ class CommandOutput:
     """Takes a command's reads (an `OutputSink`); `finish` says what the model sees."""
 
     __slots__ = (
-        "_breaks",
         "_cap",
+        "_count",
         "_ctx",
         "_failure",
         "_head",
-        "_last",
         "_limits",
         "_partial",
         "_recent",
         "_saved",
-        "_saved_breaks",
-        "_saved_last",
+        "_saved_count",
         "_spill",
         "_tail",
         "_total",
+        "_unsaved",
     )
 
     def __init__(self, ctx: ToolRunContext, limits: OutputLimits, cap: int) -> None:
         self._ctx, self._limits, self._cap = ctx, limits, cap
-        self._total = self._breaks = self._saved = self._saved_breaks = 0
-        self._last = self._saved_last = b""
+        self._total = self._saved = 0
+        self._count, self._saved_count = LineCount(), LineCount()
         self._head, self._tail, self._partial = bytearray(), bytearray(), bytearray()
         self._recent: deque[str] = deque(maxlen=RECENT_LINES)
         self._spill: SpillWriter | None = None
-        self._failure: str | None = None
+        self._failure: str | None = None  # why the spill could not be made or written
+        self._unsaved: str | None = None  # why bytes past the saved ones were not saved
 
     async def take(self, stream: OutputStream, data: bytes) -> None:
         """One read of the command's output: saved, bounded, and its newest lines reported."""
         if not data:
             return
-        if self._spill is None and self._failure is None and self._over(data):
-            await self._open(bytes(self._head))
+        counted = self._count.add(data)
         self._total += len(data)
-        self._breaks += data.count(b"\n")
-        self._last = data[-1:]
-        self._head += data[: max(self._limits.bytes - len(self._head), 0)]
-        self._tail += data[-self._limits.bytes :]
-        if len(self._tail) > 2 * self._limits.bytes:
-            del self._tail[: -self._limits.bytes]
+        limits = self._limits
+        over = self._total > limits.bytes or self._count.lines > limits.lines
+        if over and self._spill is None and self._failure is None:
+            await self._open(bytes(self._head))
+        self._head += data[: max(limits.bytes - len(self._head), 0)]
+        self._tail += data[-limits.bytes :]
+        if len(self._tail) > 2 * limits.bytes:
+            del self._tail[: -limits.bytes]
         await self._save(data)
-        if self._newest_lines(data):
-            self._ctx.report_progress(self._breaks, None, "\n".join(self._recent))
+        if self._newest_lines(counted):
+            self._ctx.report_progress(self._count.ended, None, "\n".join(self._recent))
 
-    async def finish(self) -> ShownOutput | str:
-        """What the model sees, or why the output, over the limits, could not be saved."""
-        lines = self.size[0]
+    async def finish(self) -> ShownOutput:
+        """What the model sees: the whole output, or its head and tail with where the whole was
+        saved (or why it could not be), and how much of it."""
+        lines = self._count.lines
         if self._spill is None and self._failure is None:
             whole = _decoded(self._head)
             if (
-                count_lines(whole) <= self._limits.lines
+                len(whole.splitlines()) <= self._limits.lines
                 and count_bytes(whole) <= self._limits.bytes
             ):
                 return ShownOutput(whole, self._total, lines, None)
             await self._open(bytes(self._head))  # decoded, it grew past the limits: save it
         spill = self._spill
-        if spill is None:
-            return self._failure or "the output could not be saved"
         await self.close()
-        saved_lines = self._saved_breaks + (1 if self._saved_last not in (b"", b"\n") else 0)
-        saved = SavedOutput(spill.location, self._saved, saved_lines)
+        saved = (
+            None
+            if spill is None
+            else SavedOutput(spill.location, self._saved, self._saved_count.lines)
+        )
         return ShownOutput(self._cut(saved, lines), self._total, lines, saved)
-
-    @property
-    def size(self) -> tuple[int, int]:
-        """The output so far: its lines and bytes."""
-        return self._breaks + (1 if self._last not in (b"", b"\n") else 0), self._total
 
     async def close(self) -> None:
         """Close the spill, if one is open (what was written stays)."""
         if self._spill is not None:
             await self._spill.close()
-
-    def _over(self, data: bytes) -> bool:
-        """Whether the output with `data` is over the limits (then it needs saving)."""
-        total = self._total + len(data)
-        last = data[-1:]
-        lines = self._breaks + data.count(b"\n") + (1 if last != b"\n" else 0)
-        return total > self._limits.bytes or lines > self._limits.lines
 
     async def _open(self, before: bytes) -> None:
         """Open the spill and save `before`, what came before it was needed."""
@@ -152,22 +146,31 @@ class CommandOutput:
         await self._save(before)
 
     async def _save(self, data: bytes) -> None:
-        """Write what of `data` fits under the cap; a failed write ends the saving."""
+        """Write what of `data` fits under the cap and the store's budget; a failed write ends
+        the saving."""
         piece = data[: max(self._cap - self._saved, 0)]
-        if self._spill is None or not piece:
+        if self._spill is None or not data:
             return
-        try:
-            await self._spill.write(piece)
-        except SpillError as error:
-            self._spill, self._failure = None, error.reason
-            return
-        self._saved += len(piece)
-        self._saved_breaks += piece.count(b"\n")
-        self._saved_last = piece[-1:]
+        written = 0
+        if piece:
+            try:
+                written = await self._spill.write(piece)
+            except SpillError as error:
+                self._spill, self._failure = None, error.reason
+                return
+        self._saved += written
+        self._saved_count.add(piece[:written])
+        if written < len(data) and self._unsaved is None:
+            self._unsaved = (
+                f"the most one command saves is {plural(self._cap, 'byte')}"
+                if written == len(piece)
+                else "the budget of bytes this session may save is used up"
+            )
 
-    def _newest_lines(self, data: bytes) -> bool:
-        """Note the newest complete lines `data` ends; whether it ended any."""
-        parts = data.rsplit(b"\n", RECENT_LINES)
+    def _newest_lines(self, counted: bytes) -> bool:
+        """Note the newest complete lines `counted` (breaks as "\\n") ends; whether it ended
+        any."""
+        parts = counted.rsplit(b"\n", RECENT_LINES)
         *ended, rest = parts
         if not ended:
             self._partial += rest[: max(_LINE_BYTES - len(self._partial), 0)]
@@ -179,38 +182,47 @@ class CommandOutput:
         self._partial = bytearray(rest[:_LINE_BYTES])
         return True
 
-    def _cut(self, saved: SavedOutput, lines: int) -> str:
-        """The head, a note saying where the whole is and how much of it, and the tail."""
+    def _cut(self, saved: SavedOutput | None, lines: int) -> str:
+        """The head, a note saying how much there is and where the whole is (or why it is not
+        kept), and the tail."""
         limits = self._limits
 
-        def note(first: int, last: int) -> str:
+        def note(first: int, last: int, lost: int) -> str:
             return (
-                f"[output: {lines:,} lines, {self._total:,} bytes; showing the first "
-                f"{first:,} and the last {last:,} lines; {self._kept(saved)}: read it with "
-                "`read` (offset and limit) or search it with `grep`]"
+                f"[output: {plural(lines, 'line')}, {plural(self._total, 'byte')}; showing the "
+                f"first {plural(first, 'line')} and the last {plural(last, 'line')}; "
+                f"{self._kept(saved, lost)}]"
             )
 
-        widest = note(lines, lines)
-        room_lines = limits.lines - widest.count("\n") - 1
+        widest = max(note(lines, lines, self._total), note(0, 0, self._total), key=count_bytes)
+        room_lines = limits.lines - len(widest.splitlines())
         room_bytes = limits.bytes - count_bytes(widest) - 2
         if room_lines < 0 or room_bytes < 0:
-            return head(note(0, 0), limits.lines, limits.bytes)
-        first = head(_decoded(self._head), room_lines // 2, room_bytes // 2)
-        last = tail(
-            _decoded(self._tail), room_lines - room_lines // 2, room_bytes - room_bytes // 2
+            return head_lines(note(0, 0, self._total), limits.lines, limits.bytes)
+        first = head_lines(_escaped(self._head), room_lines // 2, room_bytes // 2)
+        last = tail_lines(
+            _escaped(self._tail), room_lines - room_lines // 2, room_bytes - room_bytes // 2
         )
-        joint = "" if not first or first.endswith("\n") else "\n"
-        return f"{first}{joint}{note(count_lines(first), count_lines(last))}\n{last}"
+        lost = max(self._total - _raw_size(first) - _raw_size(last), 0)
+        told = note(len(first.splitlines()), len(last.splitlines()), lost)
+        joint = "" if not first or _ends_line(first) else "\n"
+        return f"{_shown(first)}{joint}{told}\n{_shown(last)}"
 
-    def _kept(self, saved: SavedOutput) -> str:
-        """Where the output was saved, and how much of it."""
+    def _kept(self, saved: SavedOutput | None, lost: int) -> str:
+        """Where the output was saved and how much of it, or why it could not be."""
+        if saved is None:
+            return (
+                f"the {plural(lost, 'byte')} between them are lost: the whole could not be "
+                f"saved ({self._failure or 'no spill was made'})"
+            )
         where = saved.location.path
+        read = "read it with `read` (offset and limit) or search it with `grep`"
         if saved.bytes == self._total:
-            return f"all of it saved to {where}"
+            return f"all of it saved to {where}: {read}"
         return (
-            f"its first {saved.bytes:,} bytes ({saved.lines:,} lines) saved to {where}, the "
-            f"{self._total - saved.bytes:,} bytes after them not saved (the cap is "
-            f"{self._cap:,} bytes)"
+            f"its first {plural(saved.bytes, 'byte')} ({plural(saved.lines, 'line')}) saved to "
+            f"{where}, the {plural(self._total - saved.bytes, 'byte')} after them not saved "
+            f"({self._unsaved}): {read}"
         )
 
 
@@ -218,6 +230,26 @@ def _decoded(data: bytearray) -> str:
     return data.decode("utf-8", "replace")
 
 
+def _escaped(data: bytearray) -> str:
+    """The bytes as text, each invalid byte kept as a lone surrogate (see `_shown`)."""
+    return data.decode("utf-8", "surrogateescape")
+
+
+def _raw_size(text: str) -> int:
+    """How many bytes of output an `_escaped` text stands for."""
+    return len(text.encode("utf-8", "surrogateescape"))
+
+
+def _shown(text: str) -> str:
+    """An `_escaped` text as the model sees it: invalid bytes replaced."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def _ends_line(text: str) -> bool:
+    """Whether `text` ends with a line break (by `str.splitlines`'s rule)."""
+    return (text + "x").splitlines()[-1] == "x"
+
+
 def _line(data: bytes) -> str:
-    """A line as a progress message shows it: its first `LINE_CHARS` characters, no CR."""
-    return _decoded(bytearray(data[:_LINE_BYTES]))[:LINE_CHARS].rstrip("\r")
+    """A line as a progress message shows it: its first `LINE_CHARS` characters."""
+    return _decoded(bytearray(data[:_LINE_BYTES]))[:LINE_CHARS]
