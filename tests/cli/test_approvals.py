@@ -22,8 +22,10 @@ from toolfx.core.registry import Catalog
 from toolfx.core.runtime import ApprovalRequest, RejectedWithFeedback
 from toolfx.core.tools import GenericCallCard, TerminalCallCard
 from toolfx.interpreters.cli._approvals import Prompter, Unattended, always_line, choose_answer
+from toolfx.interpreters.cli._asking import Asking
 from toolfx.interpreters.cli._pending import pending_view
 from toolfx.interpreters.cli._providers import load_catalog
+from toolfx.interpreters.cli._render import PanelDisplay
 from toolfx.interpreters.cli._tty import END_OF_INPUT, INTERRUPTED, NOT_ONE_KEY
 
 BASH = ApprovalRequest(
@@ -272,3 +274,24 @@ def test_a_console_on_a_hung_up_terminal_is_no_one_to_ask(catalog: Catalog) -> N
 
     console = Console(file=Gone(), width=100, color_system=None)
     assert Prompter(console, ScriptedKeyboard(["o"]), nullcontext, catalog)(BASH) == "unavailable"
+
+
+@pytest.mark.parametrize("stderr_gone", [False, True])
+def test_asks_no_one_answered_are_told_on_stderr_if_it_is_still_there(
+    catalog: Catalog, monkeypatch: pytest.MonkeyPatch, stderr_gone: bool
+) -> None:
+    class Stderr(io.StringIO):
+        def write(self, text: str) -> int:
+            if stderr_gone:
+                raise OSError(5, "Input/output error")
+            return super().write(text)
+
+    stderr = Stderr()
+    monkeypatch.setattr("sys.stderr", stderr)
+    asking = Asking(catalog, None, lambda terminal: Console(), Unattended())
+    asking.report()  # none: nothing said
+    assert stderr.getvalue() == ""
+    asking.answer_for(PanelDisplay(Console(file=io.StringIO()), catalog))(BASH)
+    asking.report()
+    said = "" if stderr_gone else "toolfx: no one could approve 1 ask (no terminal)"
+    assert stderr.getvalue().startswith(said)

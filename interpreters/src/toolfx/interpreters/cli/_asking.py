@@ -57,9 +57,10 @@ class Asking:
         if not asked:
             return
         counted = "1 ask" if asked == 1 else f"{asked} asks"
+        why = "no terminal" if self.terminal is None else "the terminal hung up"
         with contextlib.suppress(OSError, ValueError):
             print(
-                f"toolfx: no one could approve {counted} (no terminal, or it hung up):"
+                f"toolfx: no one could approve {counted} ({why}):"
                 " use --yes, --deny-asks or run in a terminal",
                 file=sys.stderr,
                 flush=True,
