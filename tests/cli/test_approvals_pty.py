@@ -305,3 +305,24 @@ def test_a_terminal_that_hangs_up_at_the_prompt_is_no_one_to_ask(
         assert result.result.error is not None
         assert "UNEXPECTED" not in str(result.result.error.code)
     assert not (workspace / "a.txt").exists()
+
+
+def test_a_paste_at_the_prompt_answers_nothing_and_the_question_is_asked_again(
+    tmp_path: Path, workspace: Path
+) -> None:
+    session = write_session(
+        tmp_path / "session.jsonl", {"calls": [call("w1", "write", path="a.txt", content="A")]}
+    )
+    log = tmp_path / "session.log"
+    child, _ = spawn_toolfx(
+        "run", session, "--workspace", str(workspace), "--no-color", "--log", str(log)
+    )
+    child.expect(QUESTION)
+    child.send("\x1b[200~oooo\x1b]l" + "x" * 100 + "a\x1b\\\x1b[201~")  # pasted keys, a report
+    child.expect("ignored input of more than one key")
+    child.expect(QUESTION)
+    child.send("r")
+    assert ended(child) == 0
+    approvals, _ = logged(log)
+    assert approvals["w1"].reply == "rejected"
+    assert not (workspace / "a.txt").exists()
