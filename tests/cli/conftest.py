@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from toolfx.interpreters.cli import _commands
+from toolfx.interpreters.cli import _asking
 
 
 @pytest.fixture(autouse=True)
 def no_controlling_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_commands, "open_terminal", lambda: None)
+    monkeypatch.setattr(_asking, "open_terminal", lambda: None)

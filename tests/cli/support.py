@@ -98,6 +98,7 @@ class ScriptedKeyboard:
     shown: Callable[[], str] = lambda: ""
     entered: list[str] = field(default_factory=list)
     reading: bool = False
+    discarded: int = 0
 
     @contextlib.contextmanager
     def keys(self) -> Iterator[None]:
@@ -113,6 +114,10 @@ class ScriptedKeyboard:
         typed = self.typed.pop(0)
         assert typed is not None
         return typed
+
+    def discard(self) -> None:
+        assert self.reading, "typed keys are dropped only inside keys()"
+        self.discarded += 1
 
     def line(self) -> str | None:
         assert self.reading, "a line is read only inside keys()"

@@ -6,7 +6,10 @@ approves, and both the model and the person are told so."""
 from __future__ import annotations
 
 import json
+import os
+import pty
 import re
+import select
 import shutil
 import subprocess
 from pathlib import Path
@@ -268,4 +271,58 @@ def test_ctrl_c_at_the_prompt_restores_the_terminal_and_is_passed_on(
     child.expect(pexpect.EOF)
     modes = child.before.split()
     assert {"icanon", "echo", "isig"} <= set(modes)  # the modes were restored (not "-icanon")
+    assert not (workspace / "a.txt").exists()
+
+
+def test_a_terminal_that_hangs_up_at_the_prompt_is_no_one_to_ask(
+    tmp_path: Path, workspace: Path
+) -> None:
+    # as under `nohup`: SIGHUP ignored, stdout and stderr in files; the window is closed while
+    # the prompt waits for a key
+    session = write_session(
+        tmp_path / "session.jsonl",
+        {"calls": [call("w1", "write", path="a.txt", content="A")]},
+        {"calls": [call("w2", "write", path="b.txt", content="B")]},
+    )
+    log, out, err = (tmp_path / name for name in ("session.log", "out.txt", "err.txt"))
+    script = f'trap "" HUP; exec "$@" >"{out}" 2>"{err}"'
+    argv = ["run", session, "--workspace", str(workspace), "--no-color", "--log", str(log)]
+    pid, master = pty.fork()
+    if pid == 0:  # the child: a session of its own, the pseudo-terminal its controlling one
+        os.execvp("sh", ["sh", "-c", script, "sh", TOOLFX, *argv])
+    shown = b""
+    while b"[f]eedback: " not in shown:  # the prompt waits for a key
+        assert select.select([master], [], [], SAFETY_NET)[0], shown
+        shown += os.read(master, 4096)
+    os.close(master)  # the terminal hangs up
+    status = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+    assert status == 0, err.read_text()
+    assert "Traceback" not in err.read_text()
+    assert "no one could approve 2 asks (the terminal hung up)" in err.read_text()
+    approvals, results = logged(log)
+    assert {c: a.reply for c, a in approvals.items()} == {"w1": "unavailable", "w2": "unavailable"}
+    for result in results.values():
+        assert result.result.error is not None
+        assert "UNEXPECTED" not in str(result.result.error.code)
+    assert not (workspace / "a.txt").exists()
+
+
+def test_a_paste_at_the_prompt_answers_nothing_and_the_question_is_asked_again(
+    tmp_path: Path, workspace: Path
+) -> None:
+    session = write_session(
+        tmp_path / "session.jsonl", {"calls": [call("w1", "write", path="a.txt", content="A")]}
+    )
+    log = tmp_path / "session.log"
+    child, _ = spawn_toolfx(
+        "run", session, "--workspace", str(workspace), "--no-color", "--log", str(log)
+    )
+    child.expect(QUESTION)
+    child.send("\x1b[200~oooo\x1b]l" + "x" * 100 + "a\x1b\\\x1b[201~")  # pasted keys, a report
+    child.expect("ignored input of more than one key")
+    child.expect(QUESTION)
+    child.send("r")
+    assert ended(child) == 0
+    approvals, _ = logged(log)
+    assert approvals["w1"].reply == "rejected"
     assert not (workspace / "a.txt").exists()

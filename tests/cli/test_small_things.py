@@ -84,7 +84,7 @@ def test_demo_options_are_parsed() -> None:
 def test_the_interactive_demo_asks_at_the_terminal(tmp_path: Path) -> None:
     child, transcript = spawn_toolfx("demo", "--interactive", "--no-color")
     child.expect(r"\[r\]eject")  # the demo's one ask, put to the person at the terminal
-    child.sendline("r")
+    child.send("r")  # one key, as typed: "r\n" in one read is not one key
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0

@@ -10,7 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from toolfx.interpreters.cli._tty import END_OF_INPUT, INTERRUPTED, Terminal, open_terminal
+from toolfx.interpreters.cli._tty import (
+    END_OF_INPUT,
+    INTERRUPTED,
+    NOT_ONE_KEY,
+    Terminal,
+    open_terminal,
+)
 
 
 @pytest.fixture
@@ -43,6 +49,44 @@ def test_a_key_is_read_alone_without_echo(
         os.write(master, typed)
         assert terminal.key() == key
     assert termios.tcgetattr(master) == before  # the modes as they were
+
+
+@pytest.mark.parametrize(
+    ("typed", "key"),
+    [
+        (b"ox", NOT_ONE_KEY),  # never the first of several
+        (b"\x1b[A", NOT_ONE_KEY),  # a special key's escape sequence
+        (b"\x1b[200~o\x1b[201~", NOT_ONE_KEY),  # a bracketed paste
+        (b"\x1b]l" + b"x" * 100 + b"\x1b\\", NOT_ONE_KEY),  # a terminal's title report
+        (b"o\x04", NOT_ONE_KEY),  # the end-of-input key only alone
+        (b"xo\x03", INTERRUPTED),  # the interrupt key wherever it is
+        (b"\x1b", "\x1b"),  # Escape pressed alone is one key
+    ],
+)
+def test_only_a_read_of_one_key_is_a_key(pty: tuple[int, Terminal], typed: bytes, key: str) -> None:
+    master, terminal = pty
+    with terminal.keys():
+        os.write(master, typed)
+        assert terminal.key() == key
+
+
+def test_what_is_pending_can_be_dropped(pty: tuple[int, Terminal]) -> None:
+    master, terminal = pty
+    with terminal.keys():
+        os.write(master, b"x")
+        terminal.discard()
+        os.write(master, b"o")
+        assert terminal.key() == "o"
+
+
+def test_a_hung_up_terminal_raises_os_errors_and_closes_quietly() -> None:
+    master, slave = os.openpty()
+    terminal = Terminal(slave)
+    os.close(master)
+    terminal.writer.write("never shown")
+    with pytest.raises((OSError, termios.error)), terminal.keys():
+        terminal.key()
+    terminal.close()  # what could not be written is dropped
 
 
 def test_a_line_is_edited_and_echoed_and_control_keys_are_left_out(

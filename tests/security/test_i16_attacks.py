@@ -9,14 +9,14 @@ import os
 import tempfile
 import threading
 import unicodedata
-from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
+import pytest
 from rich.console import Console
 
 from tests.leaves_support import LeafSession, text_of, value_of
-from toolfx.core.runtime import ApprovalRequest, ProgressEvent
+from toolfx.core.runtime import ApprovalRequest, ProgressEvent, RejectedWithFeedback
 from toolfx.core.tools import TerminalCallCard, TerminalResultCard
 from toolfx.interpreters._os.spills import FolderSpills
 from toolfx.interpreters._process_common import READ_CHUNK
@@ -133,9 +133,10 @@ def test_a_planted_symlink_at_the_spill_name_is_not_written_through(tmp_path: Pa
 # the one-key prompt at a real pseudo-terminal ---------------------------------------------------
 
 
-def _prompt_on_pty(before: bytes, during: bytes) -> object:
-    """The prompter's answer when `before` was typed ahead of the question and `during` comes
-    in once it is asked (both written to the terminal's master end)."""
+def _prompt_on_pty(before: bytes, *during: bytes) -> object:
+    """The prompter's answer when `before` was typed ahead of the question and each of `during`
+    comes in once the prompter waits for a key (the first, the second, ...), all written to the
+    terminal's master end."""
 
     request = ApprovalRequest(
         "b1", "bash", None, "bash", ("rm -rf x",), "runs rm", {"command": "rm -rf x"}
@@ -147,29 +148,32 @@ def _prompt_on_pty(before: bytes, during: bytes) -> object:
 
     catalog = load_catalog(tempfile.mkdtemp())
     os.write(master, before)
-    asked = threading.Event()
+    waiting = threading.Semaphore(0)
 
     class Signalling:
-        """The terminal, saying when its keys are read (the question is asked)."""
+        """The terminal, saying each time a key is about to be read."""
 
-        @contextlib.contextmanager
-        def keys(self) -> Iterator[None]:
-            with terminal.keys():
-                asked.set()
-                yield
+        def keys(self) -> contextlib.AbstractContextManager[None]:
+            return terminal.keys()
 
         def key(self) -> str:
+            waiting.release()
             return terminal.key()
 
+        def discard(self) -> None:
+            terminal.discard()
+
         def line(self) -> str | None:
+            waiting.release()
             return terminal.line()
 
     prompter = Prompter(console, Signalling(), contextlib.nullcontext, catalog)
     box: list[object] = []
     thread = threading.Thread(target=lambda: box.append(prompter(request)), daemon=True)
     thread.start()
-    assert asked.wait(10)
-    os.write(master, during)
+    for chunk in during:
+        assert waiting.acquire(timeout=10)
+        os.write(master, chunk)
     thread.join(10)
     os.close(master)
     terminal.close()
@@ -182,14 +186,90 @@ def test_a_key_typed_before_the_question_answers_nothing() -> None:
 
 
 def test_a_paste_or_a_long_terminal_report_cannot_answer_with_a_later_byte() -> None:
-    # FAILS: `Terminal.key` reads up to 64 bytes and keeps only the first character; the rest
-    # of a longer burst (a paste, or a terminal's reply to a query some program wrote to the
-    # pty, e.g. a window-title report) is read by the NEXT `key()` after "not an answer", so
-    # its 65th byte answers the ask. Fix: after a key that is not an answer (and after any read
-    # of more than one key), drop what is pending (termios.tcflush(fd, TCIFLUSH)) and only
-    # take a read that is exactly one key.
+    # `Terminal.key` read up to 64 bytes and kept only the first character; the rest of a
+    # longer burst (a paste, or a terminal's reply to a query some program wrote to the pty,
+    # e.g. a window-title report) was read by the NEXT `key()` after "not an answer", so its
+    # 65th byte answered the ask. Only a read of exactly one key answers; what else is pending
+    # is dropped.
     burst = b"\x1b]l" + b"x" * 61 + b"o\x1b\\"
-    assert _prompt_on_pty(b"", burst + b"r") == "rejected"
+    assert _prompt_on_pty(b"", burst + b"r", b"r") == "rejected"
+
+
+@pytest.mark.parametrize(
+    "burst",
+    [
+        b"\x1b[200~o\x1b[201~",  # a bracketed paste of an answer key
+        b"\x1b[Ao",  # an escape sequence (an arrow) and a key in the same read
+        b"\x1bo",  # Alt+o
+        b"oa",  # two answer keys in one read
+        b"\x1b[?62;22c",  # a terminal's reply to a device-attributes query
+        b"\x1b]11;rgb:0000/0000/0000\x1b\\o",  # a colour report, then a key
+        "\u00e9o".encode(),  # a character of two bytes and a key
+    ],
+)
+def test_no_read_of_more_than_one_key_answers(burst: bytes) -> None:
+    assert _prompt_on_pty(b"", burst, b"r") == "rejected"
+
+
+def test_a_single_multibyte_character_is_one_key_but_not_an_answer() -> None:
+    assert _prompt_on_pty(b"", "\u00f6".encode(), b"r") == "rejected"
+
+
+def test_a_paste_at_the_feedback_line_is_text_and_cannot_answer_allowed() -> None:
+    # the feedback line takes a paste as text; its end ends the prompt as a rejection with that
+    # feedback, and what the paste held after it (an answer key) is dropped, not read later
+    reply = _prompt_on_pty(b"", b"f", b"use git status\ro\ra")
+    assert reply == RejectedWithFeedback("use git status")
+
+
+@pytest.mark.parametrize("size", [5000, 1 << 20])
+def test_a_long_paste_is_read_a_bounded_number_of_times_and_never_answers(size: int) -> None:
+    # longer than one read: it ends with the terminal hanging up (no key written after it could
+    # be known to come after the paste's last piece was dropped)
+    request = ApprovalRequest("b1", "bash", None, "bash", ("ls",), "runs ls", {"command": "ls"})
+    master, slave = os.openpty()
+    terminal = Terminal(slave)
+    out = io.StringIO()
+    console = Console(file=out, width=100, color_system=None, highlight=False, markup=False)
+    reads = 0
+    waiting = threading.Semaphore(0)
+
+    class Counting:
+        """The terminal, counting the reads of keys."""
+
+        def keys(self) -> contextlib.AbstractContextManager[None]:
+            return terminal.keys()
+
+        def key(self) -> str:
+            nonlocal reads
+            reads += 1
+            waiting.release()
+            return terminal.key()
+
+        def discard(self) -> None:
+            terminal.discard()
+
+        def line(self) -> str | None:
+            return terminal.line()
+
+    prompter = Prompter(
+        console, Counting(), contextlib.nullcontext, load_catalog(tempfile.mkdtemp())
+    )
+    box: list[object] = []
+    thread = threading.Thread(target=lambda: box.append(prompter(request)), daemon=True)
+    thread.start()
+    assert waiting.acquire(timeout=10)
+    written = 0
+    burst = b"\x1b[200~" + b"x" * size + b"\x1b[201~"
+    while written < len(burst):  # blocks until the prompter reads or drops what came before
+        written += os.write(master, burst[written:])
+    os.close(master)  # then the terminal hangs up: no one is there any more
+    thread.join(10)
+    terminal.close()
+    assert box in (["unavailable"], ["rejected"]), box
+    assert reads <= size // 256  # a read takes what has come (hundreds of bytes at least)
+    assert len(out.getvalue()) < 64 << 10
+    assert out.getvalue().count("ignored input of more than one key") <= reads
 
 
 def test_a_character_split_across_two_reads_reaches_the_live_lines_whole() -> None:
@@ -225,10 +305,10 @@ def test_one_command_cannot_fill_the_disk_with_its_saved_output() -> None:
 
 
 def test_a_terminal_that_hung_up_is_no_one_to_ask_not_an_exception() -> None:
-    # FAILS: with the terminal gone (the window closed or ssh dropped under `nohup`, SIGHUP
-    # ignored) `Terminal.keys` raises termios.error (EIO) out of the prompt and the approval
-    # service. Fix: `Prompter` treats OSError/termios.error from the keyboard as no one there
-    # (`unavailable`, counted like `Unattended`), restoring nothing it could not set.
+    # With the terminal gone (the window closed or ssh dropped under `nohup`, SIGHUP ignored)
+    # `Terminal.keys` raised termios.error (EIO) out of the prompt and the approval service.
+    # `Prompter` treats OSError/termios.error from the keyboard as no one there (`unavailable`,
+    # counted like `Unattended`), restoring nothing it could not set.
     master, slave = os.openpty()
     terminal = Terminal(slave)
     os.close(master)

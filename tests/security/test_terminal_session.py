@@ -90,7 +90,7 @@ def test_a_hostile_session_at_a_colour_terminal_shows_only_toolfx_styling(
     )
     asks = 0
     while child.expect([r"\[f\]eedback", pexpect.EOF]) == 0:
-        child.sendline("o")
+        child.send("o")  # one key: "o\n" in one read is not one key
         asks += 1
     child.close()
     assert child.exitstatus == 0

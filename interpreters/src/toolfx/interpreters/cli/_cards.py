@@ -265,16 +265,11 @@ def _seconds(duration: float) -> str:
 
 
 def diff_text_body(diff: str) -> RenderableType:
-    """A unified diff's text (e.g. an ask's preview) highlighted whole, not elided (it is bounded
-    where it is made), long lines cut; "no change" when it is empty."""
+    """A unified diff's text (e.g. an ask's preview) highlighted, long lines cut and a long diff
+    elided as other bodies are; "no change" when it is empty."""
     if not diff:
         return Text("no change", style="dim")
-    return Syntax(
-        "\n".join(_name(_cut(line)) for line in _lines(diff)),
-        "diff",
-        theme=_THEME,
-        background_color="default",
-    )
+    return _highlighted(_lines(diff), "diff", None)
 
 
 def _ending(view: TerminalResultCard) -> Text:

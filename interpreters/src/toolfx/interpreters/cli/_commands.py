@@ -12,8 +12,7 @@ import json
 import os
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Final, final
+from typing import Final
 
 from returns.result import Failure
 from rich.console import Console
@@ -22,7 +21,7 @@ from toolfx.core.journal import Journal, JournaledSession, JournalError
 from toolfx.core.json import JsonValue, parse_json, plural, thaw_json
 from toolfx.core.registry import Catalog
 from toolfx.core.runtime import ApprovalReply, RejectedWithFeedback, spill_folder
-from toolfx.interpreters.cli._approvals import Answer, Prompter, Unattended, choose_answer, fixed
+from toolfx.interpreters.cli._approvals import Answer
 from toolfx.interpreters.cli._args import (
     ApproveAnswer,
     ApproveCommand,
@@ -31,6 +30,7 @@ from toolfx.interpreters.cli._args import (
     RunCommand,
     ToolsCommand,
 )
+from toolfx.interpreters.cli._asking import terminal_answers
 from toolfx.interpreters.cli._exits import EXIT_ASKS_WAIT, EXIT_NO_SUCH_ASK, EXIT_OK
 from toolfx.interpreters.cli._interrupts import Interrupts
 from toolfx.interpreters.cli._journaled import (
@@ -52,13 +52,12 @@ from toolfx.interpreters.cli._render import Display, JsonDisplay, PanelDisplay
 from toolfx.interpreters.cli._run_lock import JournalInUseError, exclusive_run
 from toolfx.interpreters.cli._runner import run_session, turn_calls
 from toolfx.interpreters.cli._session import SessionError, Turn, parse_session
-from toolfx.interpreters.cli._tty import Terminal, open_terminal
+from toolfx.interpreters.cli._tty import Terminal
 from toolfx.interpreters.cli._visible import visible, visible_id, visible_json
 from toolfx.interpreters.journal import Durability, JournalFileError, SqliteJournal
 
 __all__ = [
     "PLAIN_WIDTH",
-    "Asking",
     "CliError",
     "approve",
     "load_rules",
@@ -66,7 +65,7 @@ __all__ = [
     "read_text",
     "replay",
     "run",
-    "terminal_answers",
+    "terminal_console",
     "tools",
     "workspace_root",
 ]
@@ -124,6 +123,11 @@ def _console(output: OutputOptions, terminal: Terminal | None = None) -> Console
         emoji=False,
         markup=False,
     )
+
+
+def terminal_console(output: OutputOptions) -> Callable[[Terminal], Console]:
+    """What makes the approval prompt's console on the controlling terminal, for `output`."""
+    return lambda terminal: _console(output, terminal)
 
 
 def _display(output: OutputOptions, catalog: Catalog, *, live: bool = True) -> Display:
@@ -218,62 +222,6 @@ def load_rules(path: str | None) -> JsonValue:
     return thaw_json(parsed.unwrap())
 
 
-@final
-@dataclass(frozen=True, slots=True)
-class Asking:
-    """How a session's asks are answered: `answer_for` a display, and who was there to answer."""
-
-    output: OutputOptions
-    catalog: Catalog
-    terminal: Terminal | None
-    unattended: Unattended
-    yes: bool = False
-    deny_asks: bool = False
-    defer: bool = False
-
-    def answer_for(self, display: Display) -> Answer:
-        """`--defer-asks` defers, `--deny-asks` rejects, `--yes` allows once; else the person at
-        the controlling terminal is asked, or no one answers (`unavailable`)."""
-        if self.defer:
-            return fixed("deferred")
-        prompter = None
-        if self.terminal is not None:
-            console = _console(self.output, self.terminal)
-            prompter = Prompter(console, self.terminal, display.paused, self.catalog)
-        return choose_answer(
-            yes=self.yes, deny_asks=self.deny_asks, prompter=prompter, unattended=self.unattended
-        )
-
-    def report(self) -> None:
-        """Say once on stderr how many asks no one could answer (none: nothing)."""
-        if self.unattended.asked:
-            _note(
-                f"no one could approve {plural(self.unattended.asked, 'ask')} (no terminal):"
-                " use --yes, --deny-asks or run in a terminal"
-            )
-
-
-@contextlib.contextmanager
-def terminal_answers(
-    output: OutputOptions,
-    catalog: Catalog,
-    *,
-    yes: bool = False,
-    deny_asks: bool = False,
-    defer: bool = False,
-) -> Iterator[Asking]:
-    """How `run` (and `demo --interactive`) answer asks; the controlling terminal, whatever stdin
-    and stdout are (`--json | jq` still asks), is opened only when someone may be asked, and
-    closed afterwards."""
-    asking = not (defer or yes or deny_asks)
-    terminal = open_terminal() if asking else None
-    try:
-        yield Asking(output, catalog, terminal, Unattended(), yes, deny_asks, defer)
-    finally:
-        if terminal is not None:
-            terminal.close()
-
-
 def run(command: RunCommand) -> int:
     """`toolfx run`: play the session; asks are answered as the options and terminal say (or
     deferred to `toolfx approve`); with a journal, exit 3 while asks wait in it."""
@@ -289,8 +237,8 @@ def run(command: RunCommand) -> int:
     with contextlib.ExitStack() as stack:
         asking = stack.enter_context(
             terminal_answers(
-                command.output,
                 catalog,
+                terminal_console(command.output),
                 yes=command.yes,
                 deny_asks=command.deny_asks,
                 defer=command.defer_asks,

@@ -39,6 +39,7 @@ from toolfx.core.json import plural
 from toolfx.core.runtime import ApprovalReply, ApprovalRequest, CancelSignal
 from toolfx.core.tools import ErrorCode, ToolExecutionFailure, ToolExecutionResult
 from toolfx.interpreters.cli._exits import EXIT_INTERRUPTED
+from toolfx.interpreters.cli._tty import Terminal, open_terminal
 
 __all__ = [
     "AT_ONCE",
@@ -84,33 +85,30 @@ class TerminalModes:
 
     def __init__(self) -> None:
         self._modes: list[int | list[bytes | int]] | None = None
-        with _terminal() as fd:
-            if fd is not None:
+        with _terminal() as terminal:
+            if terminal is not None:
                 with contextlib.suppress(termios.error):
-                    self._modes = termios.tcgetattr(fd)
+                    self._modes = termios.tcgetattr(terminal.fileno())
 
     def restore(self) -> None:
         """Put the modes back (nothing without a terminal); a failure is ignored: exiting."""
         if self._modes is None:
             return
-        with _terminal() as fd:
-            if fd is not None:
+        with _terminal() as terminal:
+            if terminal is not None:
                 with contextlib.suppress(termios.error):
-                    termios.tcsetattr(fd, termios.TCSANOW, self._modes)
+                    termios.tcsetattr(terminal.fileno(), termios.TCSANOW, self._modes)
 
 
 @contextlib.contextmanager
-def _terminal() -> Iterator[int | None]:
+def _terminal() -> Iterator[Terminal | None]:
     """The controlling terminal, open for the block (None if the process has none)."""
+    terminal = open_terminal()
     try:
-        fd = os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY | os.O_CLOEXEC)
-    except OSError:
-        yield None
-        return
-    try:
-        yield fd
+        yield terminal
     finally:
-        os.close(fd)
+        if terminal is not None:
+            terminal.close()
 
 
 def exit_at_once(line: str, modes: TerminalModes | None = None) -> NoReturn:

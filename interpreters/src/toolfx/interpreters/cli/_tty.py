@@ -2,6 +2,10 @@
 prompt reaches the person whatever stdin and stdout are (`toolfx run ... --json | jq`), read one
 key at a time (no Enter, no echo) or one line (echoed, with erase and kill).
 
+A key is a read that holds one character and nothing else: a read of more (a paste, a special
+key's escape sequence, a report the terminal sends when some program asked it for one) is
+`NOT_ONE_KEY`, never its first or any later character, so pasted or reported text cannot answer.
+
 While keys are read the terminal sends no signals: the interrupt key (Ctrl-C) is read like any
 other key, so it is seen in whichever thread asks, and the reader passes it on as SIGINT once
 the terminal is as it was. Without a controlling terminal (a service, a CI job, a process in a
@@ -21,6 +25,7 @@ __all__ = [
     "END_OF_INPUT",
     "INTERRUPTED",
     "MAX_LINE_CHARS",
+    "NOT_ONE_KEY",
     "TERMINAL_PATH",
     "Keyboard",
     "Terminal",
@@ -37,12 +42,16 @@ INTERRUPTED: Final = "\x03"
 """What `Keyboard.key` and `Keyboard.line` read for the interrupt key (Ctrl-C): the reader
 passes it on (SIGINT) once the terminal is restored."""
 
+NOT_ONE_KEY: Final = "not one key"
+"""What `Keyboard.key` reads when a read held more than one key (a paste, an escape sequence, a
+terminal's report): no key at all."""
+
 MAX_LINE_CHARS: Final = 4096
 """The most characters of one line `Terminal.line` takes; it ends the line there."""
 
 _LFLAG: Final = 3
 _CC: Final = 6
-_KEY_BYTES: Final = 64  # one key: a character, or the escape sequence of a special key
+_READ_BYTES: Final = 4096  # at most one read's bytes: a key is one of them (UTF-8: up to 4)
 _COOKED: Final = termios.ICANON | termios.ECHO | termios.ISIG  # lines, echoed, keys signal
 _DISABLED: Final = b"\x00"  # a special character turned off (_POSIX_VDISABLE)
 _ERASE: Final = frozenset({"\x7f", "\b"})
@@ -58,8 +67,13 @@ class Keyboard(Protocol):
         ...
 
     def key(self) -> str:
-        """The first character of the next key pressed (inside `keys()`): `END_OF_INPUT` at the
-        end of input, `INTERRUPTED` for the interrupt key."""
+        """The next key pressed (inside `keys()`), one character: `END_OF_INPUT` at the end of
+        input, `INTERRUPTED` for the interrupt key (also inside a longer read), `NOT_ONE_KEY`
+        for a read of more than one key."""
+        ...
+
+    def discard(self) -> None:
+        """Drop what was typed and not read yet (inside `keys()`)."""
         ...
 
     def line(self) -> str | None:
@@ -106,18 +120,23 @@ class Terminal:
         try:
             yield
         finally:
-            termios.tcsetattr(self._fd, termios.TCSAFLUSH, saved)
+            with contextlib.suppress(termios.error):  # hung up: no modes left to restore
+                termios.tcsetattr(self._fd, termios.TCSAFLUSH, saved)
 
     def key(self) -> str:
-        """The next key pressed; see `Keyboard.key`."""
-        text = os.read(self._fd, _KEY_BYTES).decode("utf-8", errors="replace")
+        """The next key pressed; see `Keyboard.key`. A hung-up terminal raises OSError."""
+        text = os.read(self._fd, _READ_BYTES).decode("utf-8", errors="replace")
         chars = termios.tcgetattr(self._fd)[_CC]
         interrupt = _special(chars, termios.VINTR)
         if interrupt is not None and interrupt in text:
             return INTERRUPTED
-        if not text or text[0] == _special(chars, termios.VEOF):
+        if not text or text == _special(chars, termios.VEOF):
             return END_OF_INPUT
-        return text[0]
+        return text if len(text) == 1 else NOT_ONE_KEY
+
+    def discard(self) -> None:
+        """Drop what was typed and not read yet; see `Keyboard.discard`."""
+        termios.tcflush(self._fd, termios.TCIFLUSH)
 
     def line(self) -> str | None:
         """The next line typed; see `Keyboard.line`. Printable characters are echoed; erase
@@ -132,7 +151,7 @@ class Terminal:
         typed: list[str] = []
         escape = _Escape()
         while len(typed) < MAX_LINE_CHARS:
-            data = os.read(self._fd, _KEY_BYTES)
+            data = os.read(self._fd, _READ_BYTES)
             if not data:
                 return None
             for char in decoder.decode(data):
@@ -158,10 +177,15 @@ class Terminal:
         self._echo("\n")
         return "".join(typed)
 
+    def fileno(self) -> int:
+        """The terminal's file descriptor (for its modes)."""
+        return self._fd
+
     def close(self) -> None:
-        """Close the terminal."""
+        """Close the terminal (what could not be written to a hung-up one is dropped)."""
         try:
-            self.writer.close()
+            with contextlib.suppress(OSError):
+                self.writer.close()
         finally:
             os.close(self._fd)
 

@@ -23,7 +23,8 @@ from typing import Final
 
 from toolfx.interpreters.cli._approvals import Answer, fixed
 from toolfx.interpreters.cli._args import DemoCommand
-from toolfx.interpreters.cli._commands import play, terminal_answers
+from toolfx.interpreters.cli._asking import terminal_answers
+from toolfx.interpreters.cli._commands import play, terminal_console
 from toolfx.interpreters.cli._log import SessionHeader
 from toolfx.interpreters.cli._providers import load_catalog
 from toolfx.interpreters.cli._render import Display
@@ -54,7 +55,7 @@ def demo(command: DemoCommand) -> int:
         if not command.interactive:  # the scripted approver: each ask allowed once
             play(turns, catalog, header, _allow_once, log=command.log, output=command.output)
             return 0
-        with terminal_answers(command.output, catalog) as asking:
+        with terminal_answers(catalog, terminal_console(command.output)) as asking:
             play(turns, catalog, header, asking.answer_for, log=command.log, output=command.output)
         asking.report()
     return 0
