@@ -89,7 +89,8 @@ class SpillBudget:
     def __init__(self, total: int = SPILL_BUDGET) -> None:
         if total < 0:
             raise ValueError(f"a spill budget is a number of bytes, not {total}")
-        self.total = total
+        self.total: Final = total
+        """The bytes the store may save in all."""
         self._left = total
 
     @property
