@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.support import TOOLFX, toolfx
+from tests.support import SAFETY_NET
 
 INTERPRETERS = ["sync", "asyncio", "trio"]
 
@@ -130,7 +131,7 @@ def test_the_installed_script_runs_the_demo_honouring_no_color() -> None:
         capture_output=True,
         text=True,
         env=env,
-        timeout=60,
+        timeout=SAFETY_NET,  # a hang guard only
         check=False,
         start_new_session=True,  # no controlling terminal, wherever the tests run
     )

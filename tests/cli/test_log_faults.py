@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.support import TOOLFX, FillingFile, toolfx, write_session
+from tests.support import SAFETY_NET
 from toolfx.core.records import ToolCallRecord
 from toolfx.interpreters.cli._exits import EXIT_BAD_INPUT
 from toolfx.interpreters.cli._log import (
@@ -139,7 +140,7 @@ def test_a_disk_that_fills_up_mid_session_stops_it_with_whole_lines_only(
         preexec_fn=file_size_limit,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=SAFETY_NET,  # a hang guard only
         check=False,
         start_new_session=True,  # no controlling terminal, wherever the tests run
     )

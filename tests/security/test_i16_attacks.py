@@ -16,6 +16,7 @@ import pytest
 from rich.console import Console
 
 from tests.leaves_support import LeafSession, text_of, value_of
+from tests.support import SAFETY_NET
 from toolfx.core.runtime import ApprovalRequest, ProgressEvent, RejectedWithFeedback
 from toolfx.core.tools import TerminalCallCard, TerminalResultCard
 from toolfx.interpreters._os.spills import FolderSpills
@@ -172,9 +173,9 @@ def _prompt_on_pty(before: bytes, *during: bytes) -> object:
     thread = threading.Thread(target=lambda: box.append(prompter(request)), daemon=True)
     thread.start()
     for chunk in during:
-        assert waiting.acquire(timeout=10)
+        assert waiting.acquire(timeout=SAFETY_NET)  # a hang guard only
         os.write(master, chunk)
-    thread.join(10)
+    thread.join(SAFETY_NET)
     os.close(master)
     terminal.close()
     assert box, "no answer"
@@ -258,13 +259,13 @@ def test_a_long_paste_is_read_a_bounded_number_of_times_and_never_answers(size: 
     box: list[object] = []
     thread = threading.Thread(target=lambda: box.append(prompter(request)), daemon=True)
     thread.start()
-    assert waiting.acquire(timeout=10)
+    assert waiting.acquire(timeout=SAFETY_NET)  # a hang guard only
     written = 0
     burst = b"\x1b[200~" + b"x" * size + b"\x1b[201~"
     while written < len(burst):  # blocks until the prompter reads or drops what came before
         written += os.write(master, burst[written:])
     os.close(master)  # then the terminal hangs up: no one is there any more
-    thread.join(10)
+    thread.join(SAFETY_NET)
     terminal.close()
     assert box in (["unavailable"], ["rejected"]), box
     assert reads <= size // 256  # a read takes what has come (hundreds of bytes at least)
