@@ -1,4 +1,11 @@
-"""Benchmarks of the pipeline: one trivial call per interpreter, with and without listeners."""
+"""Benchmarks of one call on the path users run: from the model's JSON text to the frozen result.
+
+Every case builds a fresh `ToolCall` from the text per call (parse, snapshot, call, execute, run),
+side by side with what a hand-written dispatcher does (json.loads, a cached jsonschema-rs
+validator, the call), under each interpreter, with no hooks and with one hook of each kind, and
+through `model_call` (what the wire-format adapters do). A prebuilt description (arguments parsed
+once) is kept as the pipeline's own floor. Each timed path checks once that it gives the success.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +14,7 @@ import functools
 import gc
 import json
 import time
+import timeit
 from collections.abc import Awaitable, Callable
 from typing import Any, TypedDict
 
@@ -15,7 +23,8 @@ import jsonschema_rs
 
 from tests.bench.harness import Case, time_call
 from toolfx.core.pipeline import ToolCall, execute, execute_batch
-from toolfx.core.registry import Location
+from toolfx.core.providers import model_call
+from toolfx.core.registry import Catalog, Location
 from toolfx.core.runtime import CancelSignal, Description
 from toolfx.core.tools import (
     Accept,
@@ -25,6 +34,7 @@ from toolfx.core.tools import (
     PreToolDecision,
     ToolExecution,
     ToolExecutionResult,
+    ToolExecutionSuccess,
     ToolRunContext,
     define_tool,
 )
@@ -39,8 +49,10 @@ SCHEMA = {
     "required": ["a", "b"],
     "additionalProperties": False,
 }
+EXPECTED = 3
 CONCURRENT_CALLS = 1_000
 SLEEP_SECONDS = 0.01
+HAND_WRITTEN = "hand-written: json.loads + jsonschema-rs validate + call"
 
 
 class Args(TypedDict):
@@ -96,6 +108,9 @@ def with_listeners(location: Location) -> Location:
     return location
 
 
+VALIDATOR = jsonschema_rs.Draft202012Validator(SCHEMA)
+
+
 def baseline() -> int:
     """What a hand-written dispatcher does: parse, validate, call."""
     arguments = json.loads(TEXT)
@@ -103,36 +118,84 @@ def baseline() -> int:
     return add(arguments, None)  # type: ignore[arg-type]
 
 
-VALIDATOR = jsonschema_rs.Draft202012Validator(SCHEMA)
+def checked(result: object) -> object:
+    """`result`, asserted to be the success of add(1, 2): a broken path cannot look fast."""
+    assert isinstance(result, ToolExecutionSuccess), result
+    assert result.value == EXPECTED, result
+    return result
+
+
+Paths = dict[str, Callable[[], Description[ToolExecutionResult]]]
+"""Ways to describe one call, each from the text (or a prebuilt call), by name."""
+
+
+def call_paths(catalog: Catalog, signal: CancelSignal) -> Paths:
+    """Each way a user describes one call of `add` from the model's text."""
+    prebuilt = execute(catalog, ToolCall("c", "add", json.loads(TEXT), signal))
+    return {
+        "real path": lambda: execute(catalog, ToolCall("c", "add", json.loads(TEXT), signal)),
+        "through model_call": lambda: execute(
+            catalog, model_call("c", "add", TEXT, catalog, signal)
+        ),
+        "prebuilt description": lambda: prebuilt,
+    }
+
+
+def side_by_side(
+    first: Callable[[], object], second: Callable[[], object], rounds: int = 15
+) -> tuple[float, float]:
+    """µs per call of each, timed in alternating short runs (the min of each): a ratio of two
+    cases then compares them under the same load, which on a shared machine drifts."""
+    loops = [max(1, timeit.Timer(action).autorange()[0] // 4) for action in (first, second)]
+    best = [float("inf"), float("inf")]
+    for _ in range(rounds):
+        for index, action in enumerate((first, second)):
+            spent = timeit.Timer(action).timeit(loops[index]) / loops[index] * 1e6
+            best[index] = min(best[index], spent)
+    return best[0], best[1]
+
+
+def run_described(
+    describe: Callable[[], Description[ToolExecutionResult]], runtime: SyncRuntime
+) -> ToolExecutionResult:
+    """Describe one call and run it under the sync interpreter."""
+    return run_sync(describe(), runtime)
 
 
 def run() -> list[Case]:
-    """Time one call per interpreter and the 1,000-call concurrent batch against asyncio."""
-    hand_written = time_call(baseline)
-    cases: list[Case] = [("json.loads + jsonschema-rs validate + call", hand_written)]
-    arguments = json.loads(TEXT)
+    """Time one call per path and interpreter, then the 1,000-call concurrent batch."""
+    assert baseline() == EXPECTED
     sync_runtime = SyncRuntime()
     anyio_runtime = AnyioRuntime()
     deterministic = DeterministicInterpreter(seed=1)
-    per_call: dict[str, float] = {}
-    for label, location in (
-        ("no listeners", plain_location()),
-        ("one listener of each kind", with_listeners(plain_location())),
+    timed: dict[str, float] = {}
+    hand_written = float("inf")  # timed next to each sync path: the least disturbed run
+    ratios: dict[str, float] = {}  # each sync path over the hand-written timed next to it
+    for hooks, location in (
+        ("no hooks", plain_location()),
+        ("one hook of each kind", with_listeners(plain_location())),
     ):
         catalog = location.catalog()
-        call = ToolCall("c", "add", arguments, CancelSignal())
-        description = execute(catalog, call)
-        per_call[f"sync, {label}"] = time_call(
-            functools.partial(run_sync, description, sync_runtime)
-        )
-        for backend in ("asyncio", "trio"):
-            per_call[f"anyio-{backend} (inside one loop), {label}"] = _in_loop(
-                description, anyio_runtime, backend
+        for path, describe in call_paths(catalog, CancelSignal()).items():
+            checked(run_sync(describe(), sync_runtime))
+            sync_path, hand = side_by_side(
+                functools.partial(run_described, describe, sync_runtime), baseline
             )
-        per_call[f"deterministic (a scheduler per call), {label}"] = time_call(
-            functools.partial(deterministic.run, description)
+            timed[f"{path}, sync, {hooks}"] = sync_path
+            ratios[f"{path}, sync, {hooks}"] = sync_path / hand
+            hand_written = min(hand_written, hand)
+            if path == "through model_call":
+                continue
+            for backend in ("asyncio", "trio"):
+                timed[f"{path}, anyio-{backend} (inside one loop), {hooks}"] = _in_loop(
+                    describe, anyio_runtime, backend
+                )
+        prebuilt = call_paths(catalog, CancelSignal())["prebuilt description"]()
+        checked(deterministic.run(prebuilt))
+        timed[f"prebuilt description, deterministic (a scheduler per call), {hooks}"] = time_call(
+            functools.partial(deterministic.run, prebuilt)
         )
-    cases.extend((f"pipeline, {name}", value) for name, value in per_call.items())
+    cases: list[Case] = [(HAND_WRITTEN, hand_written), *timed.items()]
     sleeps = _concurrent_sleeps()
     cases.extend(sleeps)
     timed_sleeps = dict(sleeps)
@@ -141,25 +204,36 @@ def run() -> list[Case]:
     return [
         *cases,
         (
-            "target <= 3: sync, no listeners / hand-written (x)",
-            per_call["sync, no listeners"] / hand_written,
+            "target <= 2.5: real path, sync, no hooks / hand-written (x)",
+            ratios["real path, sync, no hooks"],
         ),
         (
-            "target < 10: anyio-asyncio overhead over hand-written (µs)",
-            per_call["anyio-asyncio (inside one loop), no listeners"] - hand_written,
+            "real path, sync, one hook of each kind / hand-written (x)",
+            ratios["real path, sync, one hook of each kind"],
+        ),
+        (
+            "through model_call, sync, no hooks / hand-written (x)",
+            ratios["through model_call, sync, no hooks"],
+        ),
+        (
+            "target < 10: real path, anyio-asyncio, no hooks, over hand-written (µs)",
+            timed["real path, anyio-asyncio (inside one loop), no hooks"] - hand_written,
         ),
         ("target <= 1.5: 1,000-call batch / raw asyncio.gather (x)", batch / raw_gather),
     ]
 
 
-def _in_loop(description: Description[Any], runtime: AnyioRuntime, backend: str) -> float:
+def _in_loop(
+    describe: Callable[[], Description[ToolExecutionResult]], runtime: AnyioRuntime, backend: str
+) -> float:
     """Per-call cost under anyio, measured inside one running loop (no loop start-up)."""
     rounds = 2_000
 
     async def many() -> float:
+        checked(await describe().program(runtime))
         start = time.perf_counter()
         for _ in range(rounds):
-            await description.program(runtime)
+            await describe().program(runtime)
         return (time.perf_counter() - start) / rounds * 1e6
 
     return min(anyio.run(many, backend=backend) for _ in range(3))
