@@ -23,7 +23,7 @@ from toolfx.core.json._render import (
     truncate,
 )
 from toolfx.core.json._snapshot import snapshot_json, snapshot_or_error
-from toolfx.core.json._text import parse_json
+from toolfx.core.json._text import parse_json, parse_or_error
 from toolfx.core.json._thaw import is_frozen_json, thaw_json
 
 __all__ = [
@@ -47,6 +47,7 @@ __all__ = [
     "json_pointer",
     "names",
     "parse_json",
+    "parse_or_error",
     "plural",
     "render_literal",
     "snapshot_json",

@@ -35,6 +35,7 @@ __all__ = [
     "Unfit",
     "fast_dict",
     "fast_snapshot",
+    "frozen_parsed",
     "snapshot_json",
     "snapshot_or_error",
 ]
@@ -402,3 +403,54 @@ def fast_snapshot(value: object, limits: JsonLimits, tally: list[int]) -> Any:
     if size > tally[0]:
         raise Unfit
     return value
+
+
+_PARSED_LEAVES: Final = frozenset({str, int, bool, type(None)})
+"""The types of jiter's values that are lossless JSON as they are (see `frozen_parsed`)."""
+
+
+def frozen_parsed(value: object, room: int) -> Any:
+    """Frozen copy of what jiter parsed, nested at most `room` deep (else Unfit).
+
+    jiter's strings are valid UTF-8 and its integers have at most 4,300 digits (it refuses
+    more; tests/unit/test_call_from_json.py holds it to that), and the value's size is within the
+    text's length, which the parser checked: only depth and finite floats are left to check.
+    """
+    kind = type(value)
+    if kind is dict:
+        return _frozen_object(value, room)  # type: ignore[arg-type]
+    if kind is list:
+        return _frozen_array(value, room)  # type: ignore[arg-type]
+    if kind is float and not _isfinite(value):  # type: ignore[arg-type]
+        raise Unfit
+    return value
+
+
+def _frozen_object(value: dict[str, Any], room: int) -> FrozenDict[Any]:
+    if room <= 0:
+        raise Unfit
+    frozen = _new_dict(FrozenDict)
+    _fill_dict(frozen, value)
+    if not _PARSED_LEAVES.issuperset(map(type, value.values())):  # one C pass for flat objects
+        for key, item in value.items():
+            kind = type(item)
+            if kind is dict or kind is list:
+                _set_key(frozen, key, frozen_parsed(item, room - 1))
+            elif kind is float and not _isfinite(item):
+                raise Unfit
+    return frozen
+
+
+def _frozen_array(value: list[Any], room: int) -> FrozenList[Any]:
+    if room <= 0:
+        raise Unfit
+    frozen = _new_list(FrozenList)
+    _fill_list(frozen, value)
+    if not _PARSED_LEAVES.issuperset(map(type, value)):
+        for index, item in enumerate(value):
+            kind = type(item)
+            if kind is dict or kind is list:
+                _set_index(frozen, index, frozen_parsed(item, room - 1))
+            elif kind is float and not _isfinite(item):
+                raise Unfit
+    return frozen

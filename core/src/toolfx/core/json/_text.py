@@ -7,9 +7,9 @@ import math
 import re
 from typing import Any, Final
 
+import jiter
 from returns.result import Failure, Result, Success
 
-from toolfx.core.json._frozen import FrozenDict, FrozenList
 from toolfx.core.json._model import (
     DEFAULT_LIMITS,
     FrozenJson,
@@ -22,11 +22,11 @@ from toolfx.core.json._snapshot import (
     DuplicateKeyMarker,
     TextNumberRejected,
     Unfit,
-    fast_snapshot,
-    snapshot_json,
+    frozen_parsed,
+    snapshot_or_error,
 )
 
-__all__ = ["parse_json"]
+__all__ = ["parse_json", "parse_or_error"]
 
 
 def _parse_constant(text: str) -> TextNumberRejected:
@@ -50,106 +50,73 @@ def _object_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any] | DuplicateKey
     raise AssertionError("unreachable: a shorter dict implies a repeated key")
 
 
-_PLAIN_DECODER: Final = json.JSONDecoder()
 _DECODER: Final = json.JSONDecoder(
     object_pairs_hook=_object_pairs,
     parse_float=_parse_float,
     parse_constant=_parse_constant,
 )
 _TEXT_TOKEN: Final = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[][{},]', re.DOTALL)
+_jiter_parse: Final = jiter.from_json
 
 
 def parse_json(
     text: str | bytes, limits: JsonLimits = DEFAULT_LIMITS
 ) -> Result[FrozenJson, JsonError]:
     """Parse JSON text into deep-frozen JSON, or say what is wrong and where."""
+    outcome = parse_or_error(text, limits)
+    return Failure(outcome) if type(outcome) is JsonError else Success(outcome)
+
+
+def parse_or_error(text: str | bytes, limits: JsonLimits = DEFAULT_LIMITS) -> Any:
+    """`parse_json` as a plain value, for hot paths: the frozen JSON, or a `JsonError`.
+
+    Fast path: jiter, then a frozen copy (`frozen_parsed`: depth and finite floats). jiter
+    refuses repeated keys, NaN, lone surrogates, invalid UTF-8 and integers of more than 4,300
+    digits itself, and a value is never larger than its text; whatever jiter or the copy does
+    not accept takes the exact path, which names what is wrong and where, so the
+    two accept the same texts and give the same values and errors
+    (tests/properties/test_json_text_properties.py).
+    """
     if len(text) > limits.max_size:
-        return Failure(
-            JsonError(
-                JsonErrorKind.TOO_LARGE,
-                "",
-                f"the text is {len(text)} long, over the size budget of {limits.max_size} bytes",
-            )
+        return JsonError(
+            JsonErrorKind.TOO_LARGE,
+            "",
+            f"the text is {len(text)} long, over the size budget of {limits.max_size} bytes",
         )
+    try:
+        data = text if type(text) is bytes else text.encode()  # type: ignore[union-attr]
+        # NaN and the infinities as literals are refused, and an object repeating a key
+        parsed = _jiter_parse(data, allow_inf_nan=False, catch_duplicate_keys=True)
+        return frozen_parsed(parsed, limits.max_depth)
+    except (ValueError, RecursionError, Unfit):  # UnicodeEncodeError is a ValueError
+        pass
     if isinstance(text, bytes):
         try:
             text = text.decode("utf-8")
         except UnicodeDecodeError as exc:
-            return Failure(
-                JsonError(
-                    JsonErrorKind.INVALID_STRING,
-                    "",
-                    f"the text is not valid UTF-8 (byte {exc.start})",
-                )
+            return JsonError(
+                JsonErrorKind.INVALID_STRING,
+                "",
+                f"the text is not valid UTF-8 (byte {exc.start})",
             )
-    # Fast path: the C decoder without hooks, then the fast walk. Its value is the hooked
-    # decoder's exactly when no key repeats, which the count of ':' in the text proves (every
-    # member has one; see _no_repeated_key). Anything else takes the exact path.
-    tally = [limits.max_size, 0]
-    try:
-        frozen = fast_snapshot(_PLAIN_DECODER.decode(text), limits, tally)
-    except (ValueError, RecursionError, Unfit):
-        return _parse_exact(text, limits)
-    if tally[1] == text.count(":") or _no_repeated_key(text, frozen, tally[1]):
-        return Success(frozen)
     return _parse_exact(text, limits)
 
 
-def _no_repeated_key(text: str, frozen: FrozenJson, keys: int) -> bool:
-    """Whether the value parsed from `text` kept every member the text has.
-
-    The text's colons are one per member plus those inside strings; a value that lost members to
-    repeated keys has fewer keys and string colons than that, unless the text spells a colon as
-    an escape (then the answer is a conservative False).
-    """
-    if "\\u003a" in text or "\\u003A" in text:
-        return False
-    try:
-        return keys + _colons(frozen) == text.count(":")
-    except RecursionError:
-        return False
-
-
-def _colons(value: object) -> int:
-    """How many ':' the strings and keys of a fast-walked value hold."""
-    kind = type(value)
-    if kind is str:
-        return value.count(":")  # type: ignore[attr-defined, no-any-return]
-    total = 0
-    if kind is FrozenDict:
-        for key, item in value.items():  # type: ignore[attr-defined]
-            total += key.count(":")
-            item_kind = type(item)
-            if item_kind is str:
-                total += item.count(":")
-            elif item_kind is FrozenDict or item_kind is FrozenList:
-                total += _colons(item)
-    elif kind is FrozenList:
-        for item in value:  # type: ignore[attr-defined]
-            item_kind = type(item)
-            if item_kind is str:
-                total += item.count(":")
-            elif item_kind is FrozenDict or item_kind is FrozenList:
-                total += _colons(item)
-    return total
-
-
-def _parse_exact(text: str, limits: JsonLimits) -> Result[FrozenJson, JsonError]:
+def _parse_exact(text: str, limits: JsonLimits) -> Any:
+    """The frozen JSON of `text` parsed with hooks and walked exactly, or what is wrong."""
     try:
         raw = _DECODER.decode(text)
     except json.JSONDecodeError as exc:
-        return Failure(
-            JsonError(
-                JsonErrorKind.SYNTAX,
-                "",
-                f"invalid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})",
-            )
+        return JsonError(
+            JsonErrorKind.SYNTAX,
+            "",
+            f"invalid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})",
         )
     except RecursionError:
-        return Failure(_too_deep_for_parser(text, limits))
+        return _too_deep_for_parser(text, limits)
     except ValueError as exc:  # integer literals beyond Python's digit limit
-        return Failure(JsonError(JsonErrorKind.TOO_LARGE, "", f"invalid JSON number: {exc}"))
-    return snapshot_json(raw, limits)
+        return JsonError(JsonErrorKind.TOO_LARGE, "", f"invalid JSON number: {exc}")
+    return snapshot_or_error(raw, limits)
 
 
 def _too_deep_for_parser(text: str, limits: JsonLimits) -> JsonError:

@@ -20,7 +20,7 @@ from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, final
 
-from toolfx.core.json import JsonError, snapshot_or_error
+from toolfx.core.json import JsonError, parse_or_error, snapshot_or_error
 from toolfx.core.pipeline._body import CallState, dispatch, success_of
 from toolfx.core.pipeline._bounding import bound_result, over_limits
 from toolfx.core.pipeline._code_bridge import dispatch_sub_calls
@@ -131,18 +131,50 @@ class ToolCall:
     ) -> None:
         snapshot = snapshot_or_error(arguments)  # later changes to the caller's dict: unseen
         failed_snapshot = type(snapshot) is JsonError
-        # a model's text may hold lone surrogates the records could not encode: written out
-        _call_id(self, call_id if call_id.isascii() else printable(call_id))
-        _name(self, name if name.isascii() else printable(name))
-        _arguments(self, arguments if failed_snapshot else snapshot)
-        _signal(self, signal)
-        _root_call_id(self, root_call_id if root_call_id is None else printable(root_call_id))
-        _parent(self, parent)
-        _parent_call_id(
-            self, parent_call_id if parent_call_id is None else printable(parent_call_id)
+        _filled(
+            self,
+            call_id,
+            name,
+            arguments if failed_snapshot else snapshot,
+            snapshot if failed_snapshot else None,
+            signal,
+            root_call_id,
+            parent,
+            parent_call_id,
+            deps,
         )
-        _deps(self, deps)
-        _arguments_error(self, snapshot if failed_snapshot else None)
+
+    @classmethod
+    def from_json(  # noqa: PLR0917 (as the constructor's, with the text for the arguments)
+        cls,
+        call_id: str,
+        name: str,
+        text: str | bytes,
+        signal: CancelSignal,
+        root_call_id: str | None = None,
+        parent: ExecutionToken | None = None,
+        parent_call_id: str | None = None,
+        deps: object = None,
+    ) -> ToolCall:
+        """A call whose arguments are JSON text (as a model sends them), parsed straight into
+        frozen JSON; text that is not lossless JSON makes a call failing INVALID_ARGS that says
+        what is wrong and where (`arguments` then keeps the text as it came)."""
+        parsed = parse_or_error(text)  # frozen already: no second snapshot
+        problem = parsed if type(parsed) is JsonError else None
+        call = object.__new__(cls)
+        _filled(
+            call,
+            call_id,
+            name,
+            text if problem is not None else parsed,
+            problem,
+            signal,
+            root_call_id,
+            parent,
+            parent_call_id,
+            deps,
+        )
+        return call
 
     def record(self, agent: str | None) -> ToolCallRecord:
         """The `tool/call` record of this call made by `agent` (its arguments, if JSON)."""
@@ -165,6 +197,31 @@ class ToolCall:
         _arguments(call, text)
         _arguments_error(call, problem)
         return call
+
+
+def _filled(  # noqa: PLR0917 (every field, positional: the hot path of every call)
+    call: ToolCall,
+    call_id: str,
+    name: str,
+    arguments: object,
+    arguments_error: JsonError | None,
+    signal: CancelSignal,
+    root_call_id: str | None,
+    parent: ExecutionToken | None,
+    parent_call_id: str | None,
+    deps: object,
+) -> None:
+    """Store a new call's fields (a model's text may hold lone surrogates the records could not
+    encode: ids and names are written out printable)."""
+    _call_id(call, call_id if call_id.isascii() else printable(call_id))
+    _name(call, name if name.isascii() else printable(name))
+    _arguments(call, arguments)
+    _signal(call, signal)
+    _root_call_id(call, root_call_id if root_call_id is None else printable(root_call_id))
+    _parent(call, parent)
+    _parent_call_id(call, parent_call_id if parent_call_id is None else printable(parent_call_id))
+    _deps(call, deps)
+    _arguments_error(call, arguments_error)
 
 
 _call_id = ToolCall.__dict__["call_id"].__set__

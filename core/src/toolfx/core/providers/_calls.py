@@ -5,7 +5,8 @@ that is not JSON (bad syntax, a duplicate key, NaN, too deep or too large) becom
 fails INVALID_ARGS naming the problem, never an exception; empty text is an empty object. A
 call to a tool exported for strict mode has its strict-mode nulls undone against the tool's own
 schema (`undo_strict_nulls`) before the pipeline validates it, whether its arguments came as
-text or already parsed.
+text or already parsed; text for a tool whose schema cannot get such nulls is parsed straight
+into the call (`ToolCall.from_json`).
 
 Call ids are what every wire format pairs an answer with, so a reply that gives two calls one id
 is a `ReplyError` naming both places: neither call runs (the reply cannot be answered).
@@ -19,10 +20,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from returns.result import Failure
-
-from toolfx.core.json import json_pointer, parse_json, snapshot_json
-from toolfx.core.providers._nulls import undo_strict_nulls
+from toolfx.core.json import JsonError, json_pointer, parse_or_error, snapshot_or_error
+from toolfx.core.providers._nulls import StrictNullTools, undo_strict_nulls
+from toolfx.core.providers._tools import memoized
 from toolfx.core.runtime import CancelSignal
 
 if TYPE_CHECKING:
@@ -83,17 +83,24 @@ def one_call(
     """One call from the arguments as the model sent them: text (parsed; blank is `{}`; not
     JSON: a call failing INVALID_ARGS) or a value; strict-mode nulls undone if `strict_nulls`."""
     registration = catalog.direct(name) if strict_nulls else None
+    if registration is not None and not memoized(
+        catalog, StrictNullTools, StrictNullTools
+    ).undo_needed(registration):
+        registration = None  # no property strict mode could have sent as null: nothing to undo
     if isinstance(arguments, str):
-        parsed = parse_json(arguments if arguments.strip() else "{}")
-        if isinstance(parsed, Failure):
-            return call_type.unparsed(call_id, name, arguments, parsed.failure(), signal)
+        text = arguments if arguments.strip() else "{}"
+        if registration is None:  # parsed straight into frozen JSON: no second snapshot
+            return call_type.from_json(call_id, name, text, signal)
+        parsed = parse_or_error(text)
+        if type(parsed) is JsonError:
+            return call_type.unparsed(call_id, name, arguments, parsed, signal)
+        value: FrozenJson = parsed
     elif registration is not None:
-        parsed = snapshot_json(arguments)  # bounded: the walk below meets only lossless JSON
-        if isinstance(parsed, Failure):  # not JSON: the call says why when it is built
+        snapshot = snapshot_or_error(arguments)  # bounded: the walk below meets only JSON
+        if type(snapshot) is JsonError:  # not JSON: the call says why when it is built
             return call_type(call_id, name, arguments, signal)
+        value = snapshot
     else:
         return call_type(call_id, name, arguments, signal)
-    value: FrozenJson = parsed.unwrap()
-    if registration is not None:
-        value = undo_strict_nulls(registration.definition.parameters.json_schema, value)
-    return call_type(call_id, name, value, signal)
+    undone = undo_strict_nulls(registration.definition.parameters.json_schema, value)
+    return call_type(call_id, name, undone, signal)

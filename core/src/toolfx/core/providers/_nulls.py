@@ -1,10 +1,15 @@
 """Reading a strict OpenAI call back: strict mode sends every property, an omitted optional one
-as null, which the tool's own schema may refuse; such nulls are dropped before validation."""
+as null, which the tool's own schema may refuse; such nulls are dropped before validation.
+
+Only a schema with a property some object does not require can get such a null: whether a tool's
+has one is decided once per tool and catalog snapshot (`StrictNullTools`), and a call to a tool
+without one is not walked at all.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, final
 
 from toolfx.core.providers._schema import (
     accepts_null,
@@ -16,8 +21,44 @@ from toolfx.core.providers._schema import (
 
 if TYPE_CHECKING:
     from toolfx.core.json import FrozenJson
+    from toolfx.core.registry import Catalog, Registration
 
-__all__ = ["undo_strict_nulls"]
+__all__ = ["StrictNullTools", "has_optional_properties", "undo_strict_nulls"]
+
+
+def has_optional_properties(parameters: FrozenJson) -> bool:
+    """Whether any object schema in `parameters` (anywhere: `$defs`, branches, items) has a
+    property its `required` does not list: else `undo_strict_nulls` can change nothing."""
+    pending: list[object] = [parameters]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, Mapping):
+            properties = node.get("properties")
+            if isinstance(properties, Mapping) and not required_names(node).issuperset(properties):
+                return True
+            pending.extend(node.values())
+        elif isinstance(node, Sequence) and not isinstance(node, str):
+            pending.extend(node)
+    return False
+
+
+@final
+class StrictNullTools:
+    """For one catalog snapshot: which tools' calls can carry strict-mode nulls to undo, each
+    decided once (kept with the snapshot by `memoized`)."""
+
+    __slots__ = ("_decided",)
+
+    def __init__(self, catalog: Catalog) -> None:
+        self._decided: dict[str, bool] = {}
+
+    def undo_needed(self, registration: Registration) -> bool:
+        """Whether a call of `registration` may hold nulls that `undo_strict_nulls` drops."""
+        decided = self._decided.get(registration.name)
+        if decided is None:
+            schema = registration.definition.parameters.json_schema
+            decided = self._decided[registration.name] = has_optional_properties(schema)
+        return decided
 
 
 def undo_strict_nulls(parameters: FrozenJson, arguments: FrozenJson) -> FrozenJson:
