@@ -133,7 +133,10 @@ def call_paths(catalog: Catalog, signal: CancelSignal) -> Paths:
     """Each way a user describes one call of `add` from the model's text."""
     prebuilt = execute(catalog, ToolCall("c", "add", json.loads(TEXT), signal))
     return {
-        "real path": lambda: execute(catalog, ToolCall("c", "add", json.loads(TEXT), signal)),
+        "real path": lambda: execute(catalog, ToolCall.from_json("c", "add", TEXT, signal)),
+        "json.loads + ToolCall": lambda: execute(
+            catalog, ToolCall("c", "add", json.loads(TEXT), signal)
+        ),
         "through model_call": lambda: execute(
             catalog, model_call("c", "add", TEXT, catalog, signal)
         ),
@@ -184,7 +187,7 @@ def run() -> list[Case]:
             timed[f"{path}, sync, {hooks}"] = sync_path
             ratios[f"{path}, sync, {hooks}"] = sync_path / hand
             hand_written = min(hand_written, hand)
-            if path == "through model_call":
+            if path in {"through model_call", "json.loads + ToolCall"}:
                 continue
             for backend in ("asyncio", "trio"):
                 timed[f"{path}, anyio-{backend} (inside one loop), {hooks}"] = _in_loop(

@@ -212,3 +212,16 @@ def test_lone_surrogates_in_a_calls_ids_and_name_still_give_durable_records() ->
         "root\\ud800",
         "up\\ud800",
     )
+
+
+def test_a_text_block_has_no_field_the_fast_check_would_miss() -> None:
+    # `materialized` passes a text block whose text is ASCII and whose annotations are None
+    # without a call: a new field of TextBlock must join that check (tools/_materialize.py).
+    assert [f.name for f in dataclasses.fields(TextBlock)] == ["text", "annotations"]
+
+
+def test_a_text_block_with_annotations_that_are_not_json_is_caught() -> None:
+    block = TextBlock("ok", {"a": {1, 2}})  # type: ignore[dict-item]
+    result = materialized(ToolExecutionSuccess(1, (block,)), "t")
+    assert isinstance(result, ToolExecutionFailure)
+    assert "content[0].annotations/a" in result.error.message

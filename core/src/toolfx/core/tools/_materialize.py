@@ -172,14 +172,6 @@ _BLOCK_CHECKS: Final[dict[type, _Check]] = {
 """One check per member of the `ContentBlock` union, over its dataclass fields."""
 
 
-_TEXT_EXTRAS: Final = tuple(f.name for f in dataclasses.fields(TextBlock) if f.name != "text")
-"""The fields of a text block besides its text (optional ones: None when unused)."""
-
-
-def _unset(block: TextBlock) -> bool:
-    return all(getattr(block, name) is None for name in _TEXT_EXTRAS)
-
-
 def _content(value: object, where: str) -> tuple[ContentBlock, ...]:
     if type(value) is not tuple:
         if not isinstance(value, list | tuple):
@@ -191,7 +183,7 @@ def _content(value: object, where: str) -> tuple[ContentBlock, ...]:
         kind = type(block)
         if kind is TextBlock:  # the usual block: no call for it
             body = block.text
-            if type(body) is str and body.isascii() and (not _TEXT_EXTRAS or _unset(block)):
+            if type(body) is str and body.isascii() and block.annotations is None:
                 continue
         check = _BLOCK_CHECKS.get(kind)
         if check is None:
@@ -300,7 +292,7 @@ def materialized(result: object, name: str) -> ToolExecutionResult:
             and type(block := content[0]) is TextBlock
             and type(body := block.text) is str
             and body.isascii()
-            and (not _TEXT_EXTRAS or _unset(block))
+            and block.annotations is None  # a text block's only field besides its text
             and (
                 value is None
                 or kind is FrozenDict
