@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, NewType, NotRequired, TypedDict
@@ -100,3 +101,13 @@ def test_every_output_kind_renders_as_its_json(output: Any, value: object, rende
     result = run_sync(execute(location.catalog(), call))
     assert isinstance(result, ToolExecutionSuccess), result
     assert result.content == (TextBlock(rendered),)
+
+
+@pytest.mark.parametrize("value", [True, False, None, 0, -7, 10**40, "x", "", "é", 1.5, [1], {}])
+def test_scalars_written_without_the_encoder_read_as_the_encoder_writes_them(value: object) -> None:
+    from toolfx.core.tools import render_json
+
+    (block,) = render_json(None, value)
+    assert isinstance(block, TextBlock)
+    expected = value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
+    assert block.text == expected

@@ -7,7 +7,7 @@ import inspect
 
 import pytest
 
-from toolfx.core.runtime import CancelSignal
+from toolfx.core.runtime import CancelSignal, Description
 from toolfx.core.tools import (
     ExecutionToken,
     TextBlock,
@@ -17,7 +17,7 @@ from toolfx.core.tools import (
     ToolFailure,
 )
 
-CLASSES = [TextBlock, ToolExecution, ToolExecutionSuccess, ToolExecutionFailure]
+CLASSES = [Description, TextBlock, ToolExecution, ToolExecutionSuccess, ToolExecutionFailure]
 
 
 @pytest.mark.parametrize("cls", CLASSES, ids=lambda cls: cls.__name__)
@@ -44,6 +44,10 @@ def test_values_are_stored_frozen_and_replaceable() -> None:
     moved = execution.with_signal(CancelSignal())
     assert (moved.token, moved.parent, moved.call_id) == (token, None, "c")
     assert repr(TextBlock("x")) == "TextBlock(text='x')"
+    described = Description.of(1)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        described.program = described.program  # type: ignore[misc]
+    assert Description(described.program) == described
     assert (
         repr(TextBlock("x", {"priority": 1})) == "TextBlock(text='x', annotations={'priority': 1})"
     )

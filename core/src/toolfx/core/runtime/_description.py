@@ -16,11 +16,17 @@ U = TypeVar("U")
 
 
 @final
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Description(Generic[T_co]):
     """A program that needs a Runtime; building or composing one performs nothing."""
 
     program: Callable[[Runtime], Coroutine[Any, Any, T_co]]
+
+    # Stores through the slot descriptor: one is built per call, and the generated frozen
+    # __init__ (object.__setattr__) costs twice as much. tests/unit/test_slot_stores.py checks
+    # the parameters match the fields.
+    def __init__(self, program: Callable[[Runtime], Coroutine[Any, Any, T_co]]) -> None:
+        _set_program(self, program)
 
     @staticmethod
     def of(value: U) -> Description[U]:
@@ -48,3 +54,6 @@ class Description(Generic[T_co]):
             return await function(await program(runtime)).program(runtime)
 
         return Description(bound)
+
+
+_set_program = Description.__dict__["program"].__set__

@@ -83,8 +83,13 @@ def render_json(args: object, value: object) -> tuple[ContentBlock, ...]:
     The pipeline hands it the checked frozen JSON of the value (not the typed value), so a
     dataclass, tuple, enum or TypedDict output renders as the JSON its schema describes.
     """
+    kind = type(value)
+    if kind is int:  # the scalars as the encoder writes them, without it
+        return (TextBlock(int.__repr__(value)),)
+    if kind is bool:
+        return (TextBlock("true" if value else "false"),)
+    if value is None:
+        return (TextBlock("null"),)
     if isinstance(value, str):
         return (TextBlock(value),)
-    if type(value) is int:
-        return (TextBlock(int.__repr__(value)),)  # what the encoder writes, without it
     return (TextBlock(_COMPACT_JSON.encode(value)),)
