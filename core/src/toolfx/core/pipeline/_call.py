@@ -97,6 +97,14 @@ MAX_LISTED_TOOLS: Final = 20
 """How many visible tool names an UNKNOWN_TOOL message lists."""
 
 
+_ALLOWED: Final = Allow()
+"""What the pre-execute waterfall decides past its last listener (built once: it is frozen)."""
+
+
+_ACCEPTED: Final = Accept()
+"""What the post-execute waterfall decides past its last listener (built once: it is frozen)."""
+
+
 @final
 @dataclass(frozen=True, slots=True, init=False)
 class ToolCall:
@@ -460,7 +468,7 @@ async def _waterfall_pre(
     listeners: tuple[PreExecuteListener, ...], execution: ToolExecution, index: int
 ) -> PreToolDecision:
     if index == len(listeners):
-        return Allow()
+        return _ALLOWED
 
     async def next_decision() -> PreToolDecision:
         return await _waterfall_pre(listeners, execution, index + 1)
@@ -635,7 +643,7 @@ async def _waterfall_post(
     index: int,
 ) -> PostToolDecision:
     if index == len(listeners):
-        return Accept()
+        return _ACCEPTED
 
     async def next_decision() -> PostToolDecision:
         return await _waterfall_post(listeners, execution, result, index + 1)
