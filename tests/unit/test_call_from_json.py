@@ -178,3 +178,8 @@ def test_optional_properties_are_found_anywhere_in_the_schema(
     from toolfx.core.providers._nulls import has_optional_properties
 
     assert has_optional_properties(schema) is optional  # type: ignore[arg-type]
+
+
+def test_arguments_that_are_not_text_are_a_type_error_naming_the_type() -> None:
+    with pytest.raises(TypeError, match="str or bytes, not dict"):
+        ToolCall.from_json("c", "add", {"a": 1}, SIGNAL)  # type: ignore[arg-type]

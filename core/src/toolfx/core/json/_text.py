@@ -77,6 +77,8 @@ def parse_or_error(text: str | bytes, limits: JsonLimits = DEFAULT_LIMITS) -> An
     two accept the same texts and give the same values and errors
     (tests/properties/test_json_text_properties.py).
     """
+    if not isinstance(text, str | bytes):  # a caller's mistake, not the model's text
+        raise TypeError(f"JSON text is str or bytes, not {type(text).__name__}")
     if len(text) > limits.max_size:
         return JsonError(
             JsonErrorKind.TOO_LARGE,
@@ -84,7 +86,7 @@ def parse_or_error(text: str | bytes, limits: JsonLimits = DEFAULT_LIMITS) -> An
             f"the text is {len(text)} long, over the size budget of {limits.max_size} bytes",
         )
     try:
-        data = text if type(text) is bytes else text.encode()  # type: ignore[union-attr]
+        data = text if isinstance(text, bytes) else text.encode()
         # NaN and the infinities as literals are refused, and an object repeating a key
         parsed = _jiter_parse(data, allow_inf_nan=False, catch_duplicate_keys=True)
         return frozen_parsed(parsed, limits.max_depth)
