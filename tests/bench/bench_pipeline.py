@@ -2,9 +2,11 @@
 
 Every case builds a fresh `ToolCall` from the text per call (parse, snapshot, call, execute, run),
 side by side with what a hand-written dispatcher does (json.loads, a cached jsonschema-rs
-validator, the call), under each interpreter, with no hooks and with one hook of each kind, and
-through `model_call` (what the wire-format adapters do). A prebuilt description (arguments parsed
-once) is kept as the pipeline's own floor. Each timed path checks once that it gives the success.
+validator, the call): the real path is `ToolCall.from_json` (under sync, and under anyio on
+asyncio and trio inside one running loop), json.loads + `ToolCall` beside it, and `model_call`
+(what the wire-format adapters do), each with no hooks and with one hook of each kind. A
+prebuilt description (arguments parsed once) is kept as the pipeline's own floor. Each timed path
+checks once that it gives the success.
 """
 
 from __future__ import annotations
