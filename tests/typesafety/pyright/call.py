@@ -5,7 +5,18 @@ from typing import TypedDict, assert_type
 
 from returns.context import RequiresContextFutureResult
 
-from toolfx.core import Location, Output, Runtime, ToolFailure, ToolRunContext, call, define_tool
+from toolfx.core import (
+    CancelSignal,
+    JsonError,
+    Location,
+    Output,
+    Runtime,
+    ToolCall,
+    ToolFailure,
+    ToolRunContext,
+    call,
+    define_tool,
+)
 
 
 class Args(TypedDict):
@@ -38,3 +49,11 @@ assert_type(again, RequiresContextFutureResult[Size, ToolFailure, Runtime])
 
 call(catalog, tool, call_id="1")({"path": 3})  # pyright: ignore[reportArgumentType]
 call(catalog, tool, call_id="1")(Other(count=1))  # pyright: ignore[reportArgumentType]
+
+# A call from the model's JSON text: a ToolCall; text or bytes only.
+from_text = ToolCall.from_json("2", "size", '{"path": "a"}', CancelSignal())
+assert_type(from_text, ToolCall)
+assert_type(
+    ToolCall.from_json("3", "size", b"{}", CancelSignal()).arguments_error, JsonError | None
+)
+ToolCall.from_json("4", "size", {"path": "a"}, CancelSignal())  # pyright: ignore[reportArgumentType]
