@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
 import functools
-import gc
 import json
 import time
 from collections.abc import Awaitable, Callable
@@ -14,7 +12,7 @@ import anyio
 import jsonschema_rs
 
 from tests.bench.harness import Case, time_call
-from toolfx.core.pipeline import ToolCall, execute, execute_batch
+from toolfx.core.pipeline import ToolCall, execute
 from toolfx.core.registry import Location
 from toolfx.core.runtime import CancelSignal, Description
 from toolfx.core.tools import (
@@ -28,7 +26,7 @@ from toolfx.core.tools import (
     ToolRunContext,
     define_tool,
 )
-from toolfx.interpreters.anyio import AnyioRuntime, run_anyio
+from toolfx.interpreters.anyio import AnyioRuntime
 from toolfx.interpreters.sync import SyncRuntime, run_sync
 from toolfx.interpreters.testing import DeterministicInterpreter
 
@@ -39,7 +37,6 @@ SCHEMA = {
     "required": ["a", "b"],
     "additionalProperties": False,
 }
-CONCURRENT_CALLS = 1_000
 SLEEP_SECONDS = 0.01
 
 
@@ -107,7 +104,7 @@ VALIDATOR = jsonschema_rs.Draft202012Validator(SCHEMA)
 
 
 def run() -> list[Case]:
-    """Time one call per interpreter and the 1,000-call concurrent batch against asyncio."""
+    """Time one call per interpreter (the concurrent batches: bench_batch.py)."""
     hand_written = time_call(baseline)
     cases: list[Case] = [("json.loads + jsonschema-rs validate + call", hand_written)]
     arguments = json.loads(TEXT)
@@ -133,11 +130,6 @@ def run() -> list[Case]:
             functools.partial(deterministic.run, description)
         )
     cases.extend((f"pipeline, {name}", value) for name, value in per_call.items())
-    sleeps = _concurrent_sleeps()
-    cases.extend(sleeps)
-    timed_sleeps = dict(sleeps)
-    raw_gather = timed_sleeps["1,000 x 10 ms sleeps, raw asyncio.gather (ms)"]
-    batch = timed_sleeps["1,000 x 10 ms sleeps, execute_batch under anyio-asyncio (ms)"]
     return [
         *cases,
         (
@@ -148,7 +140,6 @@ def run() -> list[Case]:
             "target < 10: anyio-asyncio overhead over hand-written (µs)",
             per_call["anyio-asyncio (inside one loop), no listeners"] - hand_written,
         ),
-        ("target <= 1.5: 1,000-call batch / raw asyncio.gather (x)", batch / raw_gather),
     ]
 
 
@@ -163,38 +154,3 @@ def _in_loop(description: Description[Any], runtime: AnyioRuntime, backend: str)
         return (time.perf_counter() - start) / rounds * 1e6
 
     return min(anyio.run(many, backend=backend) for _ in range(3))
-
-
-def _concurrent_sleeps() -> list[Case]:
-    location = plain_location()
-    calls = [
-        ToolCall(f"c{i}", "sleepy", {"a": 0, "b": 0}, CancelSignal())
-        for i in range(CONCURRENT_CALLS)
-    ]
-    batch = execute_batch(location.catalog(), calls, limit=CONCURRENT_CALLS)
-
-    async def raw() -> None:
-        await asyncio.gather(*(asyncio.sleep(SLEEP_SECONDS) for _ in range(CONCURRENT_CALLS)))
-
-    async def raw_anyio() -> None:  # the floor under anyio: its own task group and sleep
-        async with anyio.create_task_group() as group:
-            for _ in range(CONCURRENT_CALLS):
-                group.start_soon(anyio.sleep, SLEEP_SECONDS)
-
-    def timed(action: Callable[[], object]) -> float:
-        best = float("inf")
-        for _ in range(15):  # the least disturbed of many short runs
-            gc.collect()  # each run starts from the same heap; its own collections still count
-            start = time.perf_counter()
-            action()
-            best = min(best, time.perf_counter() - start)
-        return best * 1e3
-
-    return [
-        ("1,000 x 10 ms sleeps, raw asyncio.gather (ms)", timed(lambda: asyncio.run(raw()))),
-        ("1,000 x 10 ms sleeps, raw anyio task group (ms)", timed(lambda: anyio.run(raw_anyio))),
-        (
-            "1,000 x 10 ms sleeps, execute_batch under anyio-asyncio (ms)",
-            timed(lambda: run_anyio(batch, "asyncio")),
-        ),
-    ]

@@ -37,10 +37,14 @@ if TYPE_CHECKING:
 __all__ = ["DEFAULT_PARALLEL_LIMIT", "BatchLedger", "BatchResult", "execute_batch"]
 
 
-DEFAULT_PARALLEL_LIMIT: Final = 8
+DEFAULT_PARALLEL_LIMIT: Final[int | None] = None
 
 
-"""How many parallel-safe calls of one run may overlap unless the caller says otherwise."""
+"""How many parallel-safe calls of one run may overlap unless the caller says otherwise: no
+limit, every call of the run starts at once (as the OpenAI Agents SDK, pydantic-ai and LangGraph's
+ToolNode run a turn's calls). Only a tool whose classifier says exactly True is parallel; a
+blocking `def` body still waits for one of the interpreter's threads (anyio: its default thread
+limiter, 40 per loop)."""
 
 
 @final
@@ -66,16 +70,17 @@ class BatchResult:
 def execute_batch(
     catalog: Catalog,
     calls: Sequence[ToolCall],
-    limit: int = DEFAULT_PARALLEL_LIMIT,
+    limit: int | None = DEFAULT_PARALLEL_LIMIT,
     sink: RecordSink | None = None,
     *,
     resumption: Resumption | None = None,
 ) -> Description[BatchResult]:
-    """The description of a turn's calls: barriers, rolling pools of `limit`, results in order.
+    """The description of a turn's calls: barriers, rolling pools of `limit` (None: all of a
+    run at once), results in order.
 
     `resumption` is a journaled run's (`toolfx.core.journal`), for Code Mode sub-calls.
     """
-    if limit < 1:
+    if limit is not None and limit < 1:
         raise ValueError(f"the parallel limit must be at least 1, not {limit}")
     frozen_calls = tuple(calls)
 
@@ -102,7 +107,8 @@ def execute_batch(
                     )
                     for index in group
                 ]
-                for index, result in zip(group, await runtime.gather(thunks, limit), strict=True):
+                width = len(thunks) if limit is None else limit
+                for index, result in zip(group, await runtime.gather(thunks, width), strict=True):
                     results[index] = result
         except Exception as fault:  # the runtime failed the batch: the unfinished calls fail
             return BatchResult(ledger.settled(fault), tuple(ledger.faults))
