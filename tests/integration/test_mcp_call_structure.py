@@ -1,6 +1,7 @@
-"""What an MCP call costs in structure, counted: toolfx's call of a server's tool (through the
-pipeline, with the tool's timeout) enters no task group and no nursery beyond what the SDK's own
-`call_tool` enters for the same request, on asyncio and on trio.
+"""What an MCP call costs in structure, counted, on asyncio and on trio: toolfx's call of a
+server's tool (through the pipeline, with the tool's timeout) enters no task group and no nursery
+beyond what the SDK's own `call_tool` enters for the same request; a call served by `toolfx mcp
+serve`'s server enters none beyond a bare SDK server's, and makes no capabilities of its own.
 """
 
 from __future__ import annotations
@@ -8,25 +9,40 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypedDict
 
 import anyio
 import anyio.abc
+import mcp_types as types
 import pytest
 import trio
+from mcp import Client
 from mcp.client._memory import InMemoryTransport
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import Server
 
 from tests.integration.mcp_test_server import SERVER
 from toolfx.core.pipeline import ToolCall, execute
 from toolfx.core.registry import Location
-from toolfx.core.runtime import CancelSignal
-from toolfx.core.tools import ToolExecutionSuccess
+from toolfx.core.runtime import CancelSignal, CodeEngine
+from toolfx.core.tools import Output, ToolExecutionSuccess, ToolRunContext, define_tool
 from toolfx.interpreters.anyio import AnyioRuntime, run_anyio_async
+from toolfx.interpreters.anyio import _runtime as anyio_runtime
+from toolfx.interpreters.cli._mcp_serve import mcp_server, mcp_tool
+from toolfx.interpreters.codemode import default_engine
 from toolfx.leaves.mcp._server import McpServer
 
 pytestmark = pytest.mark.anyio
 
 CALLS = 10
+
+
+class Echo(TypedDict):
+    text: str
+
+
+def echo(args: Echo, ctx: ToolRunContext) -> str:
+    return args["text"]
 
 
 @contextmanager
@@ -84,3 +100,55 @@ async def test_a_call_enters_no_task_group_beyond_the_sdks_own(
         sdk_groups = await groups_per_call(monkeypatch, sdk)
         toolfx_groups = await groups_per_call(monkeypatch, toolfx)
     assert toolfx_groups == sdk_groups
+
+
+async def test_a_served_call_enters_no_task_group_and_makes_no_capabilities_of_its_own(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    engines: list[object] = []
+
+    def counted_engine() -> CodeEngine:
+        engines.append("engine")
+        return default_engine()
+
+    monkeypatch.setattr(anyio_runtime, "default_engine", counted_engine)
+    location = Location()
+    location.register(
+        define_tool(
+            name="echo", description="Echo", parameters=Echo, output=Output(str), execute=echo
+        )
+    )
+    listing = types.ListToolsResult(
+        tools=[mcp_tool(s) for s in location.catalog().native_schemas()]
+    )
+
+    async def answer(
+        ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        return types.CallToolResult(content=[types.TextContent(type="text", text="hi")])
+
+    async def listed(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return listing
+
+    bare = Server("bare", on_call_tool=answer, on_list_tools=listed)
+    async with anyio.create_task_group() as calls:
+        served = mcp_server(location.catalog(), calls)
+        made = len(engines)  # the server's own, once
+        async with (
+            Client(InMemoryTransport(served)) as ours,
+            Client(InMemoryTransport(bare)) as sdk,
+        ):
+
+            async def through_toolfx() -> object:
+                result = await ours.call_tool("echo", {"text": "hi"})
+                assert result.content == [types.TextContent(type="text", text="hi")]
+                return result
+
+            sdk_groups = await groups_per_call(monkeypatch, lambda: sdk.call_tool("echo", {}))
+            toolfx_groups = await groups_per_call(monkeypatch, through_toolfx)
+        calls.cancel_scope.cancel()
+    assert toolfx_groups == sdk_groups
+    assert made == 1
+    assert len(engines) == made  # no call made an engine (nor files, processes) of its own
