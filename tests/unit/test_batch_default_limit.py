@@ -1,5 +1,6 @@
 """The default parallel limit: none, every parallel-safe call of a run starts at once, as the
-peers run a turn's calls; exclusive calls still run alone; a tool is parallel-safe by a constant.
+peers run a turn's calls; exclusive calls still run alone; a tool is parallel-safe by a constant;
+a run in flight holds no thunk per call.
 
 Counted, never timed: each body notes when it starts and ends, and waits on the runtime's clock
 (the deterministic interpreter's is virtual), or until all its siblings have started (anyio).
@@ -7,6 +8,8 @@ Counted, never timed: each body notes when it starts and ends, and waits on the 
 
 from __future__ import annotations
 
+import functools
+import gc
 from typing import Literal, TypedDict
 
 import anyio
@@ -185,3 +188,34 @@ def test_anything_else_than_a_bool_or_a_function_is_refused_when_defined(given: 
             execute=lambda args, ctx: 1,
             is_concurrency_safe=given,  # type: ignore[arg-type]
         )
+
+
+def test_no_thunk_or_keeper_partial_outlives_the_start_of_its_call() -> None:
+    alive: list[int] = []
+    started = 0
+
+    async def count_thunks(args: Args, ctx: ToolRunContext) -> int:
+        nonlocal started
+        started += 1
+        while started < CALLS:  # every call of the run is in flight
+            await ctx.runtime.sleep(0.001)
+        gc.collect()
+        alive.append(sum(1 for o in gc.get_objects() if isinstance(o, functools.partial)))
+        return args["n"]
+
+    location = Location()
+    location.register(
+        define_tool(
+            name="count",
+            description="count",
+            parameters=Args,
+            output=Output(int),
+            execute=count_thunks,
+            is_concurrency_safe=True,
+        )
+    )
+    gc.collect()
+    before = sum(1 for o in gc.get_objects() if isinstance(o, functools.partial))
+    batch = execute_batch(location.catalog(), calls_of(["count"] * CALLS))
+    assert values(run_anyio(batch)) == list(range(CALLS))
+    assert max(alive) - before < CALLS  # not one (or two) partials held per call in flight
