@@ -11,9 +11,7 @@ checks once that it gives the success.
 
 from __future__ import annotations
 
-import asyncio
 import functools
-import gc
 import json
 import time
 import timeit
@@ -24,7 +22,7 @@ import anyio
 import jsonschema_rs
 
 from tests.bench.harness import Case, time_call
-from toolfx.core.pipeline import ToolCall, execute, execute_batch
+from toolfx.core.pipeline import ToolCall, execute
 from toolfx.core.providers import model_call
 from toolfx.core.registry import Catalog, Location
 from toolfx.core.runtime import CancelSignal, Description
@@ -40,7 +38,7 @@ from toolfx.core.tools import (
     ToolRunContext,
     define_tool,
 )
-from toolfx.interpreters.anyio import AnyioRuntime, run_anyio
+from toolfx.interpreters.anyio import AnyioRuntime
 from toolfx.interpreters.sync import SyncRuntime, run_sync
 from toolfx.interpreters.testing import DeterministicInterpreter
 
@@ -52,7 +50,6 @@ SCHEMA = {
     "additionalProperties": False,
 }
 EXPECTED = 3
-CONCURRENT_CALLS = 1_000
 SLEEP_SECONDS = 0.01
 HAND_WRITTEN = "hand-written: json.loads + jsonschema-rs validate + call"
 
@@ -168,7 +165,7 @@ def run_described(
 
 
 def run() -> list[Case]:
-    """Time one call per path and interpreter, then the 1,000-call concurrent batch."""
+    """Time one call per path and interpreter (the concurrent batches: bench_batch.py)."""
     assert baseline() == EXPECTED
     sync_runtime = SyncRuntime()
     anyio_runtime = AnyioRuntime()
@@ -201,11 +198,6 @@ def run() -> list[Case]:
             functools.partial(deterministic.run, prebuilt)
         )
     cases: list[Case] = [(HAND_WRITTEN, hand_written), *timed.items()]
-    sleeps = _concurrent_sleeps()
-    cases.extend(sleeps)
-    timed_sleeps = dict(sleeps)
-    raw_gather = timed_sleeps["1,000 x 10 ms sleeps, raw asyncio.gather (ms)"]
-    batch = timed_sleeps["1,000 x 10 ms sleeps, execute_batch under anyio-asyncio (ms)"]
     return [
         *cases,
         (
@@ -220,11 +212,18 @@ def run() -> list[Case]:
             "through model_call, sync, no hooks / hand-written (x)",
             ratios["through model_call, sync, no hooks"],
         ),
+        (  # the pipeline issue's targets, on the measure they were set for: parsed once
+            "target <= 3: prebuilt description, sync, no hooks / hand-written (x)",
+            ratios["prebuilt description, sync, no hooks"],
+        ),
         (
-            "target < 10: real path, anyio-asyncio, no hooks, over hand-written (µs)",
+            "target < 10: prebuilt description, anyio-asyncio, no hooks, over hand-written (µs)",
+            timed["prebuilt description, anyio-asyncio (inside one loop), no hooks"] - hand_written,
+        ),
+        (
+            "real path, anyio-asyncio, no hooks, over hand-written (µs)",
             timed["real path, anyio-asyncio (inside one loop), no hooks"] - hand_written,
         ),
-        ("target <= 1.5: 1,000-call batch / raw asyncio.gather (x)", batch / raw_gather),
     ]
 
 
@@ -242,38 +241,3 @@ def _in_loop(
         return (time.perf_counter() - start) / rounds * 1e6
 
     return min(anyio.run(many, backend=backend) for _ in range(3))
-
-
-def _concurrent_sleeps() -> list[Case]:
-    location = plain_location()
-    calls = [
-        ToolCall(f"c{i}", "sleepy", {"a": 0, "b": 0}, CancelSignal())
-        for i in range(CONCURRENT_CALLS)
-    ]
-    batch = execute_batch(location.catalog(), calls, limit=CONCURRENT_CALLS)
-
-    async def raw() -> None:
-        await asyncio.gather(*(asyncio.sleep(SLEEP_SECONDS) for _ in range(CONCURRENT_CALLS)))
-
-    async def raw_anyio() -> None:  # the floor under anyio: its own task group and sleep
-        async with anyio.create_task_group() as group:
-            for _ in range(CONCURRENT_CALLS):
-                group.start_soon(anyio.sleep, SLEEP_SECONDS)
-
-    def timed(action: Callable[[], object]) -> float:
-        best = float("inf")
-        for _ in range(15):  # the least disturbed of many short runs
-            gc.collect()  # each run starts from the same heap; its own collections still count
-            start = time.perf_counter()
-            action()
-            best = min(best, time.perf_counter() - start)
-        return best * 1e3
-
-    return [
-        ("1,000 x 10 ms sleeps, raw asyncio.gather (ms)", timed(lambda: asyncio.run(raw()))),
-        ("1,000 x 10 ms sleeps, raw anyio task group (ms)", timed(lambda: anyio.run(raw_anyio))),
-        (
-            "1,000 x 10 ms sleeps, execute_batch under anyio-asyncio (ms)",
-            timed(lambda: run_anyio(batch, "asyncio")),
-        ),
-    ]

@@ -1,13 +1,24 @@
-"""One timer per asyncio loop for every deadline: each fires once, at its time, unless cancelled;
-an earlier deadline re-arms the timer; cancelled ones are dropped. Bounded by counts, with
-short virtual delays only as a safety net."""
+"""One timer per loop for every deadline (asyncio's `call_at`, a service task per trio run): each
+fires once, at its time, unless cancelled; an earlier deadline re-arms the timer; cancelled ones
+are dropped; a deadline costs no task group and no task. Bounded by counts, with short delays
+only as a safety net."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from typing import Any, Literal
 
-from toolfx.interpreters.anyio._deadlines import LoopDeadlines, deadlines_of
+import anyio
+import anyio.abc
+import anyio.lowlevel
+import pytest
+import trio
+
+from toolfx.core.runtime import CancelSignal, Description, Runtime
+from toolfx.interpreters.anyio import run_anyio
+from toolfx.interpreters.anyio._deadlines import AsyncioTimer, LoopDeadlines, deadlines_of
+from toolfx.interpreters.anyio._trio import trio_deadlines
 
 
 async def _until(check: Callable[[], bool]) -> None:
@@ -20,7 +31,7 @@ async def _until(check: Callable[[], bool]) -> None:
 
 def test_deadlines_fire_in_order_once_unless_cancelled() -> None:
     async def main() -> list[str]:
-        deadlines = LoopDeadlines(asyncio.get_running_loop())
+        deadlines = LoopDeadlines(AsyncioTimer(asyncio.get_running_loop()))
         fired: list[str] = []
         late = deadlines.add(0.05, lambda: fired.append("late"))
         deadlines.add(0.02, lambda: fired.append("early"))  # earlier: re-arms the timer
@@ -37,7 +48,7 @@ def test_deadlines_fire_in_order_once_unless_cancelled() -> None:
 
 def test_done_deadlines_are_dropped_when_they_are_most_of_the_heap() -> None:
     async def main() -> int:
-        deadlines = LoopDeadlines(asyncio.get_running_loop())
+        deadlines = LoopDeadlines(AsyncioTimer(asyncio.get_running_loop()))
         for _ in range(3_000):
             deadlines.add(60, lambda: None).cancel()
         return len(deadlines)
@@ -52,3 +63,56 @@ def test_each_loop_has_its_own_deadlines() -> None:
         return deadlines_of(loop)
 
     assert asyncio.run(main()) is not asyncio.run(main())
+
+
+def test_a_trio_run_fires_its_deadlines_in_order_once_unless_cancelled() -> None:
+    async def main() -> list[str]:
+        deadlines = trio_deadlines()
+        assert trio_deadlines() is deadlines  # one per run
+        fired: list[str] = []
+        late = deadlines.add(0.05, lambda: fired.append("late"))
+        deadlines.add(0.02, lambda: fired.append("early"))  # earlier: moves the scope's deadline
+        deadlines.add(0.01, lambda: fired.append("cancelled")).cancel()
+        for _ in range(1_000):
+            if len(fired) == 2:
+                break
+            await trio.sleep(0.005)
+        assert not late.pending
+        deadlines.add(0.01, lambda: fired.append("again"))  # armed anew after firing
+        while len(fired) < 3:
+            await trio.sleep(0.005)
+        return fired
+
+    assert trio.run(main) == ["early", "late", "again"]
+
+
+@pytest.mark.parametrize("backend", ["asyncio", "trio"])
+def test_a_deadline_starts_no_task_and_no_task_group(
+    backend: Literal["asyncio", "trio"], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    entered: list[str] = []
+    groups, nurseries = anyio.create_task_group, trio.open_nursery
+
+    def group() -> anyio.abc.TaskGroup:
+        entered.append("task group")
+        return groups()
+
+    def nursery(**options: Any) -> Any:
+        entered.append("nursery")
+        return nurseries(**options)
+
+    monkeypatch.setattr(anyio, "create_task_group", group)
+    monkeypatch.setattr(trio, "open_nursery", nursery)
+
+    async def program(runtime: Runtime) -> list[str]:
+        outcomes = []
+        for _ in range(20):
+            signal = CancelSignal()
+            await runtime.deadline(0.001, signal, lambda: anyio.sleep(0.02))
+            outcomes.append(signal.reason or "live")
+            await runtime.deadline(60, CancelSignal(), anyio.lowlevel.checkpoint)
+        return outcomes
+
+    reasons = run_anyio(Description(program), backend)
+    assert reasons == ["timed out after 0.001s"] * 20
+    assert entered == []

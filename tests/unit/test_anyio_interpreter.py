@@ -138,7 +138,7 @@ async def test_a_short_sleep_waits_its_whole_delay_on_the_backend(
     with_signal: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     asked: list[float] = []
-    backend_sleeps = {"asyncio": asyncio.sleep, "anyio": anyio.sleep}
+    backend_sleeps = {"asyncio": asyncio.sleep, "anyio": anyio.sleep, "trio": trio.sleep}
 
     def recorded(name: str) -> Callable[[float], Awaitable[None]]:
         async def sleep(delay: float) -> None:  # records the delay, then only yields
@@ -150,6 +150,7 @@ async def test_a_short_sleep_waits_its_whole_delay_on_the_backend(
 
     monkeypatch.setattr(asyncio, "sleep", recorded("asyncio"))
     monkeypatch.setattr(anyio, "sleep", recorded("anyio"))
+    monkeypatch.setattr(trio, "sleep", recorded("trio"))
     signal = CancelSignal() if with_signal else None
     await AnyioRuntime().sleep(0.01, signal)
     assert asked == [0.01]  # the whole delay went to the loop's own sleep, once
@@ -438,9 +439,15 @@ async def test_an_outer_cancellation_of_gather_stays_the_backend_s(
 
         return thunk
 
+    left: list[type[BaseException]] = []
     with anyio.move_on_after(0.05) as scope:
-        await runtime.gather([step(i) for i in range(3)], limit)
+        try:
+            await runtime.gather([step(i) for i in range(3)], limit)
+        except BaseException as error:
+            left.append(type(error))
+            raise
     assert scope.cancelled_caught
+    assert left == [anyio.get_cancelled_exc_class()]  # one cancellation, not a group of them
     assert sorted(cleaned) == started  # below the limit, the third never started
 
 

@@ -169,6 +169,14 @@ define_tool(
     present_call=present,
     is_concurrency_safe=lambda a: a["path"].startswith("/"),
 )
+define_tool(  # every call with valid arguments may overlap its siblings
+    name="t",
+    description="d",
+    parameters=Args,
+    output=Output(int),
+    execute=size,
+    is_concurrency_safe=True,
+)
 define_tool(
     name="t",
     description="d",
@@ -213,4 +221,12 @@ define_tool(
     output=Output(int),
     execute=size,
     present_call=present_number,  # pyright: ignore[reportArgumentType]
+)
+define_tool(
+    name="t",
+    description="d",
+    parameters=Args,
+    output=Output(int),
+    execute=size,
+    is_concurrency_safe="yes",  # pyright: ignore[reportArgumentType]
 )

@@ -66,13 +66,9 @@ def define_leaf(
         parameters=parameters,
         output=Output(output, render=render, presentation_meta=card_meta(card)),
         execute=execute,
-        is_concurrency_safe=_always_parallel if parallel else None,
+        is_concurrency_safe=parallel,
         present_call=pending,
         present_result=card_of_result,
         output_limits=limits.model,
         options=ToolOptions(idempotent=parallel),
     )
-
-
-def _always_parallel(args: object) -> bool:
-    return True

@@ -185,7 +185,10 @@ class JournaledSession:
         return record
 
     def execute(
-        self, catalog: Catalog, calls: Sequence[ToolCall], limit: int = DEFAULT_PARALLEL_LIMIT
+        self,
+        catalog: Catalog,
+        calls: Sequence[ToolCall],
+        limit: int | None = DEFAULT_PARALLEL_LIMIT,
     ) -> Description[JournaledBatch]:
         """The description of a journaled batch (see the module); inert until interpreted."""
         _check_limit(limit)
@@ -201,7 +204,7 @@ class JournaledSession:
         catalog: Catalog,
         calls: Sequence[ToolCall],
         answers: Mapping[str, ApprovalReply],
-        limit: int = DEFAULT_PARALLEL_LIMIT,
+        limit: int | None = DEFAULT_PARALLEL_LIMIT,
     ) -> Description[JournaledBatch]:
         """Answer the deferred asks (`answers`: call id to reply), then run the batch again.
 
@@ -223,7 +226,7 @@ class JournaledSession:
         return Description(program)
 
     async def _run(
-        self, runtime: Runtime, catalog: Catalog, calls: tuple[ToolCall, ...], limit: int
+        self, runtime: Runtime, catalog: Catalog, calls: tuple[ToolCall, ...], limit: int | None
     ) -> JournaledBatch:
         self.refresh()  # what other sessions settled or answered since: never run a call twice
         sink = functools.partial(self._append, runtime)
@@ -275,9 +278,9 @@ class JournaledSession:
                 runtime.report(error, f"the journal's echo, showing the `{record.event}`")
 
 
-def _check_limit(limit: int) -> None:
+def _check_limit(limit: int | None) -> None:
     """Refuse a parallel limit below one now, as `execute_batch` does, before any record."""
-    if limit < 1:
+    if limit is not None and limit < 1:
         raise ValueError(f"the parallel limit must be at least 1, not {limit}")
 
 

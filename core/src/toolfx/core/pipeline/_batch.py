@@ -10,9 +10,9 @@ no result is lost).
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final, cast, final
+from typing import TYPE_CHECKING, Any, Final, TypeAlias, cast, final, overload
 
 from toolfx.core.pipeline._call import run_call
 from toolfx.core.pipeline._schedule import schedule
@@ -34,13 +34,20 @@ if TYPE_CHECKING:
     from toolfx.core.runtime import Runtime
     from toolfx.core.tools import ContextMessage
 
-__all__ = ["DEFAULT_PARALLEL_LIMIT", "BatchLedger", "BatchResult", "execute_batch"]
+__all__ = ["DEFAULT_PARALLEL_LIMIT", "BatchLedger", "BatchResult", "Thunk", "execute_batch"]
+
+Thunk: TypeAlias = Callable[[], Coroutine[Any, Any, ToolExecutionResult]]
+"""What runs one call of a parallel run when the runtime's `gather` calls it."""
 
 
-DEFAULT_PARALLEL_LIMIT: Final = 8
+DEFAULT_PARALLEL_LIMIT: Final[int | None] = None
 
 
-"""How many parallel-safe calls of one run may overlap unless the caller says otherwise."""
+"""How many parallel-safe calls of one run may overlap unless the caller says otherwise: no
+limit, every call of the run starts at once (as the OpenAI Agents SDK, pydantic-ai and LangGraph's
+ToolNode run a turn's calls). Only a tool whose classifier says exactly True is parallel; a
+blocking `def` body still waits for one of the interpreter's threads (anyio: its default thread
+limiter, 40 per loop)."""
 
 
 @final
@@ -66,16 +73,17 @@ class BatchResult:
 def execute_batch(
     catalog: Catalog,
     calls: Sequence[ToolCall],
-    limit: int = DEFAULT_PARALLEL_LIMIT,
+    limit: int | None = DEFAULT_PARALLEL_LIMIT,
     sink: RecordSink | None = None,
     *,
     resumption: Resumption | None = None,
 ) -> Description[BatchResult]:
-    """The description of a turn's calls: barriers, rolling pools of `limit`, results in order.
+    """The description of a turn's calls: barriers, rolling pools of `limit` (None: all of a
+    run at once), results in order.
 
     `resumption` is a journaled run's (`toolfx.core.journal`), for Code Mode sub-calls.
     """
-    if limit < 1:
+    if limit is not None and limit < 1:
         raise ValueError(f"the parallel limit must be at least 1, not {limit}")
     frozen_calls = tuple(calls)
 
@@ -90,19 +98,9 @@ def execute_batch(
                         runtime, catalog, call, sink_of_calls, None, resumption
                     )
                     continue
-                thunks = [  # partials: no extra coroutine frame to resume at every wake-up
-                    functools.partial(
-                        run_call,
-                        runtime,
-                        catalog,
-                        frozen_calls[index],
-                        sink_of_calls,
-                        ledger.keeper(index),
-                        resumption,
-                    )
-                    for index in group
-                ]
-                for index, result in zip(group, await runtime.gather(thunks, limit), strict=True):
+                thunks = _RunThunks(group, ledger.thunk_maker(resumption))
+                width = len(thunks) if limit is None else limit
+                for index, result in zip(group, await runtime.gather(thunks, width), strict=True):
                     results[index] = result
         except Exception as fault:  # the runtime failed the batch: the unfinished calls fail
             return BatchResult(ledger.settled(fault), tuple(ledger.faults))
@@ -145,7 +143,19 @@ class BatchLedger:
 
     def keeper(self, index: int) -> Callable[[ToolExecutionResult], object]:
         """What keeps the result of the call at `index` as soon as it is final."""
-        return functools.partial(self.results.__setitem__, index)
+        return _Keeper(self.results, index)
+
+    def thunk_maker(self, resumption: Resumption | None) -> Callable[[int], Thunk]:
+        """What makes the thunk that runs the call at an index, keeping its result here."""
+        runtime, catalog, calls, sink = self._runtime, self._catalog, self._calls, self.sink
+
+        def thunk(index: int) -> Thunk:  # a partial: no coroutine frame of its own
+            keep = _Keeper(self.results, index)
+            return functools.partial(
+                run_call, runtime, catalog, calls[index], sink, keep, resumption
+            )
+
+        return thunk
 
     def settled(self, fault: Exception) -> tuple[ToolExecutionResult, ...]:
         """Every call's result after a runtime fault: UNEXPECTED_ERROR for the unfinished ones."""
@@ -182,6 +192,46 @@ class BatchLedger:
                 ErrorCode.ABORTED, f"`{name}` was interrupted ({why}) before it finished"
             )
             write_record(self._runtime, sink, ToolResultRecord.of(call_id, result))
+
+
+@final
+class _Keeper:
+    """Keeps one call's result in its place as soon as it is final: one object per running call
+    (a partial of the list's bound `__setitem__` is three)."""
+
+    __slots__ = ("_index", "_results")
+
+    def __init__(self, results: list[ToolExecutionResult | None], index: int) -> None:
+        self._results = results
+        self._index = index
+
+    def __call__(self, result: ToolExecutionResult) -> None:
+        self._results[self._index] = result
+
+
+@final
+class _RunThunks(Sequence["Thunk"]):
+    """A parallel run's thunks, each made when the runtime takes it: none is kept alive while the
+    run's calls are (ten thousand calls in flight are that many fewer objects for the collector
+    to walk, again and again)."""
+
+    __slots__ = ("_group", "_make")
+
+    def __init__(self, group: list[int], make: Callable[[int], Thunk]) -> None:
+        self._group = group
+        self._make = make
+
+    def __len__(self) -> int:
+        return len(self._group)
+
+    @overload
+    def __getitem__(self, position: int) -> Thunk: ...
+    @overload
+    def __getitem__(self, position: slice) -> Sequence[Thunk]: ...
+    def __getitem__(self, position: int | slice) -> Thunk | Sequence[Thunk]:
+        if isinstance(position, slice):
+            return [self._make(index) for index in self._group[position]]
+        return self._make(self._group[position])
 
 
 def _take(

@@ -258,13 +258,18 @@ class Catalog:
     def execution_mode(self, name: str, arguments: FrozenJson) -> ExecutionMode:
         """Fail-closed scheduling: only an exact True from the tool's classifier is parallel."""
         definition = self.get(name)
-        if definition is None or definition.is_concurrency_safe is None:
+        if definition is None:
+            return "exclusive"
+        classifier = definition.is_concurrency_safe
+        if classifier is None or classifier is False:
             return "exclusive"
         decoded = definition.parameters.decode_or_failure(arguments)
         if isinstance(decoded, ValidationFailure):
             return "exclusive"
+        if classifier is True:  # declared parallel for every call with valid arguments
+            return "parallel"
         try:
-            verdict = definition.is_concurrency_safe(decoded[1])
+            verdict = classifier(decoded[1])
         except Exception:  # a raising classifier is exclusive, by the spec
             return "exclusive"
         return "parallel" if verdict is True else "exclusive"

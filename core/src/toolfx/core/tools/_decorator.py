@@ -260,7 +260,7 @@ def _defined(fn: Callable[..., Any], settings: _Settings) -> ToolDefinition[Tool
         output=output,
         execute=_body(callee, context, _Call(frozenset(fields), defaults, tuple(positional))),
         timeout=settings.timeout,
-        is_concurrency_safe=_concurrency(settings.parallel_safe),
+        is_concurrency_safe=settings.parallel_safe,
         options=settings.options,
         blocking=settings.blocking,
         output_limits=settings.output_limits,
@@ -409,15 +409,3 @@ def _missing_dependency(ctx: ToolRunContext[Any], declared: object) -> ToolFailu
         f"Tool `{ctx.name}` needs dependencies of type {wanted}, and {given} "
         "(give them to its Location, Location(deps=...), or to the call, ToolCall(deps=...))",
     )
-
-
-def _concurrency(parallel_safe: ParallelSafe) -> Callable[[ToolArguments], bool] | None:
-    if parallel_safe is True:
-        return _always
-    if parallel_safe is False:
-        return None
-    return parallel_safe
-
-
-def _always(args: ToolArguments) -> bool:
-    return True

@@ -96,7 +96,10 @@ class ToolDefinition(Generic[ArgsT, OutT]):
         Callable[[ToolCallIdentity, ToolExecutionResult], Sequence[ContentBlock] | None] | None
     ) = None
     timeout: float | None = None
-    is_concurrency_safe: Callable[[ArgsT], bool] | None = None
+    is_concurrency_safe: Callable[[ArgsT], bool] | bool | None = None
+    """Whether a call may overlap its siblings in a batch: True (every call with valid
+    arguments), a classifier of the decoded arguments (only an exact True is parallel), or
+    None/False (each call alone: the default)."""
     present_call: Callable[[ArgsT], ToolCallView | None] | None = None
     present_result: Callable[[ArgsT, DurableResult], ToolResultView | None] | None = None
     options: ToolOptions = ToolOptions()
@@ -119,6 +122,15 @@ class ToolDefinition(Generic[ArgsT, OutT]):
                 self.name,
                 "timeout",
                 f"must be a positive, finite number of seconds, not {self.timeout!r}",
+            )
+        safe = self.is_concurrency_safe
+        if safe is False:  # never parallel: the same as no classifier
+            object.__setattr__(self, "is_concurrency_safe", None)
+        elif not (safe is None or safe is True or callable(safe)):
+            raise ToolDefinitionError(
+                self.name,
+                "is_concurrency_safe",
+                f"must be True, False, None or a function of the arguments, not {safe!r}",
             )
         if self.output_limits is not None and not isinstance(self.output_limits, OutputLimits):
             raise ToolDefinitionError(
@@ -147,7 +159,7 @@ def define_tool(
         Callable[[ToolCallIdentity, ToolExecutionResult], Sequence[ContentBlock] | None] | None
     ) = None,
     timeout: float | None = None,
-    is_concurrency_safe: Callable[[ArgsT], bool] | None = None,
+    is_concurrency_safe: Callable[[ArgsT], bool] | bool | None = None,
     present_call: Callable[[ArgsT], ToolCallView | None] | None = None,
     present_result: Callable[[ArgsT, DurableResult], ToolResultView | None] | None = None,
     options: ToolOptions = ToolOptions(),

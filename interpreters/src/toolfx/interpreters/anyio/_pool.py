@@ -1,8 +1,9 @@
 """The rolling pool behind `AnyioRuntime.gather`: `limit` workers take the thunks in order.
 
 On asyncio the workers are native tasks in an `asyncio.TaskGroup` (anyio's task group costs
-about half as much again as the sleeps themselves for a thousand short tasks); on trio they are
-an anyio task group. Either way the first failure stops the other workers, which are awaited,
+about half as much again as the sleeps themselves for a thousand short tasks), and with room for
+every thunk each thunk is its own task, no worker in between; on trio they are a trio nursery
+(`_trio.py`). Either way the first failure stops the other workers, which are awaited,
 and is then raised as it was, not wrapped in an exception group.
 """
 
@@ -12,8 +13,6 @@ import asyncio
 import inspect
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import Any, Final, Generic, TypeVar, final
-
-import anyio
 
 from toolfx.core.tools import CALL_FAILURES
 
@@ -60,11 +59,13 @@ async def run_pool(thunks: Sequence[Callable[[], Awaitable[T]]], limit: int) -> 
         async with asyncio.TaskGroup() as native:
             tasks = [native.create_task(pool.worker()) for _ in range(workers)]
             pool.stop = lambda: _cancel_others(tasks)
-    else:
-        async with anyio.create_task_group() as group:
-            pool.stop = group.cancel_scope.cancel
+    else:  # anyio's other backend: trio
+        from toolfx.interpreters.anyio._trio import task_nursery  # noqa: PLC0415 (trio only)
+
+        async with task_nursery() as nursery:
+            pool.stop = nursery.cancel_scope.cancel
             for _ in range(workers):
-                group.start_soon(pool.worker)
+                nursery.start_soon(pool.worker)
     if pool.failures:
         raise pool.failures[0]
     return [pool.results[index] for index in range(len(thunks))]

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from typing import Any, Literal, TypeVar, final
 
 import anyio
-import anyio.lowlevel
 import anyio.to_thread
 
 from toolfx.core.runtime import (
@@ -41,8 +40,8 @@ from toolfx.core.runtime import (
 )
 from toolfx.interpreters._os.files import AnyioFileSystem
 from toolfx.interpreters._os.spills import AnyioFolderSpills
-from toolfx.interpreters.anyio._deadlines import deadlines_of
-from toolfx.interpreters.anyio._pool import PASSED_ON, on_asyncio, run_pool
+from toolfx.interpreters.anyio._deadlines import LoopDeadlines, deadlines_of
+from toolfx.interpreters.anyio._pool import on_asyncio, run_pool
 from toolfx.interpreters.anyio._processes import AnyioProcessRunner
 from toolfx.interpreters.anyio._wake import in_loop
 from toolfx.interpreters.codemode import default_engine
@@ -97,17 +96,18 @@ class AnyioRuntime(Runtime):
     ) -> Coroutine[Any, Any, None]:
         """Sleep on the loop; a signal set (from any thread) wakes it with `Cancelled`.
 
-        Without a signal it is the backend's own sleep coroutine (asyncio's directly: no anyio
-        lookup and no extra frame kept alive while a thousand calls sleep).
+        Without a signal it is the backend's own sleep coroutine (asyncio's or trio's directly:
+        no anyio lookup and no extra frame kept alive while a thousand calls sleep).
         """
         delay = max(seconds, 0.0)
         if signal is None:
-            return asyncio.sleep(delay) if on_asyncio() else anyio.sleep(delay)
+            return asyncio.sleep(delay) if on_asyncio() else _trio_sleep(delay)
         return _watched_sleep(delay, signal)
 
-    async def checkpoint(self) -> None:
-        """Let other tasks run, and take the backend's cancellation if it is pending."""
-        await anyio.lowlevel.checkpoint()
+    def checkpoint(self) -> Coroutine[Any, Any, None]:
+        """Let other tasks run, and take the backend's cancellation if it is pending (the
+        backend's own checkpoint coroutine, as anyio's `checkpoint` awaits it)."""
+        return asyncio.sleep(0) if on_asyncio() else _trio_checkpoint()
 
     async def gather(self, thunks: Sequence[Callable[[], Awaitable[T]]], limit: int) -> list[T]:
         """Run the thunks in a task group, at most `limit` at once; results in their order.
@@ -128,9 +128,9 @@ class AnyioRuntime(Runtime):
         """Run `thunk`; a timer sets `signal` if it still runs after `seconds`.
 
         The thunk is never cancelled by the deadline: it sees the signal and decides; its
-        exception is raised as it was. On asyncio every deadline of the loop shares one timer
-        (`_deadlines.py`: no task or timer handle per call); elsewhere a watcher task,
-        cancelled when the thunk finishes.
+        exception is raised as it was. Every deadline of the loop shares one timer
+        (`_deadlines.py`: asyncio's `call_at`, or one service task per trio run): no task,
+        task group or timer handle per call.
         """
 
         def expire() -> None:
@@ -139,29 +139,11 @@ class AnyioRuntime(Runtime):
             except Exception as error:  # a watcher's defect must not cancel the thunk
                 self.report(error, "a watcher of a deadline's signal")
 
-        if on_asyncio():
-            timer = deadlines_of(asyncio.get_running_loop()).add(max(seconds, 0.0), expire)
-            try:
-                return await thunk()
-            finally:
-                timer.cancel()
-
-        async def expire_later() -> None:
-            await anyio.sleep(max(seconds, 0.0))
-            expire()
-
-        failure: BaseException | None = None
-        async with anyio.create_task_group() as group:
-            group.start_soon(expire_later)
-            try:
-                result = await thunk()
-            except PASSED_ON as error:
-                failure = error
-            finally:
-                group.cancel_scope.cancel()
-        if failure is not None:
-            raise failure
-        return result
+        timer = _loop_deadlines().add(max(seconds, 0.0), expire)
+        try:
+            return await thunk()
+        finally:
+            timer.cancel()
 
     async def run_blocking(self, function: Callable[[], T]) -> T:
         """Call `function` in a worker thread (`anyio.to_thread.run_sync`) and wait for it."""
@@ -217,6 +199,27 @@ class AnyioRuntime(Runtime):
     def code(self) -> CodeEngine:
         """The Code Mode engine given, else Monty's when installed (`default_engine`)."""
         return self._code
+
+
+def _trio_sleep(delay: float) -> Coroutine[Any, Any, None]:
+    import trio  # noqa: PLC0415 (on trio only)
+
+    return trio.sleep(delay)
+
+
+def _trio_checkpoint() -> Coroutine[Any, Any, None]:
+    import trio.lowlevel  # noqa: PLC0415 (on trio only)
+
+    return trio.lowlevel.checkpoint()
+
+
+def _loop_deadlines() -> LoopDeadlines:
+    """The running loop's deadlines: asyncio's, else (anyio's other backend) the trio run's."""
+    if on_asyncio():
+        return deadlines_of(asyncio.get_running_loop())
+    from toolfx.interpreters.anyio._trio import trio_deadlines  # noqa: PLC0415 (trio only)
+
+    return trio_deadlines()
 
 
 async def _watched_sleep(delay: float, signal: CancelSignal) -> None:

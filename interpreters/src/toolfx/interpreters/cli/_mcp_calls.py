@@ -1,7 +1,11 @@
 """`tools/call` for `toolfx mcp serve`: every call through the pipeline, its asks put to the client.
 
-Each call runs in the server's task group under the anyio interpreter, and tells the request
-handling it what comes next: an ask or the result. On a handshake-era connection the handler puts
+Each call runs in a task of its own in the server's one task group (no task group or cancel scope
+per call), under the anyio interpreter with the server's files, processes, spills and Code Mode
+engine (made once), and tells the request handling it what comes next: an ask or the result. It
+is not run in the SDK's task for the request: a call outlives its request when it parks on an
+ask, and the SDK cancels that task outright on `notifications/cancelled`, where the call must
+see its signal and end ABORTED. On a handshake-era connection the handler puts
 an ask to the client at once (an `elicitation/create` request); on a 2026-07-28 connection, which
 has no server-initiated requests, it ends the round with an input-required result, and the call
 waits, parked under its `requestState`, until the client retries with the answer (or for
@@ -110,9 +114,18 @@ class _Call:
         self.signal = CancelSignal()
         self._send, self._receive = anyio.create_memory_object_stream[_Step](math.inf)
 
-    async def run(self, catalog: Catalog, call: ToolCall, asks: bool, spills: SpillStore) -> None:
-        """Run the call through the pipeline; its asks and then its result go to `next_step`."""
-        runtime = AnyioRuntime(approvals=self._ask if asks else None, spills=spills)
+    async def run(self, catalog: Catalog, call: ToolCall, asks: bool, shared: AnyioRuntime) -> None:
+        """Run the call through the pipeline; its asks and then its result go to `next_step`.
+
+        Its runtime has its own approvals (its asks) and `shared`'s files, processes, spills and
+        Code Mode engine, made once for the server rather than for each call."""
+        runtime = AnyioRuntime(
+            approvals=self._ask if asks else None,
+            files=shared.files,
+            processes=shared.processes,
+            spills=shared.spills,
+            code=shared.code,
+        )
         with self._send:
             result = await run_anyio_async(execute(catalog, call), runtime)
             try:
@@ -169,11 +182,11 @@ class _Parked:
 class McpCalls:
     """The `tools/call` handler of one server: calls run in `group`, asks go to the client."""
 
-    __slots__ = ("_catalog", "_group", "_numbers", "_parked", "_spills")
+    __slots__ = ("_catalog", "_group", "_numbers", "_parked", "_shared")
 
     def __init__(self, catalog: Catalog, group: anyio.abc.TaskGroup, spills: SpillStore) -> None:
         self._catalog = catalog
-        self._spills = spills
+        self._shared = AnyioRuntime(spills=spills)  # the capabilities every call shares
         self._group = group
         self._parked: dict[str, _Parked] = {}
         self._numbers = itertools.count(1)
@@ -208,7 +221,7 @@ class McpCalls:
         call_id = f"mcp-{next(self._numbers)}" if call.call_id is None else call.call_id
         arguments = {} if params.arguments is None else params.arguments
         tool_call = ToolCall(call_id, params.name, arguments, call.signal)
-        self._group.start_soon(call.run, self._catalog, tool_call, asks, self._spills)
+        self._group.start_soon(call.run, self._catalog, tool_call, asks, self._shared)
         return call
 
     def _park(self, call: _Call, ask: _Ask) -> types.InputRequiredResult:

@@ -169,7 +169,7 @@ def _definition(
         output=_OUTPUT,
         execute=body(tool.name, output.unwrap()),
         timeout=timeout,
-        is_concurrency_safe=_parallel_safe if read_only else None,
+        is_concurrency_safe=read_only,
         options=ToolOptions(namespace=namespace, idempotent=idempotent),
     )
 
@@ -206,7 +206,3 @@ def _without_dialect(schema: Mapping[str, Any]) -> Mapping[str, Any]:
     if not isinstance(dialect, str) or dialect.split("://", 1)[-1].rstrip("#") not in DIALECTS:
         return schema
     return {key: value for key, value in schema.items() if key != "$schema"}
-
-
-def _parallel_safe(args: FrozenJson) -> bool:
-    return True
