@@ -561,6 +561,15 @@ def test_equal_schemas_are_checked_and_compiled_once(monkeypatch: pytest.MonkeyP
     assert (len(checks), len(compiles)) == (1, 1)
 
 
+def test_a_raw_schema_equal_in_text_only_is_snapshotted_and_checked() -> None:
+    held = accepts({"type": "object", "properties": {"1": {"type": "string"}}})
+    assert accepts({"type": "object", "properties": {"1": {"type": "string"}}}) is held
+    refused = compile_json_schema({"type": "object", "properties": {1: {"type": "string"}}})
+    assert not is_successful(refused)  # the same text, but a key that is not a string
+    listed = accepts({"enum": ["only", "here"]})
+    assert accepts({"enum": ("only", "here")}) is listed  # a tuple is snapshotted as a list
+
+
 def test_a_compiled_schema_goes_with_its_last_holder() -> None:
     compiled = accepts({"type": "string", "description": "held here only"})
     gone = weakref.ref(compiled)

@@ -108,8 +108,25 @@ def compile_json_schema(
     if isinstance(raw, CheckedSchema):
         snapshot: Result[FrozenJson, JsonSchemaError] = Success(raw.schema)
     else:
+        held = _held_equal(raw, profile)
+        if held is not None:
+            return Success(held)
         snapshot = _snapshot(raw)
     return snapshot.bind(lambda schema: _compiled_once(raw, schema, profile))
+
+
+def _held_equal(raw: object, profile: Profile) -> CompiledSchema | None:
+    """The compiled schema held for a raw schema equal to it, found without a snapshot.
+
+    Equal text and equal value (so no key that is not a string, no tuple for a list) mean the
+    snapshot would be exactly the held schema; anything else takes the whole way.
+    """
+    try:
+        text = _canonical_text(raw)  # type: ignore[arg-type]  # any value: dumps may refuse it
+    except (TypeError, ValueError, RecursionError):
+        return None
+    found = _COMPILED.get((profile, text))
+    return found if found is not None and found.checked.schema == raw else None
 
 
 def _canonical_text(schema: FrozenJson) -> str:
