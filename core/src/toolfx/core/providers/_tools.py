@@ -48,19 +48,23 @@ class ToolNote:
 class _Kept(weakref.ref["ToolSchema"], Generic[_Tool]):
     """A weak reference to a tool's schema carrying its export: gone with the schema."""
 
-    __slots__ = ("export", "key")
+    __slots__ = ("key", "notes", "tool")
 
-    def __new__(cls, schema: ToolSchema, export: Any, drop: Callable[[Any], None]) -> _Kept[_Tool]:
+    def __new__(
+        cls, schema: ToolSchema, tool: Any, notes: Any, drop: Callable[[Any], None]
+    ) -> _Kept[_Tool]:
         return super().__new__(cls, schema, drop)  # `drop` is called once the schema is gone
 
     def __init__(
         self,
         schema: ToolSchema,
-        export: tuple[_Tool, tuple[ToolNote, ...]],
+        tool: _Tool,
+        notes: tuple[ToolNote, ...],
         drop: Callable[[Any], None],
     ) -> None:
         self.key = id(schema)
-        self.export = export
+        self.tool = tool
+        self.notes = notes
 
 
 @final
@@ -69,7 +73,7 @@ class ToolExport(Generic[_Converted, _Tool]):
     provider's form, `assemble` makes the tool of it; each tool's export is kept by the identity
     of its schema (made once per registration) while the schema lives."""
 
-    __slots__ = ("_kept", "assemble", "convert")
+    __slots__ = ("_drop", "_kept", "assemble", "convert")
 
     def __init__(
         self,
@@ -78,20 +82,23 @@ class ToolExport(Generic[_Converted, _Tool]):
     ) -> None:
         self.convert = convert
         self.assemble = assemble
-        self._kept: dict[int, _Kept[_Tool]] = {}
+        kept: dict[int, _Kept[_Tool]] = {}
 
-    def kept(self, schema: ToolSchema) -> tuple[_Tool, tuple[ToolNote, ...]] | None:
-        """The export kept for this very schema object, if any."""
+        def drop(gone: _Kept[_Tool]) -> None:  # one callback for every entry
+            if kept.get(gone.key) is gone:  # not a later schema that reused the id
+                del kept[gone.key]
+
+        self._kept = kept
+        self._drop = drop
+
+    def kept(self, schema: ToolSchema) -> _Kept[_Tool] | None:
+        """The export kept for this very schema object (`.tool`, `.notes`), if any."""
         kept = self._kept.get(id(schema))
-        return kept.export if kept is not None and kept() is schema else None
+        return kept if kept is not None and kept() is schema else None
 
-    def keep(self, schema: ToolSchema, export: tuple[_Tool, tuple[ToolNote, ...]]) -> None:
-        """Keep `export` for `schema` until the schema is gone."""
-        self._kept[id(schema)] = _Kept(schema, export, self._drop)
-
-    def _drop(self, kept: _Kept[_Tool]) -> None:
-        if self._kept.get(kept.key) is kept:  # not a later schema that reused the id
-            del self._kept[kept.key]
+    def keep(self, schema: ToolSchema, tool: _Tool, notes: tuple[ToolNote, ...]) -> None:
+        """Keep the tool `schema` exports to, and its notes, until the schema is gone."""
+        self._kept[id(schema)] = _Kept(schema, tool, notes, self._drop)
 
     def __len__(self) -> int:
         return len(self._kept)
@@ -106,17 +113,20 @@ def export_each(
     notes: list[ToolNote] = []
     converted: dict[int, tuple[FrozenJson, Any, list[SchemaProblem]]] = {}
     for schema in schemas:
-        made = export.kept(schema)
-        if made is None:
-            parameters = _frozen(schema)
-            found = converted.get(id(parameters))  # each kept alive in its entry
-            if found is None:
-                found = converted[id(parameters)] = (parameters, *export.convert(parameters))
-            problems = tuple(ToolNote(schema.name, p.path, p.reason) for p in found[2])
-            made = (export.assemble(schema, found[1]), problems)
-            export.keep(schema, made)
-        tools.append(made[0])
-        notes.extend(made[1])
+        kept = export.kept(schema)
+        if kept is not None:
+            tools.append(kept.tool)
+            notes.extend(kept.notes)
+            continue
+        parameters = _frozen(schema)
+        found = converted.get(id(parameters))  # each kept alive in its entry
+        if found is None:
+            found = converted[id(parameters)] = (parameters, *export.convert(parameters))
+        tool = export.assemble(schema, found[1])
+        problems = tuple(ToolNote(schema.name, p.path, p.reason) for p in found[2])
+        export.keep(schema, tool, problems)
+        tools.append(tool)
+        notes.extend(problems)
     return tools, tuple(notes)
 
 
