@@ -10,11 +10,12 @@ accepts a schema that jsonschema-rs would enforce differently from the subset's 
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Final, Protocol, TypeVar
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from returns.pipeline import is_successful
 from returns.result import Failure
@@ -22,6 +23,7 @@ from returns.result import Failure
 from toolfx.core.json import FrozenJson, snapshot_json
 from toolfx.core.jsonschema import check_json_schema, compile_json_schema
 from toolfx.core.jsonschema._full import FULL_KEYWORDS
+from toolfx.core.jsonschema._portable import validation_view
 
 T = TypeVar("T")
 TYPES: Final = ("object", "array", "string", "number", "integer", "boolean", "null")
@@ -419,3 +421,37 @@ def test_checking_any_json_as_a_schema_never_raises(schema: Any, value: Any) -> 
             result.unwrap().validate(value)
         else:
             assert all(problem.reason for problem in result.failure().problems)
+
+
+def canonical(schema: object) -> str:
+    """A schema's canonical JSON text: sorted keys, no spaces (1 and 1.0 stay apart)."""
+    return json.dumps(schema, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+@st.composite
+def schema_pairs(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Two portable schemas: often the same one (keys in another order), one keyword apart, or
+    only an annotation apart; otherwise unrelated."""
+    first = draw(portable_schemas)
+    how = draw(st.sampled_from(("same", "keyword", "annotation", "other")))
+    if how == "other":
+        return first, draw(portable_schemas)
+    second = dict(reversed(copy.deepcopy(first).items()))
+    if how == "keyword":
+        second["type"] = draw(st.sampled_from(TYPES))
+        assume(is_successful(check_json_schema(second)))  # a type its keywords still fit
+    elif how == "annotation":
+        second["description"] = draw(st.text(max_size=3))
+    return first, second
+
+
+@given(schema_pairs())
+def test_schemas_share_a_compiled_schema_exactly_when_their_canonical_text_is_equal(
+    pair: tuple[dict[str, Any], dict[str, Any]],
+) -> None:
+    first, second = (compile_json_schema(schema).unwrap() for schema in pair)
+    assert (first is second) == (canonical(pair[0]) == canonical(pair[1]))
+    views = (validation_view(first.checked.schema), validation_view(second.checked.schema))
+    assert (first.validator is second.validator) == (canonical(views[0]) == canonical(views[1]))
+    assert first.checked.schema == pair[0]
+    assert second.checked.schema == pair[1]

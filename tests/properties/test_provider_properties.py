@@ -12,10 +12,11 @@ every key it was given.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any, Final, cast
 
 from google.genai.types import FunctionDeclaration
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from returns.result import Success
 
@@ -27,12 +28,19 @@ from tests.properties.test_schema_properties import (
 )
 from toolfx.core.json import thaw_json
 from toolfx.core.jsonschema import compile_json_schema
-from toolfx.core.providers import undo_strict_nulls
-from toolfx.core.providers._tools import export_each
-from toolfx.core.providers.gemini._generate import _declaration as gemini_declaration
-from toolfx.core.providers.openai_chat._chat import _tool as openai_tool
-from toolfx.core.registry import ToolSchema
+from toolfx.core.providers import (
+    anthropic_messages,
+    gemini,
+    openai_chat,
+    openai_responses,
+    undo_strict_nulls,
+)
+from toolfx.core.providers._tools import ToolExport, ToolNote, export_each
+from toolfx.core.providers.gemini._generate import _EXPORT as gemini_declaration
+from toolfx.core.providers.openai_chat._chat import _EXPORT as openai_tool
+from toolfx.core.registry import Catalog, Disposer, Location, ToolSchema
 from toolfx.core.schema import schema_of
+from toolfx.core.tools import Output, define_tool
 
 argument_types: Final = typed_dicts(derivable_types(2)) | frozen_dataclasses(derivable_types(2))
 
@@ -111,3 +119,53 @@ def test_gemini_declarations_pass_the_sdk_types(tp: Any) -> None:
     )
     declaration = FunctionDeclaration.model_validate(tool)
     assert declaration.model_dump(mode="json", by_alias=True, exclude_unset=True) == tool
+
+
+WIRE_EXPORTS: Final[
+    tuple[
+        tuple[
+            Callable[[Catalog], Sequence[Any]],
+            Callable[[Catalog], tuple[ToolNote, ...]],
+            ToolExport[Any, Any],
+        ],
+        ...,
+    ]
+] = (
+    (openai_chat.tools, openai_chat.notes, openai_tool),
+    (openai_responses.tools, openai_responses.notes, openai_responses._responses._EXPORT),
+    (anthropic_messages.tools, anthropic_messages.notes, anthropic_messages._messages._EXPORT),
+    (lambda c: gemini.tools(c)["function_declarations"] or [], gemini.notes, gemini_declaration),
+)
+
+
+def _pool_tool(index: int, tp: Any) -> Any:
+    return define_tool(
+        name=f"tool_{index}",
+        description=f"Tool {index}.",
+        parameters=tp,
+        output=Output(str),
+        execute=lambda args, ctx: "",
+    )
+
+
+@settings(max_examples=max(20, settings().max_examples // 4))
+@given(
+    st.lists(argument_types, min_size=1, max_size=4),
+    st.lists(st.tuples(st.booleans(), st.integers(0, 5)), max_size=12),
+)
+def test_lists_made_from_kept_exports_equal_a_fresh_export(
+    types: list[Any], steps: list[tuple[bool, int]]
+) -> None:
+    location = Location()
+    held: dict[int, Disposer] = {}
+    for register, index in steps:
+        if register and index not in held:
+            held[index] = location.register(_pool_tool(index, types[index % len(types)]))
+        elif not register and index in held:
+            held.pop(index)()
+        catalog = location.catalog()
+        fresh = [ToolSchema(s.name, s.description, s.parameters) for s in catalog.native_schemas()]
+        for tools, notes, export in WIRE_EXPORTS:
+            made, noted = export_each(fresh, ToolExport(export.convert, export.assemble))
+            assert list(tools(catalog)) == made
+            assert notes(catalog) == noted

@@ -36,6 +36,7 @@ from hypothesis.stateful import (
 from toolfx.core.json import FrozenJson, parse_json
 from toolfx.core.registry import (
     GLOBAL,
+    TRANSPORT_HANDLE,
     Catalog,
     Disposer,
     ExecutionMode,
@@ -45,6 +46,7 @@ from toolfx.core.registry import (
     RegistryErrorKind,
     ToolSchema,
 )
+from toolfx.core.registry._catalog import CatalogData
 from toolfx.core.tools import Output, ToolDefinition, ToolExecution, ToolOptions, define_tool
 
 # The tool pool --------------------------------------------------------------------------------
@@ -256,6 +258,25 @@ def check_transport(catalog: Catalog, view: View, *, offered: bool) -> None:
     stubs = transport.definition.description
     for name, definition in view.tools.items():
         assert (f"async def {name}(" in stubs) is definition.options.codemode, name
+
+
+def same_view(view: CatalogData, other: CatalogData) -> bool:
+    """Whether two compiled views hold the same tools, tables, schemas, hooks and mode (the
+    `run_code` each one makes is compared by what it shows the model)."""
+
+    def tables(of: CatalogData) -> list[dict[str, object]]:
+        return [
+            {n: r.handle if r.handle == TRANSPORT_HANDLE else r for n, r in table.items()}
+            for table in (of.tools, of.direct, of.code, of.inherited)
+        ]
+
+    return (
+        tables(view) == tables(other)
+        and view.schemas == other.schemas
+        and view.native_schemas == other.native_schemas
+        and (view.plan, view.mode, view.output_limits)
+        == (other.plan, other.mode, other.output_limits)
+    )
 
 
 class RegistryMachine(RuleBasedStateMachine):
@@ -580,6 +601,15 @@ class RegistryMachine(RuleBasedStateMachine):
             with pytest.raises(RegistryError) as caught:
                 self.location.catalog(gone)
             assert caught.value.kind is RegistryErrorKind.UNKNOWN_SCOPE
+
+    @invariant()
+    def views_derived_by_the_change_equal_a_full_compile(self) -> None:
+        registry = self.location.registry
+        whole = registry.with_deps(
+            registry.deps
+        )  # the same value, no view before it to derive from
+        for scope in (GLOBAL, *self.scopes):
+            assert same_view(registry.catalog(scope).view, whole.catalog(scope).view), scope
 
     @invariant()
     def snapshots_never_change(self) -> None:

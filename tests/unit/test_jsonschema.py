@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gc
 import math
+import weakref
 from typing import Any
 
 import jsonschema_rs
@@ -19,10 +21,12 @@ from toolfx.core.jsonschema import (
     SchemaProblem,
     ValidationFailure,
     ValidationIssue,
+    _check,
     check_json_schema,
     compile_json_schema,
 )
 from toolfx.core.jsonschema._full import FORMATS, FULL_KEYWORDS
+from toolfx.core.jsonschema._portable import portable_problems
 
 HUGE = 10**5000  # more digits than Python converts to text by default
 
@@ -510,8 +514,68 @@ def test_equal_schemas_share_one_cached_validator() -> None:
     first = accepts({"type": "object", "properties": {"a": {"type": "string"}}})
     second = accepts({"properties": {"a": {"type": "string"}}, "type": "object"})
     full = accepts({"type": "object", "properties": {"a": {"type": "string"}}}, "full")
-    assert first is not second
-    assert first.validator is second.validator is full.validator
+    assert first is second  # one compiled schema: its frozen JSON and validator stored once
+    assert full is not first  # checked for another profile
+    assert first.validator is full.validator
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ({"type": "string", "format": "email"}, {"type": "string", "format": "uri"}),
+        ({"type": "string", "pattern": "^a$"}, {"type": "string", "pattern": "^b$"}),
+        ({"const": 1}, {"const": 1.0}),
+        ({"const": 1}, {"const": True}),
+        (
+            {"$ref": "#/$defs/n", "$defs": {"n": {"type": "string"}}},
+            {"$ref": "#/$defs/n", "$defs": {"n": {"type": "integer"}}},
+        ),
+    ],
+)
+def test_schemas_one_keyword_apart_share_nothing(
+    first: dict[str, Any], second: dict[str, Any]
+) -> None:
+    one, other = accepts(first, "full"), accepts(second, "full")
+    assert one is not other
+    assert one.validator is not other.validator
+
+
+def test_equal_schemas_are_checked_and_compiled_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    checks: list[object] = []
+    compiles: list[object] = []
+    compile_validator = jsonschema_rs.Draft202012Validator
+
+    def counted_check(schema: FrozenJson) -> list[SchemaProblem]:
+        checks.append(schema)
+        return portable_problems(schema)
+
+    def counted_compile(schema: dict[str, Any], **options: Any) -> jsonschema_rs.Validator:
+        compiles.append(schema)
+        return compile_validator(schema, **options)
+
+    monkeypatch.setattr(_check, "portable_problems", counted_check)
+    monkeypatch.setattr(jsonschema_rs, "Draft202012Validator", counted_compile)
+    schema = {"type": "object", "properties": {"only_here_1000": {"type": "integer"}}}
+    held = [accepts({**schema}) for _ in range(1000)]
+    assert all(compiled is held[0] for compiled in held)
+    assert (len(checks), len(compiles)) == (1, 1)
+
+
+def test_a_raw_schema_equal_in_text_only_is_snapshotted_and_checked() -> None:
+    held = accepts({"type": "object", "properties": {"1": {"type": "string"}}})
+    assert accepts({"type": "object", "properties": {"1": {"type": "string"}}}) is held
+    refused = compile_json_schema({"type": "object", "properties": {1: {"type": "string"}}})
+    assert not is_successful(refused)  # the same text, but a key that is not a string
+    listed = accepts({"enum": ["only", "here"]})
+    assert accepts({"enum": ("only", "here")}) is listed  # a tuple is snapshotted as a list
+
+
+def test_a_compiled_schema_goes_with_its_last_holder() -> None:
+    compiled = accepts({"type": "string", "description": "held here only"})
+    gone = weakref.ref(compiled)
+    del compiled
+    gc.collect()
+    assert gone() is None  # the sharing cache does not keep it
 
 
 def test_portable_annotations_do_not_split_the_cache() -> None:
@@ -526,7 +590,7 @@ def test_portable_annotations_do_not_split_the_cache() -> None:
 
 
 def test_a_checked_schema_is_not_checked_again_for_its_profile() -> None:
-    checked = check_json_schema({"type": "string"}).unwrap()
+    checked = check_json_schema({"type": "string", "description": "not checked twice"}).unwrap()
     assert accepts(checked).checked is checked
     as_full = accepts(checked, "full")
     assert as_full.checked == CheckedSchema(checked.schema, "full")

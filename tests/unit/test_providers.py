@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import copy
 import enum
+import gc
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Final, Literal, NotRequired, TypedDict, cast
@@ -35,11 +36,11 @@ from toolfx.core.providers import (
 )
 from toolfx.core.providers._openai import OpenAILimits
 from toolfx.core.providers._openai_tools import openai_parameters
-from toolfx.core.providers._tools import export_each
-from toolfx.core.providers.anthropic_messages._messages import _tool as anthropic_tool
-from toolfx.core.providers.gemini._generate import _declaration as gemini_declaration
-from toolfx.core.providers.openai_chat._chat import _tool as openai_tool
-from toolfx.core.registry import Registry, ToolSchema
+from toolfx.core.providers._tools import ToolExport, export_each
+from toolfx.core.providers.anthropic_messages._messages import _EXPORT as anthropic_tool
+from toolfx.core.providers.gemini._generate import _EXPORT as gemini_declaration
+from toolfx.core.providers.openai_chat._chat import _EXPORT as openai_tool
+from toolfx.core.registry import Catalog, Location, Registry, ToolSchema
 from toolfx.core.schema import schema_of
 from toolfx.core.tools import Output, ToolOptions, define_tool
 
@@ -204,7 +205,7 @@ class Exported:
     notes: tuple[ToolNote, ...]
 
 
-def exporting(export: Callable[..., Any]) -> Callable[[tuple[ToolSchema, ...]], Exported]:
+def exporting(export: ToolExport[Any, Any]) -> Callable[[tuple[ToolSchema, ...]], Exported]:
     """A provider's per-tool export run over schemas, as `tools(catalog)` runs it."""
 
     def run(schemas: tuple[ToolSchema, ...]) -> Exported:
@@ -424,6 +425,94 @@ def test_a_catalog_snapshot_exports_once_and_shares_the_list() -> None:
         assert export(registry.catalog()) is first  # kept with the snapshot, not made again
         changed, _ = registry.register(DERIVED[1])
         assert export(changed.catalog()) is not first  # a new snapshot: a new list
+
+
+Wire = tuple[
+    Callable[[Catalog], Sequence[Any]],
+    Callable[[Catalog], tuple[ToolNote, ...]],
+    ToolExport[Any, Any],
+]
+"""A wire format's `tools`, its `notes` and its per-tool export."""
+
+WIRE_FORMATS: Final[dict[str, Wire]] = {
+    "openai_chat": (openai_chat.tools, openai_chat.notes, openai_chat._chat._EXPORT),
+    "openai_responses": (
+        openai_responses.tools,
+        openai_responses.notes,
+        openai_responses._responses._EXPORT,
+    ),
+    "anthropic_messages": (
+        anthropic_messages.tools,
+        anthropic_messages.notes,
+        anthropic_messages._messages._EXPORT,
+    ),
+    "gemini": (
+        lambda catalog: gemini.tools(catalog)["function_declarations"] or [],
+        gemini.notes,
+        gemini._generate._EXPORT,
+    ),
+}
+
+
+class Counted:
+    """Counts the calls of one wire format's `convert` and `assemble`."""
+
+    def __init__(self, export: ToolExport[Any, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+        self.converted = self.assembled = 0
+        convert, assemble = export.convert, export.assemble
+
+        def counted_convert(parameters: Any) -> Any:
+            self.converted += 1
+            return convert(parameters)
+
+        def counted_assemble(schema: ToolSchema, converted: Any) -> Any:
+            self.assembled += 1
+            return assemble(schema, converted)
+
+        monkeypatch.setattr(export, "convert", counted_convert)
+        monkeypatch.setattr(export, "assemble", counted_assemble)
+
+
+class SharedArgs(TypedDict):
+    """Arguments many tools share (one parameter schema object)."""
+
+    path: str
+    limit: NotRequired[int]
+
+
+@pytest.mark.parametrize("wire", sorted(WIRE_FORMATS))
+def test_a_snapshot_one_registration_apart_exports_only_the_new_tool(
+    wire: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tools, notes, export = WIRE_FORMATS[wire]
+    location = Location()
+    location.register_all(_tool(f"t{i:02d}", "A tool.", SharedArgs) for i in range(50))
+    counted = Counted(export, monkeypatch)
+    before, noted = tools(location.catalog()), notes(location.catalog())
+    assert (counted.converted, counted.assembled) == (1, 50)  # one schema object, 50 tools
+    dispose = location.register(_tool("m_new", "Another.", ForecastArgs))
+    after = tools(location.catalog())
+    assert (counted.converted, counted.assembled) == (2, 51)
+    assert len(after) == 51
+    kept = {id(tool) for tool in after}
+    assert all(id(tool) in kept for tool in before)  # the very same exports, not made again
+    dispose()
+    assert tools(location.catalog()) == before
+    assert notes(location.catalog()) == noted
+    assert (counted.converted, counted.assembled) == (2, 51)
+
+
+@pytest.mark.parametrize("wire", sorted(WIRE_FORMATS))
+def test_a_kept_export_goes_with_its_tool(wire: str) -> None:
+    tools, _, export = WIRE_FORMATS[wire]
+    location = Location()
+    dispose = location.register(_tool("short_lived", "Gone soon.", SharedArgs))
+    tools(location.catalog())
+    kept = len(export)
+    dispose()
+    tools(location.catalog())
+    gc.collect()
+    assert len(export) == kept - 1
 
 
 def test_the_documented_cache_control_pattern_leaves_the_kept_list_unchanged() -> None:

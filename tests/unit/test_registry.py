@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import gc
 import sys
 import threading
+import weakref
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any, Final, TypedDict, cast
 
@@ -22,7 +24,9 @@ from toolfx.core.registry import (
     RegistryError,
     RegistryErrorKind,
     ToolSchema,
+    _registry,
 )
+from toolfx.core.registry._catalog import compile_catalog
 from toolfx.core.runtime import AtomicCell
 from toolfx.core.tools import (
     Output,
@@ -1208,3 +1212,68 @@ def test_a_child_scope_never_inherits_its_parents_run_code(location: Location) -
     assert "async def own(" not in parent.definition.description
     assert "run_code" not in location.catalog("plain")
     assert list(location.catalog("plain").direct_names()) == ["shared"]
+
+
+# Views derived by the change: one registration or removal never recompiles the others ------------
+
+
+class CompileCounter:
+    """Counts whole-view compiles (each looks at every tool of its scope)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.count = 0
+        self._compile = compile_catalog
+        monkeypatch.setattr(_registry, "compile_catalog", self)
+
+    def __call__(self, *args: Any) -> Any:
+        self.count += 1
+        return self._compile(*args)
+
+
+def test_one_more_registration_derives_the_view_instead_of_compiling_it(
+    location: Location, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    location.register_all(tool(f"t{i:04d}") for i in range(1000))
+    location.add_scope("lead")
+    assert len(location.schemas()) == len(location.schemas("lead")) == 1000
+    compiles = CompileCounter(monkeypatch)
+    dispose = location.register(tool("m_extra"))
+    assert names(location)[:2] == ["m_extra", "t0000"]
+    assert location.catalog("lead").direct("m_extra") is location.catalog().direct("m_extra")
+    assert next(iter(location.catalog("lead"))) == "m_extra"
+    dispose()
+    assert len(location.schemas()) == len(location.schemas("lead")) == 1000
+    assert location.get("m_extra", "lead") is None
+    assert compiles.count == 0
+
+
+def test_a_view_under_code_mode_or_after_another_change_is_compiled_whole(
+    location: Location, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    location.add_scope("coder")
+    location.present_as("coder", "code")
+    location.register(tool("a"))
+    assert names(location, "coder") == ["a", "run_code"]
+    compiles = CompileCounter(monkeypatch)
+    location.register(tool("b"))
+    assert names(location, "coder") == ["a", "b", "run_code"]  # run_code shows every Code Mode tool
+    assert compiles.count == 1
+    location.add_scope("other")  # not a registration: every view compiled again
+    assert names(location) == ["a", "b"]
+    assert compiles.count == 2
+
+
+class Kept:
+    """Something made from one view and kept with it."""
+
+
+def test_a_derived_view_lets_the_views_before_it_go(location: Location) -> None:
+    location.register(tool("a"))
+    kept = Kept()
+    location.catalog().view.derived[Kept] = kept
+    before = weakref.ref(kept)
+    del kept
+    location.register(tool("b"))
+    assert names(location) == ["a", "b"]
+    gc.collect()
+    assert before() is None

@@ -261,3 +261,14 @@ def test_bare_scalars_pass_plain_values_through() -> None:
     assert schema_of(str).round_trip_or_failure("é") == ("é", "é")
     assert schema_of(int).decode_or_failure(2.0) == (2.0, 2)
     assert schema_of(bool).round_trip_or_failure(False) == (False, False)
+
+
+def test_distinct_types_with_equal_schemas_share_one_compiled_schema() -> None:
+    make: Any = TypedDict  # class names made at run time
+    types = [make(f"Shared{i}", {"shared_path": str, "shared_limit": int}) for i in range(1000)]
+    schemas = [schema_of(t) for t in types]
+    assert len({id(s.compiled) for s in schemas}) == 1  # one frozen schema, one validator
+    assert [s.type_form for s in schemas] == types  # each still its own type's schema
+    decoded = schemas[7].validate(parse_json('{"shared_path": "a", "shared_limit": 2.0}').unwrap())
+    assert decoded.unwrap() == {"shared_path": "a", "shared_limit": 2}
+    assert type(decoded.unwrap()["shared_limit"]) is int

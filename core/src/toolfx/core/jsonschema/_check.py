@@ -3,8 +3,9 @@
 `check_json_schema` snapshots a raw schema and reports every unsupported or malformed path at once
 (`JsonSchemaError`). Profile `portable` is exactly the spec's enforced subset; profile `full` is
 every Draft 2020-12 keyword jsonschema-rs really enforces. Nothing is accepted without being
-enforced. `compile_json_schema` gives a `CompiledSchema` whose jsonschema-rs validator is cached by
-the schema's canonical text, and whose `validate` returns the frozen value or every issue.
+enforced. `compile_json_schema` gives a `CompiledSchema` whose `validate` returns the frozen value
+or every issue; structurally equal schemas (the same canonical JSON text, every keyword included)
+share one, with its frozen schema and its jsonschema-rs validator, while something holds it.
 
 Integers with more digits than Python converts to text (`sys.get_int_max_str_digits()`, 4,300 by
 default) are refused in schemas and in validated values: jsonschema-rs reads big integers through
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import json
+import weakref
 from dataclasses import dataclass, field
 from typing import Final, cast, final
 
@@ -53,7 +55,7 @@ class CheckedSchema:
 
 
 @final
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(frozen=True, slots=True, eq=False, weakref_slot=True)
 class CompiledSchema:
     """A checked schema plus its cached jsonschema-rs validator."""
 
@@ -92,33 +94,89 @@ def check_json_schema(
     raw: object, profile: Profile = "portable"
 ) -> Result[CheckedSchema, JsonSchemaError]:
     """Check a raw schema against a profile, reporting every problem at once."""
+    return _snapshot(raw).bind(lambda schema: _checked(schema, profile))
+
+
+def compile_json_schema(
+    raw: object | CheckedSchema, profile: Profile = "portable"
+) -> Result[CompiledSchema, JsonSchemaError]:
+    """Check a raw schema (unless already checked for `profile`) and compile its validator.
+
+    A schema whose canonical text (and profile) equals one compiled before, and still held
+    somewhere, gives that same `CompiledSchema`: checked and compiled once, stored once.
+    """
+    if isinstance(raw, CheckedSchema):
+        snapshot: Result[FrozenJson, JsonSchemaError] = Success(raw.schema)
+    else:
+        held = _held_equal(raw, profile)
+        if held is not None:
+            return Success(held)
+        snapshot = _snapshot(raw)
+    return snapshot.bind(lambda schema: _compiled_once(raw, schema, profile))
+
+
+def _held_equal(raw: object, profile: Profile) -> CompiledSchema | None:
+    """The compiled schema held for a raw schema equal to it, found without a snapshot.
+
+    Equal text and equal value (so no key that is not a string, no tuple for a list) mean the
+    snapshot would be exactly the held schema; anything else takes the whole way.
+    """
+    try:
+        text = _canonical_text(raw)  # type: ignore[arg-type]  # any value: dumps may refuse it
+    except (TypeError, ValueError, RecursionError):
+        return None
+    found = _COMPILED.get((profile, text))
+    return found if found is not None and found.checked.schema == raw else None
+
+
+def _canonical_text(schema: FrozenJson) -> str:
+    """The schema as canonical JSON text (keys sorted, no spaces): equal text, equal schema."""
+    return json.dumps(schema, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+_COMPILED: Final[weakref.WeakValueDictionary[tuple[Profile, str], CompiledSchema]] = (
+    weakref.WeakValueDictionary()
+)
+"""Every compiled schema something still holds, by profile and canonical text: an entry goes
+with its last holder, so registering hostile schemas grows nothing beyond what holds them."""
+
+
+def _compiled_once(
+    raw: object, schema: FrozenJson, profile: Profile
+) -> Result[CompiledSchema, JsonSchemaError]:
+    key = (profile, _canonical_text(schema))
+    found = _COMPILED.get(key)
+    if found is not None:
+        return Success(found)
+    if isinstance(raw, CheckedSchema) and raw.profile == profile:
+        checked: Result[CheckedSchema, JsonSchemaError] = Success(raw)
+    else:
+        checked = _checked(schema, profile)
+    compiled = checked.bind(_compile)
+    if isinstance(compiled, Success):
+        _COMPILED[key] = compiled.unwrap()
+    return compiled
+
+
+def _snapshot(raw: object) -> Result[FrozenJson, JsonSchemaError]:
     snapshot = snapshot_json(raw)
     if isinstance(snapshot, Failure):
         error = snapshot.failure()
         return Failure(JsonSchemaError((SchemaProblem(error.path, f"not JSON: {error.reason}"),)))
-    schema = snapshot.unwrap()
+    return Success(snapshot.unwrap())
+
+
+def _checked(schema: FrozenJson, profile: Profile) -> Result[CheckedSchema, JsonSchemaError]:
     problems = portable_problems(schema) if profile == "portable" else full_problems(schema)
     if problems:
         return Failure(JsonSchemaError(tuple(problems)))
     return Success(CheckedSchema(schema, profile))
 
 
-def compile_json_schema(
-    raw: object | CheckedSchema, profile: Profile = "portable"
-) -> Result[CompiledSchema, JsonSchemaError]:
-    """Check a raw schema (unless already checked for `profile`) and compile its validator."""
-    if isinstance(raw, CheckedSchema) and raw.profile == profile:
-        checked: Result[CheckedSchema, JsonSchemaError] = Success(raw)
-    else:
-        checked = check_json_schema(raw.schema if isinstance(raw, CheckedSchema) else raw, profile)
-    return checked.bind(_compile)
-
-
 def _compile(checked: CheckedSchema) -> Result[CompiledSchema, JsonSchemaError]:
     view = validation_view(checked.schema) if checked.profile == "portable" else checked.schema
     try:
-        text = json.dumps(view, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-        validator = _validator_for(text)
+        validator = _validator_for(_canonical_text(view))
     except (ValueError, jsonschema_rs.ReferencingError) as exc:
         path = json_pointer(getattr(exc, "instance_path", None) or ())
         reason = str(exc).split("\n", 1)[0]

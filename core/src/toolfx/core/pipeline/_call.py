@@ -441,7 +441,7 @@ def _kept(
 
 
 def _unknown_tool(catalog: Catalog, name: str, *, direct: bool) -> ToolExecutionFailure:
-    names = list(catalog.direct_names() if direct else catalog.view.code)
+    names = list(catalog.direct_names()) if direct else sorted(catalog.view.code)
     listed = ", ".join(names[:MAX_LISTED_TOOLS]) + (" ..." if len(names) > MAX_LISTED_TOOLS else "")
     available = f" Available tools: {listed}." if names else " No tools are available."
     return failed(ErrorCode.UNKNOWN_TOOL, f"Unknown tool `{name}`.{available}")

@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from toolfx.core.json import FrozenJson
     from toolfx.core.jsonschema import SchemaProblem
 
-__all__ = ["openai_parameters"]
+__all__ = ["openai_function_parameters", "openai_parameters"]
 
 
 def openai_parameters(
@@ -24,3 +24,11 @@ def openai_parameters(
         return dict(converted), True, problems
     plain = thaw_json(parameters)
     return (dict(plain) if isinstance(plain, dict) else {}), False, problems
+
+
+def openai_function_parameters(
+    parameters: FrozenJson,
+) -> tuple[tuple[dict[str, object], bool], list[SchemaProblem]]:
+    """`openai_parameters` as a tool export's conversion: (parameters, strict), and why not."""
+    sent, strict, problems = openai_parameters(parameters)
+    return (sent, strict), problems

@@ -1,16 +1,19 @@
-"""Provider tool lists: each of a catalog's native tools exported once per catalog snapshot.
+"""Provider tool lists: each tool exported once, each catalog snapshot's list made once.
 
 A wire format (`openai_chat`, `openai_responses`, `anthropic_messages`, `gemini`) exports each
-tool with `export_each` and keeps what it made with the catalog's compiled view (`memoized`), so
-asking again for the tools of an unchanged catalog costs a dictionary lookup. Every place where
-what the provider gets differs from what the tool's schema enforces is a `ToolNote`.
+tool with `export_each` and keeps the list with the catalog's compiled view (`memoized`), so
+asking again for the tools of an unchanged catalog costs a dictionary lookup. Each tool's export
+is kept too, with the tool's schema (`ToolExport`): a snapshot one registration apart exports
+only the new tool, and tools with equal parameter schemas convert them once per list. Every
+place where what the provider gets differs from what the tool's schema enforces is a `ToolNote`.
 """
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeVar, final
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, final
 
 from returns.result import Failure
 
@@ -20,10 +23,11 @@ if TYPE_CHECKING:
     from toolfx.core.jsonschema import SchemaProblem
     from toolfx.core.registry import Catalog, ToolSchema
 
-__all__ = ["ToolNote", "export_each", "memoized"]
+__all__ = ["ToolExport", "ToolNote", "export_each", "memoized"]
 
 _Tool = TypeVar("_Tool")
 _Made = TypeVar("_Made")
+_Converted = TypeVar("_Converted")
 
 
 @final
@@ -40,17 +44,89 @@ class ToolNote:
         return f"{self.tool}: {self.path or '(root)'}: {self.reason}"
 
 
+@final
+class _Kept(weakref.ref["ToolSchema"], Generic[_Tool]):
+    """A weak reference to a tool's schema carrying its export: gone with the schema."""
+
+    __slots__ = ("key", "notes", "tool")
+
+    def __new__(
+        cls, schema: ToolSchema, tool: Any, notes: Any, drop: Callable[[Any], None]
+    ) -> _Kept[_Tool]:
+        return super().__new__(cls, schema, drop)  # `drop` is called once the schema is gone
+
+    def __init__(
+        self,
+        schema: ToolSchema,
+        tool: _Tool,
+        notes: tuple[ToolNote, ...],
+        drop: Callable[[Any], None],
+    ) -> None:
+        self.key = id(schema)
+        self.tool = tool
+        self.notes = notes
+
+
+@final
+class ToolExport(Generic[_Converted, _Tool]):
+    """One wire format's export of a tool: `convert` turns a parameter schema into the
+    provider's form, `assemble` makes the tool of it; each tool's export is kept by the identity
+    of its schema (made once per registration) while the schema lives."""
+
+    __slots__ = ("_drop", "_kept", "assemble", "convert")
+
+    def __init__(
+        self,
+        convert: Callable[[FrozenJson], tuple[_Converted, list[SchemaProblem]]],
+        assemble: Callable[[ToolSchema, _Converted], _Tool],
+    ) -> None:
+        self.convert = convert
+        self.assemble = assemble
+        kept: dict[int, _Kept[_Tool]] = {}
+
+        def drop(gone: _Kept[_Tool]) -> None:  # one callback for every entry
+            if kept.get(gone.key) is gone:  # not a later schema that reused the id
+                del kept[gone.key]
+
+        self._kept = kept
+        self._drop = drop
+
+    def kept(self, schema: ToolSchema) -> _Kept[_Tool] | None:
+        """The export kept for this very schema object (`.tool`, `.notes`), if any."""
+        kept = self._kept.get(id(schema))
+        return kept if kept is not None and kept() is schema else None
+
+    def keep(self, schema: ToolSchema, tool: _Tool, notes: tuple[ToolNote, ...]) -> None:
+        """Keep the tool `schema` exports to, and its notes, until the schema is gone."""
+        self._kept[id(schema)] = _Kept(schema, tool, notes, self._drop)
+
+    def __len__(self) -> int:
+        return len(self._kept)
+
+
 def export_each(
-    schemas: Iterable[ToolSchema],
-    export: Callable[[ToolSchema, FrozenJson], tuple[_Tool, list[SchemaProblem]]],
+    schemas: Iterable[ToolSchema], export: ToolExport[Any, _Tool]
 ) -> tuple[list[_Tool], tuple[ToolNote, ...]]:
-    """Run one provider's export over every tool, gathering the tools and their notes."""
+    """Every tool's export (kept, or made now and kept) and their notes; a parameter schema
+    object several tools share is converted once."""
     tools: list[_Tool] = []
     notes: list[ToolNote] = []
+    converted: dict[int, tuple[FrozenJson, Any, list[SchemaProblem]]] = {}
     for schema in schemas:
-        tool, problems = export(schema, _frozen(schema))
+        kept = export.kept(schema)
+        if kept is not None:
+            tools.append(kept.tool)
+            notes.extend(kept.notes)
+            continue
+        parameters = _frozen(schema)
+        found = converted.get(id(parameters))  # each kept alive in its entry
+        if found is None:
+            found = converted[id(parameters)] = (parameters, *export.convert(parameters))
+        tool = export.assemble(schema, found[1])
+        problems = tuple(ToolNote(schema.name, p.path, p.reason) for p in found[2])
+        export.keep(schema, tool, problems)
         tools.append(tool)
-        notes.extend(ToolNote(schema.name, p.path, p.reason) for p in problems)
+        notes.extend(problems)
     return tools, tuple(notes)
 
 

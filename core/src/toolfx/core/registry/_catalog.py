@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from operator import attrgetter
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final, Literal, cast, final
 
@@ -36,7 +38,14 @@ if TYPE_CHECKING:
         ToolGuard,
     )
 
-__all__ = ["Catalog", "CatalogData", "ExecutionMode", "HookPlan", "compile_catalog"]
+__all__ = [
+    "Catalog",
+    "CatalogData",
+    "ExecutionMode",
+    "HookPlan",
+    "compile_catalog",
+    "with_one_change",
+]
 
 ExecutionMode = Literal["parallel", "exclusive"]
 """How a pending call is scheduled: `parallel` may overlap siblings, `exclusive` runs alone."""
@@ -45,16 +54,20 @@ ExecutionMode = Literal["parallel", "exclusive"]
 @final
 @dataclass(frozen=True, slots=True)
 class CatalogData:
-    """One scope's compiled view: name lookup, hooks by kind, presentation mode, output limits."""
+    """One scope's compiled view: name lookup, hooks by kind, presentation mode, output limits.
 
-    tools: Mapping[str, Registration]
+    The lookup tables are for lookup: their order is not meaningful (a view derived from another
+    by one change appends); `schemas` and `native_schemas` are in name order.
+    """
+
+    tools: MappingProxyType[str, Registration]
     """Every tool the scope sees, by name: a read-only view."""
-    direct: Mapping[str, Registration]
+    direct: MappingProxyType[str, Registration]
     """The tools a model-direct call reaches: under `code` only those outside Code Mode, and
     `run_code` under `code` and `both`."""
-    code: Mapping[str, Registration]
+    code: MappingProxyType[str, Registration]
     """The tools a Code Mode program reaches (its sub-dispatches): the Code Mode tools."""
-    inherited: Mapping[str, Registration]
+    inherited: MappingProxyType[str, Registration]
     """What a child scope inherits: every tool but this scope's own `run_code`."""
     plan: HookPlan
     mode: PresentationMode
@@ -142,6 +155,53 @@ def compile_catalog(
     )
 
 
+def with_one_change(
+    view: CatalogData, name: str, visible: Registration | None
+) -> CatalogData | None:
+    """`view` after the tool `name` became `visible` (None: gone), for a native view; None
+    for a view under Code Mode, whose `run_code` depends on every tool (compile it whole).
+
+    Copies the lookup tables and inserts into the sorted schemas: no other tool is looked at.
+    """
+    if view.mode != "native":
+        return None
+    if view.tools.get(name) is visible:
+        return view  # this scope does not see the change (shadowed, restricted, elsewhere)
+    tools = view.tools.copy()
+    code = view.code.copy()
+    tools.pop(name, None)
+    code.pop(name, None)
+    if visible is not None:
+        tools[name] = visible
+        if visible.definition.options.codemode:
+            code[name] = visible
+    schemas = _with_schema(view.schemas, name, None if visible is None else visible.schema)
+    inherited = MappingProxyType(tools)
+    return CatalogData(
+        inherited,
+        MappingProxyType(tools),
+        MappingProxyType(code),
+        inherited,
+        view.plan,
+        view.mode,
+        view.output_limits,
+        schemas,
+        schemas,
+    )
+
+
+_name_of: Final = attrgetter("name")
+
+
+def _with_schema(
+    schemas: tuple[ToolSchema, ...], name: str, schema: ToolSchema | None
+) -> tuple[ToolSchema, ...]:
+    """Name-sorted `schemas` with `name`'s entry replaced by `schema` (None: removed)."""
+    at = bisect.bisect_left(schemas, name, key=_name_of)
+    end = at + 1 if at < len(schemas) and schemas[at].name == name else at
+    return schemas[:at] + (() if schema is None else (schema,)) + schemas[end:]
+
+
 def _transport(code: Mapping[str, Registration]) -> ToolDefinition[Any, Any]:
     """`run_code` over these Code Mode tools (their schemas and declared outputs)."""
     return code_transport(
@@ -196,7 +256,7 @@ class Catalog:
         return name in self.view.tools
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self.view.tools)
+        return (schema.name for schema in self.view.schemas)  # in name order
 
     def get(self, name: str) -> ToolDefinition[Any, Any] | None:
         """The definition this scope resolves for `name`, or None when none is visible."""
@@ -217,7 +277,7 @@ class Catalog:
 
     def direct_names(self) -> Iterator[str]:
         """The names a model-direct call may use, sorted."""
-        return iter(self.view.direct)
+        return (schema.name for schema in self.view.native_schemas)
 
     def schemas(self) -> tuple[ToolSchema, ...]:
         """The model-facing schemas of every visible tool, sorted by name."""

@@ -97,7 +97,7 @@ def flat_name(definition: ToolDefinition[Any, Any]) -> str:
 
 
 @final
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, weakref_slot=True)
 class ToolSchema:
     """The model-facing part of a tool: its name, description and parameter schema, only."""
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Final, final
 
 from pyrsistent import PMap, PVector, pmap, pvector
 
-from toolfx.core.registry._catalog import Catalog, compile_catalog
+from toolfx.core.registry._catalog import Catalog, compile_catalog, with_one_change
 from toolfx.core.registry._model import (
     GLOBAL,
     Hook,
@@ -67,6 +67,7 @@ class Registry:
         "_memo",
         "_modes",
         "_next",
+        "_origin",
         "_output_limits",
         "_parents",
         "_placements",
@@ -86,6 +87,9 @@ class Registry:
     _output_limits: OutputLimits
     _deps: object
     _memo: dict[ScopeKey | None, CatalogData]
+    _origin: tuple[dict[ScopeKey | None, CatalogData], str] | None
+    """The compiled views of the registry this one differs from by one tool name's
+    registrations, and that name: what a view is derived from instead of compiled whole."""
 
     def __init__(
         self,
@@ -104,13 +108,14 @@ class Registry:
         self._output_limits = _checked_limits(output_limits)
         self._deps = None
         self._memo = {}
+        self._origin = None
 
     def _evolve(self, **changes: Any) -> Registry:
         new = object.__new__(Registry)
-        for name in Registry.__slots__:
-            if name != "_memo":
-                object.__setattr__(new, name, changes.get(name, getattr(self, name)))
+        for name in _VALUE_SLOTS:
+            object.__setattr__(new, name, changes.get(name, getattr(self, name)))
         new._memo = {}
+        new._origin = changes.get("_origin")
         return new
 
     def __repr__(self) -> str:
@@ -204,6 +209,7 @@ class Registry:
             _layers=self._layers.set(scope, layer.set(name, stack.append(registration))),
             _placements=self._placements.set(handle, (scope, name)),
             _next=handle + 1,
+            _origin=(self._memo, name),
         )
         return new, handle
 
@@ -300,7 +306,9 @@ class Registry:
         stack = pvector(r for r in layer[name] if r.handle != handle)
         layer = layer.set(name, stack) if stack else layer.remove(name)
         layers = self._layers.set(scope, layer) if layer else self._layers.remove(scope)
-        return self._evolve(_layers=layers, _placements=self._placements.remove(handle))
+        return self._evolve(
+            _layers=layers, _placements=self._placements.remove(handle), _origin=(self._memo, name)
+        )
 
     # Views -----------------------------------------------------------------------------------
 
@@ -310,11 +318,35 @@ class Registry:
         return Catalog(self, scope)
 
     def data(self, scope: ScopeKey | None) -> CatalogData:
-        """The compiled view of one scope (cached: the registry never changes)."""
+        """The compiled view of one scope (cached: the registry never changes), derived from the
+        view before the last change when that was one registration or removal, else compiled."""
         cached = self._memo.get(scope)
         if cached is None:
-            cached = self._memo.setdefault(scope, self._compile(scope))
+            cached = self._memo.setdefault(scope, self._derived(scope) or self._compile(scope))
+            origin = self._origin
+            if origin is not None and origin[0].keys() <= self._memo.keys():
+                self._origin = None  # every view it could give is derived: let it go
         return cached
+
+    def _derived(self, scope: ScopeKey | None) -> CatalogData | None:
+        origin = self._origin
+        if origin is None:
+            return None
+        views, name = origin
+        before = views.get(scope)
+        return None if before is None else with_one_change(before, name, self._visible(scope, name))
+
+    def _visible(self, scope: ScopeKey | None, name: str) -> Registration | None:
+        """The registration `scope` sees for `name`: its own, else an admitted inherited one."""
+        while True:
+            stack = self._layers.get(scope, _EMPTY_LAYER).get(name)
+            if stack:
+                return stack[-1]
+            if scope is GLOBAL:
+                return None
+            if not all(r.admits(name) for r in self._restrictions.values() if r.scope == scope):
+                return None
+            scope = self._parents[scope]
 
     def _compile(self, scope: ScopeKey | None) -> CatalogData:
         own = {name: stack[-1] for name, stack in self._layers.get(scope, _EMPTY_LAYER).items()}
@@ -332,6 +364,10 @@ class Registry:
         )
         mode = mode_of(self._parents, self._modes, self._default_mode, scope)
         return compile_catalog(tools, hooks, mode, self._output_limits, scope)
+
+
+_VALUE_SLOTS: Final = tuple(name for name in Registry.__slots__ if name not in {"_memo", "_origin"})
+"""The slots that make a Registry's value (the others cache views)."""
 
 
 def _checked_limits(limits: OutputLimits) -> OutputLimits:

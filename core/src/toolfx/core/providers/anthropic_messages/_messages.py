@@ -21,7 +21,7 @@ from toolfx.core.pipeline import ToolCall
 from toolfx.core.providers._calls import tool_calls
 from toolfx.core.providers._reply import Reply
 from toolfx.core.providers._results import paired
-from toolfx.core.providers._tools import export_each, memoized
+from toolfx.core.providers._tools import ToolExport, export_each, memoized
 from toolfx.core.tools import (
     ImageBlock,
     ResourceBlobBlock,
@@ -31,7 +31,7 @@ from toolfx.core.tools import (
 )
 
 if TYPE_CHECKING:
-    from toolfx.core.json import FrozenJson
+    from toolfx.core.json import FrozenJson, JsonValue
     from toolfx.core.providers._calls import Requested
     from toolfx.core.providers._reply import ProviderReply
     from toolfx.core.providers._results import Answer, Results
@@ -138,22 +138,24 @@ def results(calls: Sequence[ToolCall], results: Results) -> AnthropicUserMessage
 
 
 def _export(catalog: Catalog) -> _Exported:
-    made, found = export_each(catalog.native_schemas(), _tool)
+    made, found = export_each(catalog.native_schemas(), _EXPORT)
     return _Exported(tuple(made), found)
 
 
-def _tool(schema: ToolSchema, parameters: FrozenJson) -> tuple[AnthropicTool, list[SchemaProblem]]:
+def _input_schema(parameters: FrozenJson) -> tuple[JsonValue, list[SchemaProblem]]:
     input_schema = thaw_json(parameters)
     problems = []
     if isinstance(input_schema, dict) and "$schema" in input_schema:
         del input_schema["$schema"]
         problems.append(SchemaProblem("/$schema", "Anthropic takes no $schema: dropped"))
-    tool: AnthropicTool = {
-        "name": schema.name,
-        "description": schema.description,
-        "input_schema": input_schema,
-    }
-    return tool, problems
+    return input_schema, problems
+
+
+def _tool(schema: ToolSchema, input_schema: JsonValue) -> AnthropicTool:
+    return {"name": schema.name, "description": schema.description, "input_schema": input_schema}
+
+
+_EXPORT: Final = ToolExport(_input_schema, _tool)
 
 
 def _requested(content: Reply) -> Iterator[Requested]:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypedDict, final
+from typing import TYPE_CHECKING, Any, Final, TypedDict, final
 
 from toolfx.core.pipeline import ToolCall
 from toolfx.core.providers._calls import tool_calls
@@ -28,12 +28,11 @@ from toolfx.core.providers._digest import digest
 from toolfx.core.providers._gemini import gemini_parameters
 from toolfx.core.providers._reply import Reply
 from toolfx.core.providers._results import paired
-from toolfx.core.providers._tools import export_each, memoized
+from toolfx.core.providers._tools import ToolExport, export_each, memoized
 from toolfx.core.tools import TextBlock, block_text
 
 if TYPE_CHECKING:
-    from toolfx.core.json import FrozenJson
-    from toolfx.core.jsonschema import SchemaProblem
+    from toolfx.core.json import JsonValue
     from toolfx.core.providers._calls import Requested
     from toolfx.core.providers._reply import ProviderReply
     from toolfx.core.providers._results import Results
@@ -210,18 +209,18 @@ def results(calls: Sequence[ToolCall], results: Results) -> GeminiContent:
 
 
 def _export(catalog: Catalog) -> _Exported:
-    made, found = export_each(catalog.native_schemas(), _declaration)
+    made, found = export_each(catalog.native_schemas(), _EXPORT)
     return _Exported({"function_declarations": made}, found)
 
 
-def _declaration(
-    schema: ToolSchema, parameters: FrozenJson
-) -> tuple[GeminiDeclaration, list[SchemaProblem]]:
-    converted, problems = gemini_parameters(parameters)
+def _declaration(schema: ToolSchema, parameters: dict[str, JsonValue] | None) -> GeminiDeclaration:
     declaration: GeminiDeclaration = {"name": schema.name, "description": schema.description}
-    if converted is not None:
-        declaration["parameters"] = converted
-    return declaration, problems
+    if parameters is not None:
+        declaration["parameters"] = parameters
+    return declaration
+
+
+_EXPORT: Final = ToolExport(gemini_parameters, _declaration)
 
 
 @final

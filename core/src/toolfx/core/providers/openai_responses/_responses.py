@@ -11,20 +11,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, Required, TypedDict, final
+from typing import TYPE_CHECKING, Any, Final, Literal, Required, TypedDict, final
 
 from toolfx.core.pipeline import ToolCall
 from toolfx.core.providers._calls import tool_calls
 from toolfx.core.providers._content import data_url
-from toolfx.core.providers._openai_tools import openai_parameters
+from toolfx.core.providers._openai_tools import openai_function_parameters
 from toolfx.core.providers._reply import Reply
 from toolfx.core.providers._results import paired
-from toolfx.core.providers._tools import export_each, memoized
+from toolfx.core.providers._tools import ToolExport, export_each, memoized
 from toolfx.core.tools import ImageBlock, block_text
 
 if TYPE_CHECKING:
-    from toolfx.core.json import FrozenJson
-    from toolfx.core.jsonschema import SchemaProblem
     from toolfx.core.providers._calls import Requested
     from toolfx.core.providers._reply import ProviderReply
     from toolfx.core.providers._results import Results
@@ -134,20 +132,22 @@ def results(calls: Sequence[ToolCall], results: Results) -> list[ResponsesInputI
 
 
 def _export(catalog: Catalog) -> _Exported:
-    made, found = export_each(catalog.native_schemas(), _tool)
+    made, found = export_each(catalog.native_schemas(), _EXPORT)
     return _Exported(tuple(made), found)
 
 
-def _tool(schema: ToolSchema, parameters: FrozenJson) -> tuple[ResponsesTool, list[SchemaProblem]]:
-    sent, strict, problems = openai_parameters(parameters)
-    tool: ResponsesTool = {
+def _tool(schema: ToolSchema, parameters: tuple[dict[str, object], bool]) -> ResponsesTool:
+    sent, strict = parameters
+    return {
         "type": "function",
         "name": schema.name,
         "description": schema.description,
         "parameters": sent,
         "strict": strict,
     }
-    return tool, problems
+
+
+_EXPORT: Final = ToolExport(openai_function_parameters, _tool)
 
 
 def _requested(output: Reply) -> Iterator[Requested]:
