@@ -66,9 +66,14 @@ def undo_strict_nulls(parameters: FrozenJson, arguments: FrozenJson) -> FrozenJs
 
     Walks the tool's own parameter schema (through local `$ref`s, arrays and unions whose
     branch is decided by the value's kind or an object's tag); anything else is left as it is,
-    so the pipeline's validation still has the last word.
+    so the pipeline's validation still has the last word; so is a value whose walk the schema
+    would lead past Python's recursion (a union that refers to itself, a chain of thousands of
+    `$ref`s: an MCP server's schema may be anything).
     """
-    return _walk(parameters, parameters, arguments)
+    try:
+        return _walk(parameters, parameters, arguments)
+    except RecursionError:
+        return arguments
 
 
 def _walk(node: object, root: FrozenJson, value: FrozenJson) -> FrozenJson:
