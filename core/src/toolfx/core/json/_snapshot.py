@@ -36,6 +36,7 @@ __all__ = [
     "fast_dict",
     "fast_snapshot",
     "frozen_parsed",
+    "long_text_leaves",
     "snapshot_json",
     "snapshot_or_error",
 ]
@@ -405,52 +406,80 @@ def fast_snapshot(value: object, limits: JsonLimits, tally: list[int]) -> Any:
     return value
 
 
-_PARSED_LEAVES: Final = frozenset({str, int, bool, type(None)})
+_PARSED_LEAVES: Final[frozenset[type]] = frozenset({str, int, bool, type(None)})
 """The types of jiter's values that are lossless JSON as they are (see `frozen_parsed`)."""
 
+_LONG_TEXT_LEAVES: Final[frozenset[type]] = frozenset({str, bool, type(None)})
+"""The same for text long enough to hold an integer of more than `_SHORT_INT_DIGITS` digits."""
 
-def frozen_parsed(value: object, room: int) -> Any:
+_SHORT_INT_DIGITS: Final = 640
+"""The fewest digits Python's int/str limit may be set to (`sys.set_int_max_str_digits`)."""
+
+_SHORT_INT_BOUND: Final[int] = 10**_SHORT_INT_DIGITS
+_NEGATIVE_SHORT_INT_BOUND: Final[int] = -_SHORT_INT_BOUND
+
+
+def frozen_parsed(value: object, room: int, leaves: frozenset[type] = _PARSED_LEAVES) -> Any:
     """Frozen copy of what jiter parsed, nested at most `room` deep (else Unfit).
 
     jiter's strings are valid UTF-8 and its integers have at most 4,300 digits (it refuses
     more; tests/unit/test_call_from_json.py holds it to that), and the value's size is within the
-    text's length, which the parser checked: only depth and finite floats are left to check.
+    text's length, which the parser checked: only depth and finite floats are left to check, and
+    integers of more than 640 digits, which the stdlib path refuses when the application lowered
+    Python's digit limit (`leaves` then leaves ints out, so each is looked at).
     """
     kind = type(value)
     if kind is dict:
-        return _frozen_object(value, room)  # type: ignore[arg-type]
+        return _frozen_object(value, room, leaves)  # type: ignore[arg-type]
     if kind is list:
-        return _frozen_array(value, room)  # type: ignore[arg-type]
+        return _frozen_array(value, room, leaves)  # type: ignore[arg-type]
     if kind is float and not _isfinite(value):  # type: ignore[arg-type]
+        raise Unfit
+    if kind is int and not _NEGATIVE_SHORT_INT_BOUND < value < _SHORT_INT_BOUND:  # type: ignore[operator]
         raise Unfit
     return value
 
 
-def _frozen_object(value: dict[str, Any], room: int) -> FrozenDict[Any]:
+def long_text_leaves(length: int) -> frozenset[type]:
+    """The `leaves` of `frozen_parsed` for text of `length` bytes: ints looked at only when one
+    could have more than `_SHORT_INT_DIGITS` digits."""
+    return _PARSED_LEAVES if length <= _SHORT_INT_DIGITS else _LONG_TEXT_LEAVES
+
+
+def _frozen_object(value: dict[str, Any], room: int, leaves: frozenset[type]) -> FrozenDict[Any]:
     if room <= 0:
         raise Unfit
     frozen = _new_dict(FrozenDict)
     _fill_dict(frozen, value)
-    if not _PARSED_LEAVES.issuperset(map(type, value.values())):  # one C pass for flat objects
+    if not leaves.issuperset(map(type, value.values())):  # one C pass for flat objects
         for key, item in value.items():
             kind = type(item)
             if kind is dict or kind is list:
-                _set_key(frozen, key, frozen_parsed(item, room - 1))
-            elif kind is float and not _isfinite(item):
-                raise Unfit
+                _set_key(frozen, key, frozen_parsed(item, room - 1, leaves))
+            else:
+                _check_scalar(kind, item)
     return frozen
 
 
-def _frozen_array(value: list[Any], room: int) -> FrozenList[Any]:
+def _frozen_array(value: list[Any], room: int, leaves: frozenset[type]) -> FrozenList[Any]:
     if room <= 0:
         raise Unfit
     frozen = _new_list(FrozenList)
     _fill_list(frozen, value)
-    if not _PARSED_LEAVES.issuperset(map(type, value)):
+    if not leaves.issuperset(map(type, value)):
         for index, item in enumerate(value):
             kind = type(item)
             if kind is dict or kind is list:
-                _set_index(frozen, index, frozen_parsed(item, room - 1))
-            elif kind is float and not _isfinite(item):
-                raise Unfit
+                _set_index(frozen, index, frozen_parsed(item, room - 1, leaves))
+            else:
+                _check_scalar(kind, item)
     return frozen
+
+
+def _check_scalar(kind: type, item: Any) -> None:
+    """Unfit unless a parsed scalar is kept as it is: a finite float, an int of few digits."""
+    if kind is float:
+        if not _isfinite(item):
+            raise Unfit
+    elif kind is int and not _NEGATIVE_SHORT_INT_BOUND < item < _SHORT_INT_BOUND:
+        raise Unfit

@@ -23,6 +23,7 @@ from toolfx.core.json._snapshot import (
     TextNumberRejected,
     Unfit,
     frozen_parsed,
+    long_text_leaves,
     snapshot_or_error,
 )
 
@@ -72,7 +73,9 @@ def parse_or_error(text: str | bytes, limits: JsonLimits = DEFAULT_LIMITS) -> An
 
     Fast path: jiter, then a frozen copy (`frozen_parsed`: depth and finite floats). jiter
     refuses repeated keys, NaN, lone surrogates, invalid UTF-8 and integers of more than 4,300
-    digits itself, and a value is never larger than its text; whatever jiter or the copy does
+    digits itself (one of more than 640 takes the exact path: the application may have lowered
+    Python's digit limit, which the stdlib decoder obeys), and a value is never larger than its
+    text; whatever jiter or the copy does
     not accept takes the exact path, which names what is wrong and where, so the
     two accept the same texts and give the same values and errors
     (tests/properties/test_json_text_properties.py).
@@ -89,7 +92,7 @@ def parse_or_error(text: str | bytes, limits: JsonLimits = DEFAULT_LIMITS) -> An
         data = text if isinstance(text, bytes) else text.encode()
         # NaN and the infinities as literals are refused, and an object repeating a key
         parsed = _jiter_parse(data, allow_inf_nan=False, catch_duplicate_keys=True)
-        return frozen_parsed(parsed, limits.max_depth)
+        return frozen_parsed(parsed, limits.max_depth, long_text_leaves(len(data)))
     except (ValueError, RecursionError, Unfit):  # UnicodeEncodeError is a ValueError
         pass
     if isinstance(text, bytes):
