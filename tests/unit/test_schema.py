@@ -272,3 +272,28 @@ def test_distinct_types_with_equal_schemas_share_one_compiled_schema() -> None:
     decoded = schemas[7].validate(parse_json('{"shared_path": "a", "shared_limit": 2.0}').unwrap())
     assert decoded.unwrap() == {"shared_path": "a", "shared_limit": 2}
     assert type(decoded.unwrap()["shared_limit"]) is int
+
+
+class SameFieldsFirst(TypedDict):
+    a: int
+    b: float
+
+
+class SameFieldsSecond(TypedDict):
+    a: int
+    b: float
+
+
+class SwappedFields(TypedDict):
+    b: int
+    a: float
+
+
+def test_typed_dicts_with_the_same_field_decoders_share_one_decoder() -> None:
+    types: tuple[type, ...] = (SameFieldsFirst, SameFieldsSecond, SwappedFields)
+    decoders = [schema_of(tp)._decode for tp in types]
+    assert decoders[0] is not None
+    assert decoders[0] is decoders[1]
+    assert decoders[2] is not decoders[0]
+    assert schema_of(SameFieldsSecond).validate({"a": 2.0, "b": 1}).unwrap() == {"a": 2, "b": 1}
+    assert schema_of(SwappedFields).validate({"a": 2.0, "b": 1}).unwrap() == {"a": 2.0, "b": 1}
