@@ -112,6 +112,9 @@ class _Gemini:
 
     def types(self, value: object, out: dict[str, JsonValue]) -> None:
         """One type name, `nullable` for a null beside it, `anyOf` for several."""
+        if type(value) is str and value != "null":  # the usual case: one type, as it is
+            out["type"] = value.upper()
+            return
         names = [value] if isinstance(value, str) else list(_as_list(value))
         real = [str(name).upper() for name in names if name != "null"]
         if len(real) < len(names):
