@@ -865,3 +865,21 @@ def test_issue_paths_resolve_in_the_instance() -> None:
         for raw in issue.path.split("/")[1:]:
             segment = raw.replace("~1", "/").replace("~0", "~")
             node = node[int(segment)] if isinstance(node, list) else node[segment]  # type: ignore[index]
+
+
+def test_a_new_raw_schema_is_written_as_canonical_text_once_and_its_view_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    written: list[object] = []
+    canonical_text = _check._canonical_text
+
+    def counted(schema: FrozenJson) -> str:
+        written.append(schema)
+        return canonical_text(schema)
+
+    monkeypatch.setattr(_check, "_canonical_text", counted)
+    raw = {"type": "object", "properties": {"never_seen_before_7f3a": {"type": "string"}}}
+    compiled = compile_json_schema(raw).unwrap()
+    assert len(written) == 2  # the raw schema (lookup and key), the validator's view
+    assert compile_json_schema(dict(raw)).unwrap() is compiled
+    assert len(written) == 3  # an equal one: found by its text alone

@@ -11,6 +11,7 @@ import enum
 import gc
 import json
 import os
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -500,6 +501,30 @@ def test_a_snapshot_one_registration_apart_exports_only_the_new_tool(
     assert tools(location.catalog()) == before
     assert notes(location.catalog()) == noted
     assert (counted.converted, counted.assembled) == (2, 51)
+
+
+class Converted:
+    """What the spy's `convert` gives: an object whose lifetime the test can watch."""
+
+
+def test_a_list_holds_only_the_conversions_of_parameter_schemas_tools_share() -> None:
+    shared = snapshot_json({"type": "object", "properties": {"a": {"type": "string"}}}).unwrap()
+    schemas = tuple(
+        ToolSchema(f"t{i}", "", shared if i % 2 else {"type": "object", "properties": {}})
+        for i in range(6)
+    )
+    made: list[weakref.ref[Converted]] = []
+
+    def convert(parameters: Any) -> tuple[Converted, list[Any]]:
+        alive = sum(ref() is not None for ref in made)
+        assert alive <= 1  # the shared schema's, held; none of a schema one tool has
+        converted = Converted()
+        made.append(weakref.ref(converted))
+        return converted, []
+
+    tools, _ = export_each(schemas, ToolExport(convert, lambda schema, _: schema.name))
+    assert tools == [f"t{i}" for i in range(6)]
+    assert len(made) == 4  # three unshared schemas, and the shared one once
 
 
 @pytest.mark.parametrize("wire", sorted(WIRE_FORMATS))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import typing
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal, NewType, NotRequired, Required, TypedDict
@@ -13,6 +14,7 @@ from returns.result import Failure, Success
 from toolfx.core.json import FrozenDict, FrozenList, JsonValue, parse_json
 from toolfx.core.jsonschema import ValidationFailure
 from toolfx.core.schema import SchemaDerivationError, schema_of
+from toolfx.core.schema._types import type_hints
 
 
 class ReadArgs(TypedDict):
@@ -272,3 +274,51 @@ def test_distinct_types_with_equal_schemas_share_one_compiled_schema() -> None:
     decoded = schemas[7].validate(parse_json('{"shared_path": "a", "shared_limit": 2.0}').unwrap())
     assert decoded.unwrap() == {"shared_path": "a", "shared_limit": 2}
     assert type(decoded.unwrap()["shared_limit"]) is int
+
+
+class SameFieldsFirst(TypedDict):
+    a: int
+    b: float
+
+
+class SameFieldsSecond(TypedDict):
+    a: int
+    b: float
+
+
+class SwappedFields(TypedDict):
+    b: int
+    a: float
+
+
+def test_typed_dicts_with_the_same_field_decoders_share_one_decoder() -> None:
+    types: tuple[type, ...] = (SameFieldsFirst, SameFieldsSecond, SwappedFields)
+    decoders = [schema_of(tp)._decode for tp in types]
+    assert decoders[0] is not None
+    assert decoders[0] is decoders[1]
+    assert decoders[2] is not decoders[0]
+    assert schema_of(SameFieldsSecond).validate({"a": 2.0, "b": 1}).unwrap() == {"a": 2, "b": 1}
+    assert schema_of(SwappedFields).validate({"a": 2.0, "b": 1}).unwrap() == {"a": 2.0, "b": 1}
+
+
+def test_annotations_that_evaluate_to_themselves_are_read_without_get_type_hints(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    made_by_call: Any = TypedDict
+    plain = made_by_call("Plain", {"a": int, "b": SameFieldsFirst, "c": Color})
+    aliased = made_by_call("Aliased", {"a": list[int], "b": str})
+    quoted = made_by_call("Quoted", {"a": "int"})
+    expected = {tp: typing.get_type_hints(tp, include_extras=True) for tp in (plain, aliased)}
+    calls: list[object] = []
+    original = typing.get_type_hints
+
+    def counted(tp: Any, *args: Any, **kwargs: Any) -> Any:
+        calls.append(tp)
+        return original(tp, *args, **kwargs)
+
+    monkeypatch.setattr(typing, "get_type_hints", counted)
+    assert type_hints(plain, "Plain") == expected[plain]
+    assert calls == []  # classes only: nothing to evaluate
+    assert type_hints(aliased, "Aliased") == expected[aliased]
+    assert type_hints(quoted, "Quoted") == {"a": int}
+    assert calls == [aliased, quoted]

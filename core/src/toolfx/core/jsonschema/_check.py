@@ -107,16 +107,20 @@ def compile_json_schema(
     """
     if isinstance(raw, CheckedSchema):
         snapshot: Result[FrozenJson, JsonSchemaError] = Success(raw.schema)
+        text = None
     else:
-        held = _held_equal(raw, profile)
+        held, text = _held_equal(raw, profile)
         if held is not None:
             return Success(held)
         snapshot = _snapshot(raw)
-    return snapshot.bind(lambda schema: _compiled_once(raw, schema, profile))
+    return snapshot.bind(
+        lambda schema: _compiled_once(raw, schema, profile, text if schema == raw else None)
+    )
 
 
-def _held_equal(raw: object, profile: Profile) -> CompiledSchema | None:
-    """The compiled schema held for a raw schema equal to it, found without a snapshot.
+def _held_equal(raw: object, profile: Profile) -> tuple[CompiledSchema | None, str | None]:
+    """The compiled schema held for a raw schema equal to it, found without a snapshot, and
+    the raw schema's canonical text (None when it has none).
 
     Equal text and equal value (so no key that is not a string, no tuple for a list) mean the
     snapshot would be exactly the held schema; anything else takes the whole way.
@@ -124,9 +128,9 @@ def _held_equal(raw: object, profile: Profile) -> CompiledSchema | None:
     try:
         text = _canonical_text(raw)  # type: ignore[arg-type]  # any value: dumps may refuse it
     except (TypeError, ValueError, RecursionError):
-        return None
+        return None, None
     found = _COMPILED.get((profile, text))
-    return found if found is not None and found.checked.schema == raw else None
+    return (found if found is not None and found.checked.schema == raw else None), text
 
 
 def _canonical_text(schema: FrozenJson) -> str:
@@ -142,9 +146,11 @@ with its last holder, so registering hostile schemas grows nothing beyond what h
 
 
 def _compiled_once(
-    raw: object, schema: FrozenJson, profile: Profile
+    raw: object, schema: FrozenJson, profile: Profile, text: str | None = None
 ) -> Result[CompiledSchema, JsonSchemaError]:
-    key = (profile, _canonical_text(schema))
+    """The compiled schema of a snapshot; `text`, when given, is the canonical text of a raw
+    schema equal to it (the same text: equal values of JSON types write alike)."""
+    key = (profile, _canonical_text(schema) if text is None else text)
     found = _COMPILED.get(key)
     if found is not None:
         return Success(found)

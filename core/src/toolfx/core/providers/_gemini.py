@@ -19,12 +19,18 @@ A root object with no properties gives no schema at all: Gemini refuses empty ob
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final, final
 
 from toolfx.core.json import thaw_json
 from toolfx.core.jsonschema import Problems
-from toolfx.core.providers._schema import exclusive, json_kind, local_segments, resolve_local
+from toolfx.core.providers._schema import (
+    SCALAR_KINDS,
+    exclusive,
+    json_kind,
+    local_segments,
+    resolve_local,
+)
 
 if TYPE_CHECKING:
     from toolfx.core.json import FrozenJson, JsonValue
@@ -38,6 +44,7 @@ GEMINI_FORMATS: Final = frozenset({"date-time"})
 _KEPT: Final = frozenset(
     {"description", "title", "default", "minItems", "maxItems", "minimum", "maximum", "required"}
 )
+
 
 _Path = tuple[str | int, ...]
 
@@ -67,24 +74,26 @@ class _Gemini:
 
     def node(self, schema: object, at: _Path) -> dict[str, JsonValue]:
         """Gemini's form of one subschema (losses go to `self.out`)."""
-        if not isinstance(schema, Mapping):
+        if not isinstance(schema, dict):
             if schema is False:
                 self.out.add(at, "a false schema (no value) has no Gemini form")
             return {}
         out: dict[str, JsonValue] = {}
         for key, value in schema.items():
-            self.keyword(key, value, (*at, key), out)
+            if key in _KEPT:
+                out[key] = value if type(value) in SCALAR_KINDS else thaw_json(value)
+            elif key == "type":
+                self.types(value, out)
+            else:
+                self.keyword(key, value, (*at, key), out)
         if at and out.get("type") == "OBJECT" and not out.get("properties"):
             self.out.add(at, "an object with no declared properties: Gemini can only send {}")
         return out
 
     def keyword(self, key: str, value: FrozenJson, here: _Path, out: dict[str, JsonValue]) -> None:
-        """Rewrite one keyword into `out`, or record that Gemini drops it."""
-        if key in _KEPT:
-            out[key] = thaw_json(value)
-        elif key == "type":
-            self.types(value, out)
-        elif key == "properties" and isinstance(value, Mapping):
+        """Rewrite one keyword into `out` (one not kept as it is, nor `type`), or record that
+        Gemini drops it."""
+        if key == "properties" and isinstance(value, dict):
             out[key] = {name: self.node(sub, (*here, name)) for name, sub in value.items()}
         elif key == "items":
             out[key] = self.node(value, here)
@@ -94,7 +103,7 @@ class _Gemini:
             out[key] = value
         elif key == "format":
             self.out.add(here, f"format {value!r} is not one Gemini takes: dropped")
-        elif key in ("anyOf", "oneOf") and isinstance(value, Sequence):
+        elif key in ("anyOf", "oneOf") and isinstance(value, list):
             self.union(key, value, here, out)
         elif key == "$ref" and isinstance(value, str):
             self.inline(value, here, out)
@@ -103,6 +112,9 @@ class _Gemini:
 
     def types(self, value: object, out: dict[str, JsonValue]) -> None:
         """One type name, `nullable` for a null beside it, `anyOf` for several."""
+        if type(value) is str and value != "null":  # the usual case: one type, as it is
+            out["type"] = value.upper()
+            return
         names = [value] if isinstance(value, str) else list(_as_list(value))
         real = [str(name).upper() for name in names if name != "null"]
         if len(real) < len(names):
@@ -161,7 +173,7 @@ class _Gemini:
 
 
 def _as_list(value: object) -> Sequence[object]:
-    return value if isinstance(value, Sequence) and not isinstance(value, str) else ()
+    return value if isinstance(value, list) else ()
 
 
 def _merge(out: dict[str, JsonValue], inner: dict[str, JsonValue]) -> None:

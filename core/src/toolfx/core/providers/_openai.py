@@ -23,13 +23,13 @@ plain object, and schemas past `OpenAILimits`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, final
 
 from toolfx.core.json import describe_value, thaw_json
 from toolfx.core.jsonschema import Problems, SchemaProblem
-from toolfx.core.providers._schema import accepts_null, exclusive, resolve_local
+from toolfx.core.providers._schema import SCALAR_KINDS, accepts_null, exclusive, resolve_local
 
 if TYPE_CHECKING:
     from toolfx.core.json import FrozenJson, JsonValue
@@ -67,6 +67,7 @@ _KEPT: Final = frozenset(
 _LEFT_OUT: Final = frozenset(
     {"default", "examples", "$comment", "$schema", "deprecated", "readOnly", "writeOnly"}
 )
+_SKIPPED: Final = _LEFT_OUT | {"required"}  # required: rebuilt by `close`
 _LABELS: Final = frozenset({"description", "title"})
 _TYPED: Final = frozenset({"type", "enum", "const", "anyOf", "oneOf", "$ref"})
 
@@ -77,7 +78,7 @@ def strict_parameters(
     schema: FrozenJson, limits: OpenAILimits
 ) -> tuple[dict[str, JsonValue] | None, list[SchemaProblem]]:
     """The strict form of a parameter schema, or None and why it cannot be strict."""
-    if not (isinstance(schema, Mapping) and schema.get("type") == "object"):
+    if not (isinstance(schema, dict) and schema.get("type") == "object"):
         reason = 'the root must be an object schema ("type": "object") for strict mode'
         return None, [SchemaProblem("", reason)]
     walk = _Strict(schema)
@@ -101,39 +102,40 @@ class _Strict:
 
     def node(self, schema: object, at: _Path) -> dict[str, JsonValue]:
         """The strict form of one subschema (problems go to `self.out`)."""
-        if not isinstance(schema, Mapping):
+        if not isinstance(schema, dict):
             self.out.add(at, f"the schema {describe_value(schema)} has no strict form")
             return {}
         out: dict[str, JsonValue] = {}
         known = len(self.out.items)
         for key, value in schema.items():
-            self.keyword(schema, key, value, (*at, key), out)
+            if key in _KEPT:
+                out[key] = value if type(value) in SCALAR_KINDS else thaw_json(value)
+            elif key not in _SKIPPED:
+                self.keyword(schema, key, value, (*at, key), out)
         if not _TYPED & schema.keys() and len(self.out.items) == known:  # else: said already
             self.out.add(at, "no type, enum, const, anyOf, oneOf or $ref: any JSON value goes")
         if "$ref" in out and len(out) > 1:
             return self.inline(out, at)
-        if "object" in _types(out):
+        types = _types(out)
+        if "object" in types:
             self.close(out, at, extra_declared="additionalProperties" in schema)
-        if "array" in _types(out) and "items" not in out:
+        if "array" in types and "items" not in out:
             self.out.add(at, "an array without items accepts any JSON items")
         return out
 
     def keyword(
         self,
-        schema: Mapping[str, FrozenJson],
+        schema: dict[str, FrozenJson],
         key: str,
         value: FrozenJson,
         here: _Path,
         out: dict[str, JsonValue],
     ) -> None:
-        """Rewrite one keyword into `out`, or record why strict mode cannot take it."""
-        if key in _KEPT:
-            out[key] = thaw_json(value)
-        elif key in _LEFT_OUT or key == "required":  # required: rebuilt by `close`
-            return
-        elif key == "properties" and isinstance(value, Mapping):
+        """Rewrite one keyword into `out` (one neither kept as it is nor skipped), or record
+        why strict mode cannot take it."""
+        if key == "properties" and isinstance(value, dict):
             required = schema.get("required")
-            names = required if isinstance(required, Sequence) else ()
+            names = required if isinstance(required, list | str) else ()
             out[key] = {
                 name: self.property(sub, name in names, (*here, name))
                 for name, sub in value.items()
@@ -154,9 +156,9 @@ class _Strict:
         """Rewrite `items`, `$defs`, `anyOf` or `oneOf` (into `anyOf` when it is exclusive)."""
         if key == "items":
             out[key] = self.node(value, here)
-        elif key == "$defs" and isinstance(value, Mapping):
+        elif key == "$defs" and isinstance(value, dict):
             out[key] = {name: self.node(sub, (*here, name)) for name, sub in value.items()}
-        elif isinstance(value, Sequence) and not isinstance(value, str):
+        elif isinstance(value, list):
             if key == "oneOf" and not exclusive(value, self.root):
                 self.out.add(here, "oneOf whose branches may overlap (anyOf would accept more)")
             out["anyOf"] = [self.node(sub, (*here, i)) for i, sub in enumerate(value)]
@@ -188,7 +190,7 @@ class _Strict:
             self.out.add((*at, "$ref"), f"$ref with constraints beside it ({extra})")
             return out
         target = resolve_local(self.root, reference)
-        if reference in self.inlining or not isinstance(target, Mapping):
+        if reference in self.inlining or not isinstance(target, dict):
             self.out.add((*at, "$ref"), f"$ref {reference!r} cannot be inlined here")
             return out
         self.inlining.add(reference)
@@ -255,28 +257,31 @@ class _Count:
         self.deepest = 0
         self.deepest_at: _Path = ()
 
-    def walk(self, node: JsonValue, depth: int, at: _Path) -> None:
-        """Count one node and everything below it."""
-        if not isinstance(node, dict):
-            return
-        if "properties" in node:
+    def walk(self, node: dict[str, JsonValue], depth: int, at: _Path) -> None:
+        """Count one node and everything below it (only subschemas that are there are walked)."""
+        properties = node.get("properties")
+        if properties is not None:
             depth += 1
             if depth > self.deepest:
                 self.deepest, self.deepest_at = depth, at
         enum = node.get("enum")
-        self.enum_values += len(enum) if isinstance(enum, list) else 0
-        properties = node.get("properties")
-        if isinstance(properties, dict):
+        if type(enum) is list:
+            self.enum_values += len(enum)
+        if type(properties) is dict:
             self.properties += len(properties)
             for name, sub in properties.items():
-                self.walk(sub, depth, (*at, "properties", name))
-        self.walk(node.get("items"), depth, (*at, "items"))
-        for index, sub in enumerate(_as_list(node.get("anyOf"))):
-            self.walk(sub, depth, (*at, "anyOf", index))
+                if type(sub) is dict:
+                    self.walk(sub, depth, (*at, "properties", name))
+        items = node.get("items")
+        if type(items) is dict:
+            self.walk(items, depth, (*at, "items"))
+        branches = node.get("anyOf")
+        if type(branches) is list:
+            for index, sub in enumerate(branches):
+                if type(sub) is dict:
+                    self.walk(sub, depth, (*at, "anyOf", index))
         defs = node.get("$defs")
-        for name, sub in (defs if isinstance(defs, dict) else {}).items():
-            self.walk(sub, 0, ("$defs", name))
-
-
-def _as_list(value: JsonValue) -> list[JsonValue]:
-    return value if isinstance(value, list) else []
+        if type(defs) is dict:
+            for name, sub in defs.items():
+                if type(sub) is dict:
+                    self.walk(sub, 0, ("$defs", name))

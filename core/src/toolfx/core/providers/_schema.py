@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ALL_KINDS",
+    "SCALAR_KINDS",
     "accepts_null",
     "exclusive",
     "json_kind",
@@ -28,6 +29,9 @@ __all__ = [
 
 ALL_KINDS: Final = frozenset({"object", "array", "string", "number", "integer", "boolean", "null"})
 """The JSON kinds a schema may accept (an integral number is also a "number")."""
+
+SCALAR_KINDS: Final = frozenset({str, int, float, bool, type(None)})
+"""The Python types of JSON scalars: a value of one is its own plain copy (no thawing)."""
 
 _NO_TARGET: Final = object()
 

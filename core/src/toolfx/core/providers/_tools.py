@@ -11,9 +11,11 @@ place where what the provider gets differs from what the tool's schema enforces 
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable, Iterable
+from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, TypeVar, final
+from operator import attrgetter
+from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar, final
 
 from returns.result import Failure
 
@@ -105,13 +107,16 @@ class ToolExport(Generic[_Converted, _Tool]):
 
 
 def export_each(
-    schemas: Iterable[ToolSchema], export: ToolExport[Any, _Tool]
+    schemas: Sequence[ToolSchema], export: ToolExport[Any, _Tool]
 ) -> tuple[list[_Tool], tuple[ToolNote, ...]]:
     """Every tool's export (kept, or made now and kept) and their notes; a parameter schema
-    object several tools share is converted once."""
+    object several tools share is converted once (only those are held while the list is made:
+    every object kept past a tool's own export is work for the garbage collector)."""
     tools: list[_Tool] = []
     notes: list[ToolNote] = []
-    converted: dict[int, tuple[FrozenJson, Any, list[SchemaProblem]]] = {}
+    counted = Counter(map(id, map(_parameters_of, schemas)))
+    shared = {key for key, count in counted.items() if count > 1}
+    converted: dict[int, tuple[Any, list[SchemaProblem]]] = {}
     for schema in schemas:
         kept = export.kept(schema)
         if kept is not None:
@@ -119,15 +124,22 @@ def export_each(
             notes.extend(kept.notes)
             continue
         parameters = _frozen(schema)
-        found = converted.get(id(parameters))  # each kept alive in its entry
-        if found is None:
-            found = converted[id(parameters)] = (parameters, *export.convert(parameters))
-        tool = export.assemble(schema, found[1])
-        problems = tuple(ToolNote(schema.name, p.path, p.reason) for p in found[2])
-        export.keep(schema, tool, problems)
+        key = id(parameters)
+        if key not in shared:  # the schemas hold every shared parameter object meanwhile
+            made, problems = export.convert(parameters)
+        elif (found := converted.get(key)) is not None:
+            made, problems = found
+        else:
+            made, problems = converted[key] = export.convert(parameters)
+        tool = export.assemble(schema, made)
+        found_notes = tuple(ToolNote(schema.name, p.path, p.reason) for p in problems)
+        export.keep(schema, tool, found_notes)
         tools.append(tool)
-        notes.extend(problems)
+        notes.extend(found_notes)
     return tools, tuple(notes)
+
+
+_parameters_of: Final = attrgetter("parameters")
 
 
 def memoized(catalog: Catalog, kind: type[_Made], make: Callable[[Catalog], _Made]) -> _Made:

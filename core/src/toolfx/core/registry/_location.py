@@ -265,7 +265,10 @@ class Location:
             self._notify()
 
     def _notify(self) -> None:
-        for listener in self._listeners.get().values():
+        listeners = self._listeners.get()
+        if not listeners:  # the usual case while tools are being registered: nothing to walk
+            return
+        for listener in listeners.values():
             try:
                 listener()
             except Exception as error:  # contained: one listener cannot break the others

@@ -113,9 +113,11 @@ class Registry:
     def _evolve(self, **changes: Any) -> Registry:
         new = object.__new__(Registry)
         for name in _VALUE_SLOTS:
-            object.__setattr__(new, name, changes.get(name, getattr(self, name)))
+            setattr(new, name, getattr(self, name))
         new._memo = {}
-        new._origin = changes.get("_origin")
+        new._origin = None
+        for name, value in changes.items():  # the changed value slots, and `_origin` if given
+            setattr(new, name, value)
         return new
 
     def __repr__(self) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, final
@@ -122,8 +123,26 @@ def array_decoder(item: Decoder | None, *, to_tuple: bool) -> Decoder | None:
 
 
 def typed_dict_decoder(decoders: list[tuple[str, Decoder]]) -> Decoder | None:
+    """The decoder of a TypedDict's fields (None: every field is its JSON as it is); one per
+    distinct list of field decoders, shared by every TypedDict that has it."""
     if not decoders:
         return None
+    key = tuple(decoders)
+    shared = _TYPED_DICT_DECODERS.get(key)
+    if shared is None:
+        shared = _TYPED_DICT_DECODERS[key] = _fields_decoder(key)
+    return shared
+
+
+_FieldDecoders = tuple[tuple[str, Decoder], ...]
+_TYPED_DICT_DECODERS: Final[weakref.WeakValueDictionary[_FieldDecoders, Decoder]] = (
+    weakref.WeakValueDictionary()
+)
+"""The decoders something still holds, by their field decoders: an entry goes with its last
+holder (a schema)."""
+
+
+def _fields_decoder(decoders: _FieldDecoders) -> Decoder:
     int_keys = tuple(key for key, item in decoders if item is decode_int)
     others = tuple((key, item) for key, item in decoders if item is not decode_int)
 

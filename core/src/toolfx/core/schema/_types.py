@@ -46,6 +46,9 @@ def type_name(tp: object) -> str:
 
 def type_hints(tp: type, where: str) -> dict[str, Any]:
     """The evaluated annotations of a TypedDict or dataclass, with Annotated kept."""
+    settled = _settled_annotations(tp)
+    if settled is not None:
+        return settled
     try:
         return typing.get_type_hints(tp, include_extras=True)
     except NameError as exc:
@@ -54,6 +57,20 @@ def type_hints(tp: type, where: str) -> dict[str, Any]:
             f"an annotation of {tp.__name__} cannot be resolved ({exc}); define the "
             "type at module level so its annotations can be evaluated",
         )
+
+
+def _settled_annotations(tp: type) -> dict[str, Any] | None:
+    """A class's annotations when `get_type_hints` would give them back as they are: only the
+    class itself annotates (no base does) and every annotation is a class, which evaluating
+    leaves alone (no string, forward reference, None or alias to evaluate); else None."""
+    if getattr(tp, "__no_type_check__", None):
+        return None
+    own = vars(tp).get("__annotations__")
+    if type(own) is not dict or any("__annotations__" in vars(base) for base in tp.__mro__[1:]):
+        return None
+    if not all(isinstance(hint, type) for hint in own.values()):
+        return None  # a generic alias such as list[int] is not a type (Python 3.11 on)
+    return dict(own)
 
 
 _NO_EXTRA_ITEMS: Final = getattr(typing_extensions, "NoExtraItems", None)
