@@ -206,11 +206,6 @@ def _body(args: object, ctx: ToolRunContext) -> int:
     return 0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="jsonschema/_check.py keys shared compiled schemas by sort_keys text: a tool's "
-    "model-facing schema takes the property order of whichever equal schema was compiled first",
-)
 def test_a_tool_keeps_its_own_property_order_when_an_equal_schema_is_held() -> None:
     first = define_tool(
         name="first", description="f", parameters=_First, output=Output(int), execute=_body

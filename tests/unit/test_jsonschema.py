@@ -514,7 +514,10 @@ def test_equal_schemas_share_one_cached_validator() -> None:
     first = accepts({"type": "object", "properties": {"a": {"type": "string"}}})
     second = accepts({"properties": {"a": {"type": "string"}}, "type": "object"})
     full = accepts({"type": "object", "properties": {"a": {"type": "string"}}}, "full")
-    assert first is second  # one compiled schema: its frozen JSON and validator stored once
+    same = accepts({"type": "object", "properties": {"a": {"type": "string"}}})
+    assert first is same  # one compiled schema: its frozen JSON and validator stored once
+    assert second is not first  # its own key order, which its tool shows the model
+    assert second.validator is first.validator  # which a validator does not depend on
     assert full is not first  # checked for another profile
     assert first.validator is full.validator
 
@@ -867,19 +870,20 @@ def test_issue_paths_resolve_in_the_instance() -> None:
             node = node[int(segment)] if isinstance(node, list) else node[segment]  # type: ignore[index]
 
 
-def test_a_new_raw_schema_is_written_as_canonical_text_once_and_its_view_once(
+def test_a_new_raw_schema_is_written_as_text_once_and_its_view_once(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    written: list[object] = []
-    canonical_text = _check._canonical_text
+    written: list[str] = []
+    for name in ("_exact_text", "_canonical_text"):
+        write = getattr(_check, name)
 
-    def counted(schema: FrozenJson) -> str:
-        written.append(schema)
-        return canonical_text(schema)
+        def counted(schema: FrozenJson, write: Any = write, name: str = name) -> str:
+            written.append(name)
+            return str(write(schema))
 
-    monkeypatch.setattr(_check, "_canonical_text", counted)
+        monkeypatch.setattr(_check, name, counted)
     raw = {"type": "object", "properties": {"never_seen_before_7f3a": {"type": "string"}}}
     compiled = compile_json_schema(raw).unwrap()
-    assert len(written) == 2  # the raw schema (lookup and key), the validator's view
+    assert written == ["_exact_text", "_canonical_text"]  # the key (and lookup), the view
     assert compile_json_schema(dict(raw)).unwrap() is compiled
-    assert len(written) == 3  # an equal one: found by its text alone
+    assert written[2:] == ["_exact_text"]  # an equal one: found by its text alone

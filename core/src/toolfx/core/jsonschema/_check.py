@@ -4,8 +4,9 @@
 (`JsonSchemaError`). Profile `portable` is exactly the spec's enforced subset; profile `full` is
 every Draft 2020-12 keyword jsonschema-rs really enforces. Nothing is accepted without being
 enforced. `compile_json_schema` gives a `CompiledSchema` whose `validate` returns the frozen value
-or every issue; structurally equal schemas (the same canonical JSON text, every keyword included)
-share one, with its frozen schema and its jsonschema-rs validator, while something holds it.
+or every issue; structurally equal schemas (the same JSON text, every keyword and key order
+included) share one, with its frozen schema and its jsonschema-rs validator, while something
+holds it; schemas equal but for key order share the validator.
 
 Integers with more digits than Python converts to text (`sys.get_int_max_str_digits()`, 4,300 by
 default) are refused in schemas and in validated values: jsonschema-rs reads big integers through
@@ -102,7 +103,7 @@ def compile_json_schema(
 ) -> Result[CompiledSchema, JsonSchemaError]:
     """Check a raw schema (unless already checked for `profile`) and compile its validator.
 
-    A schema whose canonical text (and profile) equals one compiled before, and still held
+    A schema whose exact text (and profile) equals one compiled before, and still held
     somewhere, gives that same `CompiledSchema`: checked and compiled once, stored once.
     """
     if isinstance(raw, CheckedSchema):
@@ -120,37 +121,44 @@ def compile_json_schema(
 
 def _held_equal(raw: object, profile: Profile) -> tuple[CompiledSchema | None, str | None]:
     """The compiled schema held for a raw schema equal to it, found without a snapshot, and
-    the raw schema's canonical text (None when it has none).
+    the raw schema's exact text (None when it has none).
 
     Equal text and equal value (so no key that is not a string, no tuple for a list) mean the
     snapshot would be exactly the held schema; anything else takes the whole way.
     """
     try:
-        text = _canonical_text(raw)  # type: ignore[arg-type]  # any value: dumps may refuse it
+        text = _exact_text(raw)  # type: ignore[arg-type]  # any value: dumps may refuse it
     except (TypeError, ValueError, RecursionError):
         return None, None
     found = _COMPILED.get((profile, text))
     return (found if found is not None and found.checked.schema == raw else None), text
 
 
+def _exact_text(schema: FrozenJson) -> str:
+    """The schema as JSON text in its own key order (no spaces): equal text, equal schema with
+    the same order, so a shared compiled schema shows every holder its own properties' order."""
+    return json.dumps(schema, ensure_ascii=False, separators=(",", ":"))
+
+
 def _canonical_text(schema: FrozenJson) -> str:
-    """The schema as canonical JSON text (keys sorted, no spaces): equal text, equal schema."""
+    """The schema as canonical JSON text (keys sorted, no spaces): equal text, equal schema
+    (whatever the key order: what a validator depends on)."""
     return json.dumps(schema, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
 _COMPILED: Final[weakref.WeakValueDictionary[tuple[Profile, str], CompiledSchema]] = (
     weakref.WeakValueDictionary()
 )
-"""Every compiled schema something still holds, by profile and canonical text: an entry goes
+"""Every compiled schema something still holds, by profile and exact text: an entry goes
 with its last holder, so registering hostile schemas grows nothing beyond what holds them."""
 
 
 def _compiled_once(
     raw: object, schema: FrozenJson, profile: Profile, text: str | None = None
 ) -> Result[CompiledSchema, JsonSchemaError]:
-    """The compiled schema of a snapshot; `text`, when given, is the canonical text of a raw
+    """The compiled schema of a snapshot; `text`, when given, is the exact text of a raw
     schema equal to it (the same text: equal values of JSON types write alike)."""
-    key = (profile, _canonical_text(schema) if text is None else text)
+    key = (profile, _exact_text(schema) if text is None else text)
     found = _COMPILED.get(key)
     if found is not None:
         return Success(found)
