@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import TYPE_CHECKING, Any, Final, final, get_args
 
 from returns.result import Failure, Success
@@ -201,13 +201,15 @@ BLOCK_TYPES: Final = frozenset(get_args(ContentBlock))
 """The exact types of content blocks, which a `WithContent` must hold."""
 
 
-async def dispatch(
+def dispatch(
     runtime: Runtime,
     definition: ToolDefinition[Any, Any],
     execution: ToolExecution,
     state: CallState,
-) -> ToolExecutionResult:
-    """Run the body once for an allowed call and turn what it did into a result.
+) -> ToolExecutionResult | Coroutine[Any, Any, ToolExecutionResult]:
+    """Run the body once for an allowed call and turn what it did into a result: the result
+    itself when the body gave its value at once (no coroutine for it), else the coroutine that
+    awaits the body's value and gives its result.
 
     The caller has checked the signal: nothing may run between that check and this call.
     """
@@ -225,21 +227,58 @@ async def dispatch(
     context = state.watching(execution)
     outer_stage, state.stage = state.stage, "the body"
     body = definition.execute
-    try:  # the body runs in this coroutine: no extra layer for a plain or an async body
+    try:
         if definition.blocking and not inspect.iscoroutinefunction(body):
-            returned = await runtime.run_blocking(functools.partial(body, args, context))
-        else:
-            returned = body(args, context)
-            if type(returned) not in _PLAIN_VALUES and inspect.isawaitable(returned):
-                returned = await returned
-    except Cancelled as cancelled:
-        return _deferred(aborted(execution.name, cancelled.reason, body_started=True), state)
+            pending = runtime.run_blocking(functools.partial(body, args, context))
+            return _awaited(pending, definition, execution, args, state, outer_stage)
+        returned = body(args, context)
     except BaseException as error:  # the wrappers and post-execute see a result, not a raise
-        failure = raised(error, f"the body of `{execution.name}`")
-        if failure is None:  # an interrupt: never caught
-            raise
-        return _deferred(failure, state)
+        return _body_failure(error, execution, state)
+    if type(returned) not in _PLAIN_VALUES and inspect.isawaitable(returned):
+        return _awaited(returned, definition, execution, args, state, outer_stage)
     state.stage = outer_stage
+    return _outcome(definition, execution, args, returned, state)
+
+
+async def _awaited(  # noqa: PLR0917 (dispatch's state, passed on as it has it)
+    pending: Awaitable[object],
+    definition: ToolDefinition[Any, Any],
+    execution: ToolExecution,
+    args: object,
+    state: CallState,
+    outer_stage: str,
+) -> ToolExecutionResult:
+    """The result of a body whose value comes later (an async body, or a blocking one on a
+    thread): the body runs in this coroutine, no layer between."""
+    try:
+        returned = await pending
+    except BaseException as error:
+        return _body_failure(error, execution, state)
+    state.stage = outer_stage
+    return _outcome(definition, execution, args, returned, state)
+
+
+def _body_failure(
+    error: BaseException, execution: ToolExecution, state: CallState
+) -> ToolExecutionFailure:
+    """What a body's raise makes: ABORTED for `Cancelled`, else a defect (an interrupt is
+    raised on)."""
+    if isinstance(error, Cancelled):
+        return _deferred(aborted(execution.name, error.reason, body_started=True), state)
+    failure = raised(error, f"the body of `{execution.name}`")
+    if failure is None:  # an interrupt: never caught
+        raise error
+    return _deferred(failure, state)
+
+
+def _outcome(
+    definition: ToolDefinition[Any, Any],
+    execution: ToolExecution,
+    args: object,
+    returned: object,
+    state: CallState,
+) -> ToolExecutionResult:
+    """The result of what the body gave: its value checked and rendered, or its failure."""
     if type(returned) in _PLAIN_VALUES:  # neither awaitable nor a Result: the value itself
         checked = definition.output.schema.round_trip_or_failure(returned)
         return success_of(definition, execution, args, checked, state)

@@ -98,6 +98,10 @@ MAX_LISTED_TOOLS: Final = 20
 """How many visible tool names an UNKNOWN_TOOL message lists."""
 
 
+_RESULTS: Final = (ToolExecutionSuccess, ToolExecutionFailure)
+"""What `dispatch` gives when the body gave its value at once (else a coroutine to await)."""
+
+
 _ALLOWED: Final = Allow()
 """What the pre-execute waterfall decides past its last listener (built once: it is frozen)."""
 
@@ -326,16 +330,19 @@ async def run_call(  # noqa: PLR0917 (positional: partials bind them on the hot 
         result = aborted_execution(execution, state)
     else:  # inline, not a coroutine of its own: one frame less on every call and every wake-up
         try:  # each stage with no hooks is skipped: no coroutine, no closure for it
-            refusal = None
-            if plan.pre_execute or plan.guards:
-                refusal = await _policy(runtime, plan, registration, execution, state)
+            refusal = (
+                await _policy(runtime, plan, registration, execution, state)
+                if plan.pre_execute or plan.guards
+                else None
+            )
             if refusal is None:
                 definition = registration.definition
                 state.stage = "an execute wrapper"
                 if plan.execute or definition.timeout is not None:
                     result = await execute_wrapped(runtime, plan, definition, execution, state)
-                else:
-                    result = await dispatch(runtime, definition, execution, state)
+                else:  # a body giving its value at once is no coroutine: nothing to await
+                    dispatched = dispatch(runtime, definition, execution, state)
+                    result = dispatched if isinstance(dispatched, _RESULTS) else await dispatched
                 if plan.post_execute:
                     state.stage = "the post-execute policy"
                     result = await post_execute(plan, registration, execution, result, state)
@@ -542,7 +549,8 @@ async def _dispatch_unless_cancelled(
 ) -> ToolExecutionResult:
     if execution.signal.is_cancelled():  # a wrapper (or its timeout) may have waited
         return aborted_execution(execution, state)
-    return await dispatch(runtime, definition, execution, state)
+    dispatched = dispatch(runtime, definition, execution, state)
+    return dispatched if isinstance(dispatched, _RESULTS) else await dispatched
 
 
 def _wrapped(
