@@ -33,7 +33,7 @@ def test_schedule_makes_exclusive_calls_barriers() -> None:
         )
     names = ("read", "read", "write", "read", "nope", "read", "read")
     calls = [ToolCall(f"c{i}", name, {"text": ""}, CancelSignal()) for i, name in enumerate(names)]
-    assert schedule(location.catalog(), calls) == [[0, 1], [2], [3], [4], [5, 6]]
+    assert schedule(location.catalog(), calls).groups == [[0, 1], [2], [3], [4], [5, 6]]
 
 
 def test_the_parallel_limit_must_be_positive() -> None:

@@ -29,6 +29,7 @@ from toolfx.core.tools import ErrorCode, ToolExecutionResult, ToolExecutionSucce
 if TYPE_CHECKING:
     from toolfx.core.pipeline._call import ToolCall
     from toolfx.core.pipeline._resumption import Resumption
+    from toolfx.core.pipeline._schedule import Decoding
     from toolfx.core.records import RecordSink, SessionRecord
     from toolfx.core.registry import Catalog
     from toolfx.core.runtime import Runtime
@@ -91,14 +92,22 @@ def execute_batch(
         ledger = BatchLedger(runtime, catalog, frozen_calls, sink)
         results, sink_of_calls = ledger.results, ledger.sink
         try:
-            for group in schedule(catalog, frozen_calls):
+            planned = schedule(catalog, frozen_calls)
+            decodings = planned.decodings
+            for group in planned.groups:
                 if len(group) == 1:
-                    call = frozen_calls[group[0]]
-                    results[group[0]] = await run_call(
-                        runtime, catalog, call, sink_of_calls, None, resumption
+                    index = group[0]
+                    results[index] = await run_call(
+                        runtime,
+                        catalog,
+                        frozen_calls[index],
+                        sink_of_calls,
+                        None,
+                        resumption,
+                        decodings[index],
                     )
                     continue
-                thunks = _RunThunks(group, ledger.thunk_maker(resumption))
+                thunks = _RunThunks(group, ledger.thunk_maker(resumption, decodings))
                 width = len(thunks) if limit is None else limit
                 for index, result in zip(group, await runtime.gather(thunks, width), strict=True):
                     results[index] = result
@@ -145,14 +154,17 @@ class BatchLedger:
         """What keeps the result of the call at `index` as soon as it is final."""
         return _Keeper(self.results, index)
 
-    def thunk_maker(self, resumption: Resumption | None) -> Callable[[int], Thunk]:
-        """What makes the thunk that runs the call at an index, keeping its result here."""
+    def thunk_maker(
+        self, resumption: Resumption | None, decodings: Sequence[Decoding | None]
+    ) -> Callable[[int], Thunk]:
+        """What makes the thunk that runs the call at an index (with the decoding its scheduling
+        made, see `schedule`), keeping its result here."""
         runtime, catalog, calls, sink = self._runtime, self._catalog, self._calls, self.sink
 
         def thunk(index: int) -> Thunk:  # a partial: no coroutine frame of its own
             keep = _Keeper(self.results, index)
             return functools.partial(
-                run_call, runtime, catalog, calls[index], sink, keep, resumption
+                run_call, runtime, catalog, calls[index], sink, keep, resumption, decodings[index]
             )
 
         return thunk

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import TYPE_CHECKING, Any, Final, final, get_args
 
 from returns.result import Failure, Success
@@ -31,6 +31,8 @@ from toolfx.core.tools import (
 if TYPE_CHECKING:
     from toolfx.core.codemode import SubCall
     from toolfx.core.json import FrozenJson
+    from toolfx.core.pipeline._schedule import Decoding
+    from toolfx.core.registry import Catalog
     from toolfx.core.runtime import CancelSignal, Runtime
     from toolfx.core.tools import (
         ContextMessage,
@@ -39,7 +41,7 @@ if TYPE_CHECKING:
         ToolExecutionResult,
     )
 
-__all__ = ["BLOCK_TYPES", "CallState", "CodeBridge", "RunContext", "dispatch", "success_of"]
+__all__ = ["BLOCK_TYPES", "CallState", "CodeBridge", "dispatch", "success_of"]
 
 CodeBridge = Callable[
     ["ToolExecution", "CancelSignal", "Sequence[SubCall]", int],
@@ -50,43 +52,64 @@ CodeBridge = Callable[
 
 @final
 class CallState:
-    """What the pipeline learns while one call runs: whether the body started, its extras."""
+    """One call's run: what the pipeline learns while it runs (whether the body started, its
+    extras) and the `ToolRunContext` its body receives, one object for both.
+
+    A body watching another signal than the call's (an execute wrapper's, or the timeout's)
+    gets a context of its own (`watching`) that shares this state.
+    """
 
     __slots__ = (
+        "_catalog",
+        "_deps",
+        "_execution",
+        "_runtime",
+        "_shared",
         "args",
         "body_started",
         "bridge",
         "concludes_turn",
+        "decoded",
         "deferred",
-        "deps",
         "meta",
         "stage",
     )
 
-    def __init__(self, deps: object = None) -> None:  # slots: not an object and its dict
+    def __init__(  # noqa: PLR0917 (positional: one is built per call)
+        self,
+        execution: ToolExecution,
+        runtime: Runtime,
+        deps: object,
+        catalog: Catalog,
+        decoded: Decoding | None,
+        bridge: CodeBridge | None,
+    ) -> None:  # slots: not an object and its dict
+        self._execution = execution
+        self._runtime = runtime
+        self._shared: CallState | None = None  # a context watching another signal: its call's
+        self._deps = deps  # the call's own dependencies (None: its Location's, read when asked)
+        self._catalog = catalog  # where the Location's dependencies are, if asked for
+        self.decoded = decoded  # the arguments as a batch's scheduling decoded them, if it did
         self.body_started: bool = False
-        self.bridge: CodeBridge | None = None  # `run_code` only: how its program's calls run
+        self.bridge = bridge  # `run_code` only: how its program's calls run
         self.meta: FrozenJson = None  # `run_code` only: the result's meta (its sub-call summary)
-        self.deps = deps  # the call's dependencies, else its Location's
         self.args: object = None  # the decoded arguments, once the body is about to run
         self.stage: str = "the pre-execute policy"
         self.deferred: tuple[ContextMessage, ...] = ()
         self.concludes_turn: bool = False
 
+    def watching(self, execution: ToolExecution) -> CallState:
+        """The context of a body watching `execution`'s signal, sharing this call's state."""
+        if execution is self._execution:
+            return self
+        context = CallState.__new__(CallState)  # only its view slots: the state is this one's
+        context._execution = execution
+        context._runtime = self._runtime
+        context._shared = self
+        return context
 
-@final
-class RunContext:
-    """The `ToolRunContext` a body receives: its call, its signal, the runtime, the extensions."""
-
-    __slots__ = ("_execution", "_runtime", "_signal", "_state")
-
-    def __init__(
-        self, execution: ToolExecution, signal: CancelSignal, runtime: Runtime, state: CallState
-    ) -> None:
-        self._execution = execution
-        self._signal = signal
-        self._runtime = runtime
-        self._state = state
+    def _state(self) -> CallState:
+        return self if self._shared is None else self._shared
 
     def __repr__(self) -> str:
         return f"RunContext({self._execution.name!r}, call_id={self._execution.call_id!r})"
@@ -99,7 +122,7 @@ class RunContext:
     @property
     def signal(self) -> CancelSignal:
         """Set when the caller cancels or the tool's timeout runs out: stop cooperatively."""
-        return self._signal
+        return self._execution.signal
 
     @property
     def runtime(self) -> Runtime:
@@ -109,7 +132,9 @@ class RunContext:
     @property
     def deps(self) -> object:
         """The dependencies provided for this call (its own, else its Location's; None if none)."""
-        return self._state.deps
+        state = self._state()
+        own = state._deps
+        return own if own is not None else state._catalog.deps
 
     @property
     def call_id(self) -> str:
@@ -140,22 +165,23 @@ class RunContext:
         self, calls: Sequence[SubCall], limit: int
     ) -> Awaitable[tuple[ToolExecutionResult, ...]]:
         """Run a program's calls as sub-dispatches of this call (the `run_code` body only)."""
-        bridge = self._state.bridge
+        bridge = self._state().bridge
         if bridge is None:
             raise RuntimeError(f"`{self._execution.name}` is not the Code Mode transport")
-        return bridge(self._execution, self._signal, calls, limit)  # no frame of its own
+        execution = self._execution
+        return bridge(execution, execution.signal, calls, limit)  # no frame of its own
 
     def attach_meta(self, meta: FrozenJson) -> None:
         """Give this call's result `meta` (the `run_code` body: its sub-call summary)."""
-        self._state.meta = meta
+        self._state().meta = meta
 
     def defer_context(self, message: ContextMessage) -> None:
         """Attach a context message to this call's own result."""
-        self._state.deferred += (message,)
+        self._state().deferred += (message,)
 
     def conclude_turn(self) -> None:
         """Mark a successful result as the last of the agent turn."""
-        self._state.concludes_turn = True
+        self._state().concludes_turn = True
 
     def report_progress(
         self, progress: float, total: float | None = None, message: str | None = None
@@ -175,18 +201,21 @@ BLOCK_TYPES: Final = frozenset(get_args(ContentBlock))
 """The exact types of content blocks, which a `WithContent` must hold."""
 
 
-async def dispatch(
+def dispatch(
     runtime: Runtime,
     definition: ToolDefinition[Any, Any],
     execution: ToolExecution,
     state: CallState,
-) -> ToolExecutionResult:
-    """Run the body once for an allowed call and turn what it did into a result.
+) -> ToolExecutionResult | Coroutine[Any, Any, ToolExecutionResult]:
+    """Run the body once for an allowed call and turn what it did into a result: the result
+    itself when the body gave its value at once (no coroutine for it), else the coroutine that
+    awaits the body's value and gives its result.
 
     The caller has checked the signal: nothing may run between that check and this call.
     """
-    signal = execution.signal
-    decoded = definition.parameters.decode_or_failure(execution.arguments)
+    decoded = state.decoded  # a batch's scheduling decoded them: not validated again
+    if decoded is None:
+        decoded = definition.parameters.decode_or_failure(execution.arguments)
     if isinstance(decoded, ValidationFailure):
         return failed(
             ErrorCode.INVALID_ARGS,
@@ -195,24 +224,61 @@ async def dispatch(
         )
     args = state.args = decoded[1]
     state.body_started = True
-    context = RunContext(execution, signal, runtime, state)
+    context = state.watching(execution)
     outer_stage, state.stage = state.stage, "the body"
     body = definition.execute
-    try:  # the body runs in this coroutine: no extra layer for a plain or an async body
+    try:
         if definition.blocking and not inspect.iscoroutinefunction(body):
-            returned = await runtime.run_blocking(functools.partial(body, args, context))
-        else:
-            returned = body(args, context)
-            if type(returned) not in _PLAIN_VALUES and inspect.isawaitable(returned):
-                returned = await returned
-    except Cancelled as cancelled:
-        return _deferred(aborted(execution.name, cancelled.reason, body_started=True), state)
+            pending = runtime.run_blocking(functools.partial(body, args, context))
+            return _awaited(pending, definition, execution, args, state, outer_stage)
+        returned = body(args, context)
     except BaseException as error:  # the wrappers and post-execute see a result, not a raise
-        failure = raised(error, f"the body of `{execution.name}`")
-        if failure is None:  # an interrupt: never caught
-            raise
-        return _deferred(failure, state)
+        return _body_failure(error, execution, state)
+    if type(returned) not in _PLAIN_VALUES and inspect.isawaitable(returned):
+        return _awaited(returned, definition, execution, args, state, outer_stage)
     state.stage = outer_stage
+    return _outcome(definition, execution, args, returned, state)
+
+
+async def _awaited(  # noqa: PLR0917 (dispatch's state, passed on as it has it)
+    pending: Awaitable[object],
+    definition: ToolDefinition[Any, Any],
+    execution: ToolExecution,
+    args: object,
+    state: CallState,
+    outer_stage: str,
+) -> ToolExecutionResult:
+    """The result of a body whose value comes later (an async body, or a blocking one on a
+    thread): the body runs in this coroutine, no layer between."""
+    try:
+        returned = await pending
+    except BaseException as error:
+        return _body_failure(error, execution, state)
+    state.stage = outer_stage
+    return _outcome(definition, execution, args, returned, state)
+
+
+def _body_failure(
+    error: BaseException, execution: ToolExecution, state: CallState
+) -> ToolExecutionFailure:
+    """What a body's raise makes: ABORTED for `Cancelled`, else a defect (an interrupt is
+    raised on)."""
+    if isinstance(error, Cancelled):
+        return _deferred(aborted(execution.name, error.reason, body_started=True), state)
+    failure = raised(error, f"the body of `{execution.name}`")
+    if failure is None:  # an interrupt: never caught
+        raise error
+    return _deferred(failure, state)
+
+
+def _outcome(
+    definition: ToolDefinition[Any, Any],
+    execution: ToolExecution,
+    args: object,
+    returned: object,
+    state: CallState,
+) -> ToolExecutionResult:
+    """The result of what the body gave: its value checked and rendered, or its failure."""
     if type(returned) in _PLAIN_VALUES:  # neither awaitable nor a Result: the value itself
         checked = definition.output.schema.round_trip_or_failure(returned)
         return success_of(definition, execution, args, checked, state)

@@ -24,6 +24,7 @@ from toolfx.core.json import JsonError, parse_or_error, snapshot_or_error
 from toolfx.core.pipeline._body import CallState, dispatch, success_of
 from toolfx.core.pipeline._bounding import bound_result, over_limits
 from toolfx.core.pipeline._code_bridge import dispatch_sub_calls
+from toolfx.core.pipeline._schedule import Decoding
 from toolfx.core.records import RecordSink, ToolCallRecord, ToolResultRecord, write_record
 from toolfx.core.registry import TRANSPORT_HANDLE
 from toolfx.core.runtime import (
@@ -95,6 +96,10 @@ MAX_LISTED_TOOLS: Final = 20
 
 
 """How many visible tool names an UNKNOWN_TOOL message lists."""
+
+
+_RESULTS: Final = (ToolExecutionSuccess, ToolExecutionFailure)
+"""What `dispatch` gives when the body gave its value at once (else a coroutine to await)."""
 
 
 _ALLOWED: Final = Allow()
@@ -277,11 +282,14 @@ async def run_call(  # noqa: PLR0917 (positional: partials bind them on the hot 
     sink: RecordSink | None = None,
     keep: Callable[[ToolExecutionResult], object] | None = None,
     resumption: Resumption | None = None,
+    decoded: Decoding | None = None,
 ) -> ToolExecutionResult:
     """Run one call through the pipeline and give its frozen result (never raises an error).
 
     `keep` receives the result as soon as it is final (a batch keeps it even if what awaits the
     call fails). `resumption` (a journaled run's) is consulted for a `run_code` call's sub-calls.
+    `decoded` is the call's arguments as its tool's parameters decoded them already (a batch's
+    scheduling did): the body gets them without a second validation.
     """
     problem = call.arguments_error
     execution = ToolExecution(  # positional: the fastest way to build it
@@ -299,11 +307,15 @@ async def run_call(  # noqa: PLR0917 (positional: partials bind them on the hot 
         if sink is None
         else write_record(runtime, sink, ToolCallRecord.of(execution, call.parent_call_id))
     )
-    direct = call.parent is None  # Code Mode: a model-direct call reaches only native tools
-    view = catalog.view
-    registration = (view.direct if direct else view.code).get(call.name)
+    view = catalog.view  # Code Mode: a model-direct call (no parent) reaches only native tools
+    registration = (view.direct if call.parent is None else view.code).get(call.name)
     plan = view.plan
-    state = _call_state(runtime, catalog, call, sink, registration, resumption)
+    bridge = (  # `run_code`: its program's calls are sub-dispatches with this call's deps
+        functools.partial(_sub_dispatch, runtime, catalog, sink, resumption, call.deps)
+        if registration is not None and registration.handle == TRANSPORT_HANDLE
+        else None
+    )
+    state = CallState(execution, runtime, call.deps, catalog, decoded, bridge)
     if unrecorded is not None:
         result: ToolExecutionResult = defect(
             unrecorded, f"writing the `tool/call` record of `{call.name}` (the call was not run)"
@@ -313,21 +325,24 @@ async def run_call(  # noqa: PLR0917 (positional: partials bind them on the hot 
             ErrorCode.INVALID_ARGS, f"The arguments for `{call.name}` are not JSON: {problem}"
         )
     elif registration is None:
-        result = _unknown_tool(catalog, call.name, direct=direct)
+        result = _unknown_tool(catalog, call.name, direct=call.parent is None)
     elif call.signal.is_cancelled():
         result = aborted_execution(execution, state)
     else:  # inline, not a coroutine of its own: one frame less on every call and every wake-up
         try:  # each stage with no hooks is skipped: no coroutine, no closure for it
-            refusal = None
-            if plan.pre_execute or plan.guards:
-                refusal = await _policy(runtime, plan, registration, execution, state)
+            refusal = (
+                await _policy(runtime, plan, registration, execution, state)
+                if plan.pre_execute or plan.guards
+                else None
+            )
             if refusal is None:
                 definition = registration.definition
                 state.stage = "an execute wrapper"
                 if plan.execute or definition.timeout is not None:
                     result = await execute_wrapped(runtime, plan, definition, execution, state)
-                else:
-                    result = await dispatch(runtime, definition, execution, state)
+                else:  # a body giving its value at once is no coroutine: nothing to await
+                    dispatched = dispatch(runtime, definition, execution, state)
+                    result = dispatched if isinstance(dispatched, _RESULTS) else await dispatched
                 if plan.post_execute:
                     state.stage = "the post-execute policy"
                     result = await post_execute(plan, registration, execution, result, state)
@@ -350,23 +365,6 @@ async def run_call(  # noqa: PLR0917 (positional: partials bind them on the hot 
     if sink is not None and unrecorded is None:
         write_record(runtime, sink, ToolResultRecord.of(execution.call_id, result))
     return result if keep is None else _kept(keep, result)
-
-
-def _call_state(  # noqa: PLR0917 (the call's state, as run_call has it)
-    runtime: Runtime,
-    catalog: Catalog,
-    call: ToolCall,
-    sink: RecordSink | None,
-    registration: Registration | None,
-    resumption: Resumption | None,
-) -> CallState:
-    """A call's state: its dependencies, and for `run_code` the bridge its program's calls take."""
-    state = CallState(call.deps if call.deps is not None else catalog.deps)
-    if registration is not None and registration.handle == TRANSPORT_HANDLE:
-        state.bridge = functools.partial(
-            _sub_dispatch, runtime, catalog, sink, resumption, state.deps
-        )
-    return state
 
 
 def _sub_dispatch(  # noqa: PLR0917 (a partial's bound state, then the bridge's)
@@ -551,7 +549,8 @@ async def _dispatch_unless_cancelled(
 ) -> ToolExecutionResult:
     if execution.signal.is_cancelled():  # a wrapper (or its timeout) may have waited
         return aborted_execution(execution, state)
-    return await dispatch(runtime, definition, execution, state)
+    dispatched = dispatch(runtime, definition, execution, state)
+    return dispatched if isinstance(dispatched, _RESULTS) else await dispatched
 
 
 def _wrapped(

@@ -64,7 +64,7 @@ async def dispatch_sub_calls(  # noqa: PLR0917 (the outer call's state, then its
     if len(calls) == 1:  # a program awaiting its calls one at a time: nothing to schedule
         return (await settle(calls[0]),)
     results: list[ToolExecutionResult | None] = [None] * len(calls)
-    for group in schedule(catalog, calls):
+    for group in schedule(catalog, calls).groups:
         if len(group) == 1:
             settled = [await settle(calls[group[0]])]
         else:

@@ -1,32 +1,60 @@
-"""How a batch's calls are grouped: each exclusive call alone, parallel-safe runs together."""
+"""How a batch's calls are grouped: each exclusive call alone, parallel-safe runs together.
+
+Finding a call's mode may decode its arguments (a classifier reads them typed): the schedule keeps
+that decoding for the call's run, so a batched call's arguments are validated once.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeAlias, final
+
+from toolfx.core.json import FrozenJson
+from toolfx.core.jsonschema import ValidationFailure
 
 if TYPE_CHECKING:
     from toolfx.core.pipeline._call import ToolCall
     from toolfx.core.registry import Catalog, ExecutionMode
 
-__all__ = ["schedule"]
+__all__ = ["Decoding", "Schedule", "schedule"]
+
+Decoding: TypeAlias = tuple[FrozenJson, Any] | ValidationFailure
+"""A call's arguments decoded by its tool's parameters: the frozen JSON and the typed value, or
+why they are invalid."""
 
 
-def schedule(catalog: Catalog, calls: Sequence[ToolCall]) -> list[list[int]]:
+@final
+@dataclass(frozen=True, slots=True)
+class Schedule:
+    """A batch's call indexes in groups, and each call's decoding if finding its mode took one."""
+
+    groups: list[list[int]]
+    """Each exclusive call alone, each maximal run of parallel ones together, in order."""
+    decodings: list[Decoding | None]
+    """By call index: the arguments as the tool the call runs decoded them, else None."""
+
+
+def schedule(catalog: Catalog, calls: Sequence[ToolCall]) -> Schedule:
     """Group call indexes: each exclusive call alone, each maximal run of parallel ones together."""
     groups: list[list[int]] = []
+    decodings: list[Decoding | None] = []
     previous: ExecutionMode = "exclusive"
+    view = catalog.view
     for index, call in enumerate(calls):
-        mode = _mode(catalog, call)
+        if call.arguments_error is not None:  # the call snapshotted its arguments when built
+            mode: ExecutionMode = "exclusive"
+            decoding = None
+        else:
+            arguments: FrozenJson = call.arguments  # type: ignore[assignment]  # snapshotted
+            mode, decoding = catalog.classified(call.name, arguments)
+            runs = (view.direct if call.parent is None else view.code).get(call.name)
+            if decoding is not None and runs is not view.tools.get(call.name):
+                decoding = None  # the call resolves to another tool (or none): not its decoding
+        decodings.append(decoding)
         if mode == "parallel" and previous == "parallel":
             groups[-1].append(index)
         else:
             groups.append([index])
         previous = mode
-    return groups
-
-
-def _mode(catalog: Catalog, call: ToolCall) -> ExecutionMode:
-    if call.arguments_error is not None:  # the call snapshotted its arguments when built
-        return "exclusive"
-    return catalog.execution_mode(call.name, call.arguments)  # type: ignore[arg-type]
+    return Schedule(groups, decodings)

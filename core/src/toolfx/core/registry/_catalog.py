@@ -317,19 +317,28 @@ class Catalog:
 
     def execution_mode(self, name: str, arguments: FrozenJson) -> ExecutionMode:
         """Fail-closed scheduling: only an exact True from the tool's classifier is parallel."""
+        return self.classified(name, arguments)[0]
+
+    def classified(
+        self, name: str, arguments: FrozenJson
+    ) -> tuple[ExecutionMode, tuple[FrozenJson, Any] | ValidationFailure | None]:
+        """The call's execution mode (see `execution_mode`) and its arguments decoded by the
+        tool's parameters when finding the mode decoded them (None when it did not): the
+        frozen JSON and the typed value, or why they are invalid. A batch hands the decoding to
+        the call's run, so each call's arguments are validated once."""
         definition = self.get(name)
         if definition is None:
-            return "exclusive"
+            return ("exclusive", None)
         classifier = definition.is_concurrency_safe
         if classifier is None or classifier is False:
-            return "exclusive"
+            return ("exclusive", None)
         decoded = definition.parameters.decode_or_failure(arguments)
         if isinstance(decoded, ValidationFailure):
-            return "exclusive"
+            return ("exclusive", decoded)
         if classifier is True:  # declared parallel for every call with valid arguments
-            return "parallel"
+            return ("parallel", decoded)
         try:
             verdict = classifier(decoded[1])
         except Exception:  # a raising classifier is exclusive, by the spec
-            return "exclusive"
-        return "parallel" if verdict is True else "exclusive"
+            return ("exclusive", decoded)
+        return ("parallel" if verdict is True else "exclusive", decoded)

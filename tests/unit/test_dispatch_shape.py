@@ -1,0 +1,68 @@
+"""`dispatch` gives a body's result at once when the body gave its value at once: no coroutine
+is made for a plain body (one object and one frame less on every such call)."""
+
+import inspect
+from typing import TypedDict
+
+import pytest
+
+from toolfx.core.pipeline._body import CallState, dispatch
+from toolfx.core.registry import Location
+from toolfx.core.runtime import CancelSignal
+from toolfx.core.tools import (
+    ExecutionToken,
+    Output,
+    ToolExecution,
+    ToolExecutionSuccess,
+    ToolRunContext,
+    define_tool,
+)
+from toolfx.interpreters.sync import SyncRuntime
+
+
+class Pair(TypedDict):
+    a: int
+    b: int
+
+
+def add(args: Pair, ctx: ToolRunContext) -> int:
+    return args["a"] + args["b"]
+
+
+async def add_later(args: Pair, ctx: ToolRunContext) -> int:
+    return args["a"] + args["b"]
+
+
+def dispatched(body: object) -> object:
+    location = Location()
+    definition = define_tool(
+        name="add",
+        description="Add",
+        parameters=Pair,
+        output=Output(int),
+        execute=body,  # type: ignore[arg-type]
+    )
+    location.register(definition)
+    catalog = location.catalog()
+    execution = ToolExecution(
+        "c", "c", "add", {"a": 1, "b": 2}, None, ExecutionToken(), CancelSignal()
+    )
+    runtime = SyncRuntime()
+    state = CallState(execution, runtime, None, catalog, None, None)
+    return dispatch(runtime, definition, execution, state)
+
+
+def test_a_plain_body_gives_its_result_with_no_coroutine() -> None:
+    result = dispatched(add)
+    assert isinstance(result, ToolExecutionSuccess)
+    assert result.value == 3
+
+
+def test_an_async_body_gives_the_coroutine_that_awaits_it() -> None:
+    pending = dispatched(add_later)
+    assert inspect.iscoroutine(pending)
+    with pytest.raises(StopIteration) as finished:  # an async body that never waits
+        pending.send(None)
+    result = finished.value.value
+    assert isinstance(result, ToolExecutionSuccess)
+    assert result.value == 3
