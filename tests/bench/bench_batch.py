@@ -1,8 +1,10 @@
 """Benchmarks of batches: 1,000 and 10,000 concurrent 10 ms calls against raw `asyncio.gather`.
 
 One turn of N calls of one parallel-safe tool whose async body awaits `ctx.runtime.sleep(0.01)`,
-run through `execute_batch` at its default limit, timed end to end from the calls as the model
-sends them (JSON text): each call's arguments parsed and its `ToolCall` built inside the timed
+run through `execute_batch` with `limit=None` (every call of the run at once, as the peers run
+a turn; the default limit, `DEFAULT_PARALLEL_LIMIT` calls in flight, is timed beside it for 1,000),
+timed end to end from the calls as the model sends them (JSON text): each `ToolCall` built from
+its text (`ToolCall.from_json`) inside the timed
 part (one `CancelSignal` for the turn, as a caller cancels a turn), then the batch run on a new
 event loop, as `run_anyio` does. Beside it, on the same machine in the same run and in turns:
 raw `asyncio.gather` of N `asyncio.sleep(0.01)` on a new loop (the target's yardstick), the
@@ -24,7 +26,7 @@ import anyio
 import trio
 
 from tests.bench.harness import Case
-from toolfx.core.pipeline import BatchResult, ToolCall, execute_batch
+from toolfx.core.pipeline import DEFAULT_PARALLEL_LIMIT, BatchResult, ToolCall, execute_batch
 from toolfx.core.registry import Catalog, Location
 from toolfx.core.runtime import CancelSignal
 from toolfx.core.tools import Output, ToolExecutionSuccess, ToolRunContext, define_tool
@@ -38,6 +40,9 @@ SLEEP_SECONDS: Final = 0.01
 
 RUNS: Final = {1_000: 9, 10_000: 5}
 """Timed runs of each case per size, taken in turns; the fastest counts."""
+
+DEFAULT_LIMIT_SIZE: Final = 1_000
+"""The largest size also timed at the default limit (a turn of 10,000 calls would take 3 s)."""
 
 
 class Nap(TypedDict):
@@ -72,14 +77,18 @@ def model_calls(count: int) -> list[tuple[str, str, str]]:
 
 
 def batch_run(
-    tools: Catalog, sent: list[tuple[str, str, str]], backend: str
+    tools: Catalog,
+    sent: list[tuple[str, str, str]],
+    backend: str,
+    limit: int | None = None,
 ) -> Callable[[], BatchResult]:
-    """One timed turn: parse and build the calls, then run the batch on a new loop."""
+    """One timed turn: build the calls from their text, then run the batch on a new loop."""
 
     def turn() -> BatchResult:
         signal = CancelSignal()
-        calls = [ToolCall(call_id, name, json.loads(text), signal) for call_id, name, text in sent]
-        return run_anyio(execute_batch(tools, calls), backend)  # type: ignore[arg-type]
+        calls = [ToolCall.from_json(call_id, name, text, signal) for call_id, name, text in sent]
+        batch = execute_batch(tools, calls, limit=limit)
+        return run_anyio(batch, backend)  # type: ignore[arg-type]
 
     return turn
 
@@ -164,6 +173,12 @@ def run() -> list[Case]:
             },
             RUNS[count],
         )
+        if count <= DEFAULT_LIMIT_SIZE:
+            at_default = batch_run(tools, sent, "asyncio", DEFAULT_PARALLEL_LIMIT)
+            times |= timed_in_turns(
+                {"execute_batch under anyio-asyncio, default limit": checked(at_default, count)},
+                RUNS[count],
+            )
         cases.extend((f"{size}, {name} (ms)", value) for name, value in times.items())
         gather = times["raw asyncio.gather"]
         cases.extend(

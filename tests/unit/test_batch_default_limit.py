@@ -1,9 +1,11 @@
-"""The default parallel limit: none, every parallel-safe call of a run starts at once, as the
-peers run a turn's calls; exclusive calls still run alone; a tool is parallel-safe by a constant;
-a run in flight holds no thunk per call.
+"""The default parallel limit: DEFAULT_PARALLEL_LIMIT calls of a run in flight (what each holds
+while it waits stays bounded per turn), `limit=None` for every call at once as the peers run a
+turn's calls; exclusive calls still run alone; a tool is parallel-safe by a constant; a run in
+flight holds no thunk per call.
 
 Counted, never timed: each body notes when it starts and ends, and waits on the runtime's clock
-(the deterministic interpreter's is virtual), or until all its siblings have started (anyio).
+(the deterministic interpreter's is virtual), or until all its siblings have started (anyio: an
+event the last one sets).
 """
 
 from __future__ import annotations
@@ -30,8 +32,8 @@ from toolfx.core.tools import (
 from toolfx.interpreters.anyio import run_anyio
 from toolfx.interpreters.testing import DeterministicInterpreter
 
-CALLS = 40
-"""Many more than any small fixed limit (the old default was 8)."""
+CALLS = DEFAULT_PARALLEL_LIMIT + 8
+"""More than the default limit lets in at once."""
 
 
 class Args(TypedDict):
@@ -72,16 +74,32 @@ def values(batch: BatchResult) -> list[object]:
     return [r.value if isinstance(r, ToolExecutionSuccess) else r for r in batch.results]
 
 
-def test_the_default_is_no_limit() -> None:
-    assert DEFAULT_PARALLEL_LIMIT is None
+def peak_in_flight(events: list[tuple[str, int]]) -> int:
+    """The most calls started and not yet ended at any point of `events`."""
+    in_flight = peak = 0
+    for kind, _ in events:
+        in_flight += 1 if kind == "start" else -1
+        peak = max(peak, in_flight)
+    return peak
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
-def test_by_default_every_parallel_safe_call_starts_before_any_ends(seed: int) -> None:
+def test_by_default_a_run_has_the_default_limit_of_calls_in_flight(seed: int) -> None:
     events: list[tuple[str, int]] = []
     catalog = noting_location(events).catalog()
     batch = DeterministicInterpreter(seed=seed).run(
         execute_batch(catalog, calls_of(["nap"] * CALLS))
+    )
+    assert values(batch) == list(range(CALLS))
+    assert peak_in_flight(events) == DEFAULT_PARALLEL_LIMIT
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_with_no_limit_every_parallel_safe_call_starts_before_any_ends(seed: int) -> None:
+    events: list[tuple[str, int]] = []
+    catalog = noting_location(events).catalog()
+    batch = DeterministicInterpreter(seed=seed).run(
+        execute_batch(catalog, calls_of(["nap"] * CALLS), limit=None)
     )
     assert values(batch) == list(range(CALLS))
     assert [kind for kind, _ in events[:CALLS]] == ["start"] * CALLS
@@ -96,11 +114,7 @@ def test_a_given_limit_still_bounds_the_calls_in_flight(seed: int) -> None:
         execute_batch(catalog, calls_of(["nap"] * CALLS), limit=3)
     )
     assert values(batch) == list(range(CALLS))
-    in_flight = peak = 0
-    for kind, _ in events:
-        in_flight += 1 if kind == "start" else -1
-        peak = max(peak, in_flight)
-    assert peak == 3
+    assert peak_in_flight(events) == 3
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -120,16 +134,18 @@ def test_exclusive_calls_never_overlap_any_other(seed: int) -> None:
 
 
 @pytest.mark.parametrize("backend", ["asyncio", "trio"])
-def test_under_anyio_every_call_of_a_run_is_in_flight_at_once(
+def test_under_anyio_with_no_limit_every_call_of_a_run_is_in_flight_at_once(
     backend: Literal["asyncio", "trio"],
 ) -> None:
     started = 0
+    everyone = anyio.Event()
 
     async def wait_for_all(args: Args, ctx: ToolRunContext) -> int:
         nonlocal started
         started += 1
-        while started < CALLS:  # each waits for all the others: they overlap, or this hangs
-            await ctx.runtime.sleep(0.001)
+        if started == CALLS:
+            everyone.set()
+        await everyone.wait()  # each waits for all the others: they overlap, or this hangs
         return args["n"]
 
     location = Location()
@@ -143,7 +159,7 @@ def test_under_anyio_every_call_of_a_run_is_in_flight_at_once(
             is_concurrency_safe=True,
         )
     )
-    batch = execute_batch(location.catalog(), calls_of(["nap"] * CALLS))
+    batch = execute_batch(location.catalog(), calls_of(["nap"] * CALLS), limit=None)
 
     async def guarded(runtime: Runtime) -> BatchResult:
         with anyio.fail_after(SAFETY_NET):  # only against a hang
@@ -193,12 +209,14 @@ def test_anything_else_than_a_bool_or_a_function_is_refused_when_defined(given: 
 def test_no_thunk_or_keeper_partial_outlives_the_start_of_its_call() -> None:
     alive: list[int] = []
     started = 0
+    everyone = anyio.Event()
 
     async def count_thunks(args: Args, ctx: ToolRunContext) -> int:
         nonlocal started
         started += 1
-        while started < CALLS:  # every call of the run is in flight
-            await ctx.runtime.sleep(0.001)
+        if started == CALLS:
+            everyone.set()
+        await everyone.wait()  # every call of the run is in flight
         gc.collect()
         alive.append(sum(1 for o in gc.get_objects() if isinstance(o, functools.partial)))
         return args["n"]
@@ -216,6 +234,6 @@ def test_no_thunk_or_keeper_partial_outlives_the_start_of_its_call() -> None:
     )
     gc.collect()
     before = sum(1 for o in gc.get_objects() if isinstance(o, functools.partial))
-    batch = execute_batch(location.catalog(), calls_of(["count"] * CALLS))
+    batch = execute_batch(location.catalog(), calls_of(["count"] * CALLS), limit=None)
     assert values(run_anyio(batch)) == list(range(CALLS))
     assert max(alive) - before < CALLS  # not one (or two) partials held per call in flight

@@ -41,14 +41,17 @@ Thunk: TypeAlias = Callable[[], Coroutine[Any, Any, ToolExecutionResult]]
 """What runs one call of a parallel run when the runtime's `gather` calls it."""
 
 
-DEFAULT_PARALLEL_LIMIT: Final[int | None] = None
+DEFAULT_PARALLEL_LIMIT: Final[int] = 32
 
 
-"""How many parallel-safe calls of one run may overlap unless the caller says otherwise: no
-limit, every call of the run starts at once (as the OpenAI Agents SDK, pydantic-ai and LangGraph's
-ToolNode run a turn's calls). Only a tool whose classifier says exactly True is parallel; a
-blocking `def` body still waits for one of the interpreter's threads (anyio: its default thread
-limiter, 40 per loop)."""
+"""How many parallel-safe calls of one run may overlap unless the caller says otherwise.
+
+The peers (the OpenAI Agents SDK, pydantic-ai, LangGraph's ToolNode) start every call of a turn
+at once. Here the model chooses how many calls a turn holds, and what each call holds while it
+waits (a grep's file, a read's text) is bounded per call, not per turn: a bound on the calls in
+flight keeps one turn's memory bounded too. 32 is about anyio's thread limiter (40 per loop),
+which a blocking body or a file operation waits for anyway. `limit=None` starts every call of a
+run at once, for tools that hold little while they wait (pure async I/O)."""
 
 
 @final
