@@ -14,6 +14,7 @@ from returns.result import Failure, Success
 
 from toolfx.core.json import FrozenDict, FrozenJson, describe_value, render_literal, snapshot_json
 from toolfx.core.jsonschema import (
+    VALIDATOR_CACHE_SIZE,
     CheckedSchema,
     CompiledSchema,
     JsonSchemaError,
@@ -579,6 +580,15 @@ def test_a_compiled_schema_goes_with_its_last_holder() -> None:
     del compiled
     gc.collect()
     assert gone() is None  # the sharing cache does not keep it
+
+
+def test_a_held_validator_is_shared_however_many_schemas_were_compiled_since() -> None:
+    held = accepts({"type": "string", "enum": ["held-77"], "description": "held"})
+    for n in range(VALIDATOR_CACHE_SIZE + 1):  # every validator compiled before is out of the LRU
+        accepts({"type": "integer", "enum": [n], "description": "filler"})
+    same_view = accepts({"type": "string", "enum": ["held-77"], "description": "another"})
+    assert same_view is not held  # another annotation: its own compiled schema
+    assert same_view.validator is held.validator  # the one validator of the living view
 
 
 def test_portable_annotations_do_not_split_the_cache() -> None:

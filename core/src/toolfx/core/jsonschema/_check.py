@@ -187,17 +187,28 @@ def _checked(schema: FrozenJson, profile: Profile) -> Result[CheckedSchema, Json
     return Success(CheckedSchema(schema, profile))
 
 
+_BY_VIEW: Final[weakref.WeakValueDictionary[str, CompiledSchema]] = weakref.WeakValueDictionary()
+"""A compiled schema something still holds, by the canonical text of its validation view: the
+validator every schema with that view shares while one lives (the LRU below may have let go of
+it), so sharing never depends on how many other schemas were compiled in between."""
+
+
 def _compile(checked: CheckedSchema) -> Result[CompiledSchema, JsonSchemaError]:
     view = validation_view(checked.schema) if checked.profile == "portable" else checked.schema
+    text = _canonical_text(view)
+    living = _BY_VIEW.get(text)
+    if living is not None:
+        return Success(CompiledSchema(checked, living.validator))
     try:
-        validator = _validator_for(_canonical_text(view))
+        validator = _validator_for(text)
     except (ValueError, jsonschema_rs.ReferencingError) as exc:
         path = json_pointer(getattr(exc, "instance_path", None) or ())
         reason = str(exc).split("\n", 1)[0]
         return Failure(
             JsonSchemaError((SchemaProblem(path, f"the validator refused it: {reason}"),))
         )
-    return Success(CompiledSchema(checked, validator))
+    compiled = _BY_VIEW[text] = CompiledSchema(checked, validator)
+    return Success(compiled)
 
 
 @functools.lru_cache(maxsize=VALIDATOR_CACHE_SIZE)
