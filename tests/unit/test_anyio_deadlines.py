@@ -6,7 +6,8 @@ only as a safety net."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import contextlib
+import functools
 from typing import Any, Literal
 
 import anyio
@@ -16,30 +17,30 @@ import pytest
 import trio
 import trio.testing
 
-from toolfx.core.runtime import CancelSignal, Description, Runtime
+from tests.support import SAFETY_NET
+from toolfx.core.runtime import Cancelled, CancelSignal, Description, Runtime
 from toolfx.interpreters.anyio import run_anyio
 from toolfx.interpreters.anyio._deadlines import AsyncioTimer, LoopDeadlines, deadlines_of
 from toolfx.interpreters.anyio._trio import trio_deadlines
-
-
-async def _until(check: Callable[[], bool]) -> None:
-    for _ in range(1_000):
-        if check():
-            return
-        await asyncio.sleep(0.005)
-    raise AssertionError("never happened")
 
 
 def test_deadlines_fire_in_order_once_unless_cancelled() -> None:
     async def main() -> list[str]:
         deadlines = LoopDeadlines(AsyncioTimer(asyncio.get_running_loop()))
         fired: list[str] = []
-        late = deadlines.add(0.05, lambda: fired.append("late"))
+        last = asyncio.Event()
+
+        def fire_late() -> None:
+            fired.append("late")
+            last.set()
+
+        late = deadlines.add(0.05, fire_late)
         deadlines.add(0.02, lambda: fired.append("early"))  # earlier: re-arms the timer
         cancelled = deadlines.add(0.01, lambda: fired.append("cancelled"))
         cancelled.cancel()
         cancelled.cancel()  # twice is once
-        await _until(lambda: len(fired) == 2)
+        async with asyncio.timeout(SAFETY_NET):  # only against a hang
+            await last.wait()
         late.cancel()  # after it fired: nothing
         assert not late.pending
         return fired
@@ -107,11 +108,16 @@ def test_a_deadline_starts_no_task_and_no_task_group(
     monkeypatch.setattr(anyio, "create_task_group", group)
     monkeypatch.setattr(trio, "open_nursery", nursery)
 
+    async def until_set(runtime: Runtime, signal: CancelSignal) -> None:
+        """Wait for the deadline to set `signal` (SAFETY_NET only guards against a hang)."""
+        with contextlib.suppress(Cancelled):
+            await runtime.sleep(SAFETY_NET, signal)
+
     async def program(runtime: Runtime) -> list[str]:
         outcomes = []
         for _ in range(20):
             signal = CancelSignal()
-            await runtime.deadline(0.001, signal, lambda: anyio.sleep(0.02))
+            await runtime.deadline(0.001, signal, functools.partial(until_set, runtime, signal))
             outcomes.append(signal.reason or "live")
             await runtime.deadline(60, CancelSignal(), anyio.lowlevel.checkpoint)
         return outcomes
