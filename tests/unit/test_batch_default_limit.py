@@ -40,6 +40,21 @@ class Args(TypedDict):
     n: int
 
 
+class Rendezvous:
+    """Where `count` tasks wait until all of them have arrived (on the running anyio loop)."""
+
+    def __init__(self, count: int) -> None:
+        self.missing = count
+        self.everyone = anyio.Event()
+
+    async def arrive(self) -> None:
+        """Count this task in, then wait for the rest."""
+        self.missing -= 1
+        if self.missing == 0:
+            self.everyone.set()
+        await self.everyone.wait()
+
+
 def noting_location(events: list[tuple[str, int]]) -> Location:
     """`nap` (parallel-safe by the constant True) and `write` (exclusive): each notes its start
     and its end around a one-second nap on the runtime's clock."""
@@ -137,15 +152,10 @@ def test_exclusive_calls_never_overlap_any_other(seed: int) -> None:
 def test_under_anyio_with_no_limit_every_call_of_a_run_is_in_flight_at_once(
     backend: Literal["asyncio", "trio"],
 ) -> None:
-    started = 0
-    everyone = anyio.Event()
+    all_started = Rendezvous(CALLS)
 
     async def wait_for_all(args: Args, ctx: ToolRunContext) -> int:
-        nonlocal started
-        started += 1
-        if started == CALLS:
-            everyone.set()
-        await everyone.wait()  # each waits for all the others: they overlap, or this hangs
+        await all_started.arrive()  # each waits for all the others: they overlap, or this hangs
         return args["n"]
 
     location = Location()
@@ -208,15 +218,10 @@ def test_anything_else_than_a_bool_or_a_function_is_refused_when_defined(given: 
 
 def test_no_thunk_or_keeper_partial_outlives_the_start_of_its_call() -> None:
     alive: list[int] = []
-    started = 0
-    everyone = anyio.Event()
+    all_started = Rendezvous(CALLS)
 
     async def count_thunks(args: Args, ctx: ToolRunContext) -> int:
-        nonlocal started
-        started += 1
-        if started == CALLS:
-            everyone.set()
-        await everyone.wait()  # every call of the run is in flight
+        await all_started.arrive()  # every call of the run is in flight
         gc.collect()
         alive.append(sum(1 for o in gc.get_objects() if isinstance(o, functools.partial)))
         return args["n"]
