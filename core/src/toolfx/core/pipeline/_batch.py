@@ -162,10 +162,16 @@ class BatchLedger:
     ) -> Callable[[int], Thunk]:
         """What makes the thunk that runs the call at an index (with the decoding its scheduling
         made, see `schedule`), keeping its result here."""
-        runtime, catalog, calls, sink = self._runtime, self._catalog, self._calls, self.sink
+        runtime, catalog, calls, sink, keeper = (
+            self._runtime,
+            self._catalog,
+            self._calls,
+            self.sink,
+            self.keeper,
+        )
 
         def thunk(index: int) -> Thunk:  # a partial: no coroutine frame of its own
-            keep = _Keeper(self.results, index)
+            keep = keeper(index)
             return functools.partial(
                 run_call, runtime, catalog, calls[index], sink, keep, resumption, decodings[index]
             )
