@@ -10,7 +10,7 @@ no result is lost).
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, TypeAlias, cast, final, overload
 
@@ -244,6 +244,9 @@ class _RunThunks(Sequence["Thunk"]):
 
     def __len__(self) -> int:
         return len(self._group)
+
+    def __iter__(self) -> Iterator[Thunk]:
+        return map(self._make, self._group)  # not Sequence's by index: no step of ours per thunk
 
     @overload
     def __getitem__(self, position: int) -> Thunk: ...

@@ -2,7 +2,8 @@
 
 On asyncio the workers are native tasks in an `asyncio.TaskGroup` (anyio's task group costs
 about half as much again as the sleeps themselves for a thousand short tasks), and with room for
-every thunk each thunk is its own task, no worker in between; on trio they are a trio nursery
+every thunk each thunk is its own task, no worker in between, watched by one shared callback
+(`_Gathering`); on trio they are a trio nursery
 (`_trio.py`). Either way the first failure stops the other workers, which are awaited,
 and is then raised as it was, not wrapped in an exception group.
 """
@@ -10,8 +11,9 @@ and is then raised as it was, not wrapped in an exception group.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import inspect
-from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Sequence
 from typing import Any, Final, Generic, TypeVar, final
 
 from toolfx.core.tools import CALL_FAILURES
@@ -72,16 +74,84 @@ async def run_pool(thunks: Sequence[Callable[[], Awaitable[T]]], limit: int) -> 
 
 
 async def _all_at_once(thunks: Sequence[Callable[[], Awaitable[T]]]) -> list[T]:
-    """Every thunk its own native task (no worker in between); the first failure as it was."""
-    failure: BaseException | None = None
+    """Every thunk its own native task (no worker, no wrapper coroutine in between), watched by
+    one shared callback; the first failure as it was, once the others are cancelled and done."""
+    gathering = _Gathering[T](asyncio.get_running_loop())
     try:
-        async with asyncio.TaskGroup() as native:
-            tasks = [native.create_task(_coroutine(thunk())) for thunk in thunks]
-    except BaseExceptionGroup as group:  # the failures in finishing order; the others cancelled
-        failure = group.exceptions[0]
-    if failure is not None:
-        raise failure
-    return [task.result() for task in tasks]
+        gathering.start(thunks)
+    except BaseException as error:  # a thunk failed to make its coroutine: as a task's failure
+        gathering.failed(error)
+    await gathering.settled()
+    if gathering.failure is not None:
+        raise gathering.failure
+    return [task.result() for task in gathering.tasks]
+
+
+@final
+class _Gathering(Generic[T]):
+    """The native tasks of one gather and how many are still running.
+
+    Every task's done callback is one bound method of this object, run in one shared context:
+    a task in flight holds no callback object or context copy of its own (asyncio's
+    `TaskGroup` and `gather` make both for every task), so ten thousand calls in flight are that
+    many fewer objects for the collector to walk.
+    """
+
+    __slots__ = ("_left", "_loop", "_waiter", "failure", "tasks")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        self._left = 0
+        self._waiter: asyncio.Future[None] | None = None
+        self.failure: BaseException | None = None
+        """The first failure, in the order the tasks finished."""
+        self.tasks: list[asyncio.Task[T]] = []
+        """The tasks, in the order of their thunks."""
+
+    def start(self, thunks: Iterable[Callable[[], Awaitable[T]]]) -> None:
+        """Run each thunk's awaitable as a native task, in order."""
+        create, tasks = self._loop.create_task, self.tasks
+        on_done = self._done  # bound once, and not kept here: no cycle through this object
+        context = contextvars.Context()  # the callback reads no context variable
+        try:
+            for thunk in thunks:
+                task = create(_coroutine(thunk()))
+                task.add_done_callback(on_done, context=context)
+                tasks.append(task)
+        finally:
+            self._left = len(tasks)
+
+    def failed(self, error: BaseException) -> None:
+        """Keep `error` as the gather's failure if it is the first, and cancel every task still
+        running."""
+        if self.failure is None:
+            self.failure = error
+            for task in self.tasks:
+                task.cancel()  # a task already done ignores it
+
+    async def settled(self) -> None:
+        """Wait until every task is done; a cancellation of the waiter cancels them all, is held
+        while they finish, and is raised then (unless a task failed: the failure wins)."""
+        cancelled: asyncio.CancelledError | None = None
+        while self._left:
+            self._waiter = self._loop.create_future()  # a new one: a cancelled one stays done
+            try:
+                await self._waiter
+            except asyncio.CancelledError as cancellation:  # again and again, under anyio
+                if cancelled is None:
+                    cancelled = cancellation
+                    for task in self.tasks:
+                        task.cancel()
+        self._waiter = None
+        if cancelled is not None and self.failure is None:
+            raise cancelled
+
+    def _done(self, task: asyncio.Task[T]) -> None:
+        self._left -= 1
+        if not task.cancelled() and (error := task.exception()) is not None:
+            self.failed(error)
+        if not self._left and self._waiter is not None and not self._waiter.done():
+            self._waiter.set_result(None)
 
 
 def _coroutine(awaitable: Awaitable[T]) -> Coroutine[Any, Any, T]:
