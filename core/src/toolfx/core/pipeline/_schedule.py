@@ -39,22 +39,27 @@ def schedule(catalog: Catalog, calls: Sequence[ToolCall]) -> Schedule:
     """Group call indexes: each exclusive call alone, each maximal run of parallel ones together."""
     groups: list[list[int]] = []
     decodings: list[Decoding | None] = []
-    previous: ExecutionMode = "exclusive"
+    run: list[int] | None = None  # the parallel run the last call joined, if it was parallel
     view = catalog.view
+    classified, visible = catalog.classified, view.tools.get
+    direct, code = view.direct.get, view.code.get
     for index, call in enumerate(calls):
         if call.arguments_error is not None:  # the call snapshotted its arguments when built
             mode: ExecutionMode = "exclusive"
             decoding = None
         else:
             arguments: FrozenJson = call.arguments  # type: ignore[assignment]  # snapshotted
-            mode, decoding = catalog.classified(call.name, arguments)
-            runs = (view.direct if call.parent is None else view.code).get(call.name)
-            if decoding is not None and runs is not view.tools.get(call.name):
+            mode, decoding = classified(call.name, arguments)
+            runs = (direct if call.parent is None else code)(call.name)
+            if decoding is not None and runs is not visible(call.name):
                 decoding = None  # the call resolves to another tool (or none): not its decoding
         decodings.append(decoding)
-        if mode == "parallel" and previous == "parallel":
-            groups[-1].append(index)
-        else:
+        if mode != "parallel":
             groups.append([index])
-        previous = mode
+            run = None
+        elif run is None:
+            run = [index]
+            groups.append(run)
+        else:
+            run.append(index)
     return Schedule(groups, decodings)
