@@ -8,7 +8,9 @@ its text (`ToolCall.from_json`) inside the timed
 part (one `CancelSignal` for the turn, as a caller cancels a turn), then the batch run on a new
 event loop, as `run_anyio` does. Beside it, on the same machine in the same run and in turns:
 raw `asyncio.gather` of N `asyncio.sleep(0.01)` on a new loop (the target's yardstick), the
-anyio floor (an anyio task group of N `anyio.sleep`), and on trio the raw nursery and the batch.
+anyio floor (an anyio task group of N `anyio.sleep`), `AnyioRuntime.gather` of the bare sleeps
+(what `execute_batch` runs its calls on, without the pipeline: the batch's cost above it is its
+calls'), and on trio the raw nursery and the batch.
 Each figure is the least disturbed of several short runs, each from a collected heap; every
 timed batch is checked to hold N successes with the body's value.
 """
@@ -16,6 +18,7 @@ timed batch is checked to hold N successes with the body's value.
 from __future__ import annotations
 
 import asyncio
+import functools
 import gc
 import json
 import time
@@ -28,7 +31,7 @@ import trio
 from tests.bench.harness import Case
 from toolfx.core.pipeline import DEFAULT_PARALLEL_LIMIT, BatchResult, ToolCall, execute_batch
 from toolfx.core.registry import Catalog, Location
-from toolfx.core.runtime import CancelSignal
+from toolfx.core.runtime import CancelSignal, Description, Runtime
 from toolfx.core.tools import Output, ToolExecutionSuccess, ToolRunContext, define_tool
 from toolfx.interpreters.anyio import run_anyio
 
@@ -102,6 +105,18 @@ def raw_asyncio(count: int) -> Callable[[], object]:
     return lambda: asyncio.run(main())
 
 
+def runtime_gather(count: int) -> Callable[[], object]:
+    """What `execute_batch` runs on: `AnyioRuntime.gather` of the bare sleeps, no pipeline."""
+
+    async def main(runtime: Runtime) -> None:
+        slept = await runtime.gather(
+            [functools.partial(runtime.sleep, SLEEP_SECONDS)] * count, count
+        )
+        assert slept == [None] * count, len(slept)
+
+    return lambda: run_anyio(Description(main))
+
+
 def raw_anyio(count: int) -> Callable[[], object]:
     """The floor under anyio: its own task group of `anyio.sleep`s on a new asyncio loop."""
 
@@ -163,6 +178,7 @@ def run() -> list[Case]:
             {
                 "raw asyncio.gather": raw_asyncio(count),
                 "raw anyio task group (the floor under anyio)": raw_anyio(count),
+                "AnyioRuntime.gather of the sleeps (no pipeline)": runtime_gather(count),
                 "execute_batch under anyio-asyncio, from the JSON": checked(
                     batch_run(tools, sent, "asyncio"), count
                 ),
@@ -186,6 +202,10 @@ def run() -> list[Case]:
                 (
                     f"target <= 1.25: {size}, execute_batch anyio-asyncio / raw asyncio.gather (x)",
                     times["execute_batch under anyio-asyncio, from the JSON"] / gather,
+                ),
+                (
+                    f"{size}, AnyioRuntime.gather of the sleeps / raw asyncio.gather (x)",
+                    times["AnyioRuntime.gather of the sleeps (no pipeline)"] / gather,
                 ),
                 (
                     f"{size}, execute_batch anyio-trio / raw trio nursery (x)",
