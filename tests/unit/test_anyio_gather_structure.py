@@ -20,7 +20,7 @@ import anyio
 import pytest
 
 from toolfx.core.pipeline import BatchResult, ToolCall, execute_batch
-from toolfx.core.registry import Location
+from toolfx.core.registry import Catalog, Location
 from toolfx.core.runtime import CancelSignal, Description, Runtime
 from toolfx.core.tools import Output, ToolExecutionSuccess, ToolRunContext, define_tool
 from toolfx.interpreters.anyio import AnyioRuntime, run_anyio
@@ -194,26 +194,9 @@ def test_a_batch_with_no_limit_starts_one_native_task_per_call_and_no_task_group
     groups: list[object] = []
     made: list[list[weakref.ref[asyncio.Task[Any]]]] = []
 
-    gate = Gate(COUNT)
-
-    async def wait_for_all(args: Args, ctx: ToolRunContext) -> int:
-        await gate.arrive()
-        return args["n"]
-
-    location = Location()
-    location.register(
-        define_tool(
-            name="wait",
-            description="wait",
-            parameters=Args,
-            output=Output(int),
-            execute=wait_for_all,
-            is_concurrency_safe=True,
-        )
-    )
     signal = CancelSignal()
     calls = [ToolCall(f"c{n}", "wait", {"n": n}, signal) for n in range(COUNT)]
-    batch = execute_batch(location.catalog(), calls, limit=None)
+    batch = execute_batch(waiting_catalog(), calls, limit=None)
 
     async def program(runtime: Runtime) -> BatchResult:
         monkeypatch.setattr(asyncio.TaskGroup, "__aenter__", groups.append)
@@ -221,9 +204,86 @@ def test_a_batch_with_no_limit_starts_one_native_task_per_call_and_no_task_group
             made.append(log)
             return await batch.program(runtime)
 
-    result = run_anyio(Description(program))
+    _gates.append(Gate(COUNT))
+    try:
+        result = run_anyio(Description(program))
+    finally:
+        _gates.pop()
     assert [r.value for r in result.results if isinstance(r, ToolExecutionSuccess)] == list(
         range(COUNT)
     )
     assert len(made[0]) == COUNT
     assert groups == []
+
+
+def test_a_batched_call_in_flight_keeps_six_objects_beyond_a_raw_gather_of_its_body() -> None:
+    """Its run_call and body-dispatch coroutines, execution, token, state, decoding and keeper,
+    less the context copy a raw gather makes for each child's callback: no task group, worker,
+    wrapper coroutine, callback object or context copy of the batch's own (counted by the
+    growth per call between two sizes, so what a run holds once does not count; the calls
+    themselves are built before)."""
+    catalog = waiting_catalog()
+
+    def raw(count: int) -> Callable[[], None]:
+        async def main() -> None:
+            bodies = (body({"n": n}, None) for n in range(count))  # type: ignore[arg-type]
+            await asyncio.gather(*bodies)
+
+        return lambda: asyncio.run(main())
+
+    def batch(count: int) -> Callable[[], None]:
+        signal = CancelSignal()
+        calls = [ToolCall(f"c{n}", "wait", {"n": n}, signal) for n in range(count)]
+
+        def run() -> None:
+            result = run_anyio(execute_batch(catalog, calls, limit=None))
+            values = [r.value for r in result.results if isinstance(r, ToolExecutionSuccess)]
+            assert values == list(range(count))
+
+        return run
+
+    def growth_per_call(prepared: Callable[[int], Callable[[], None]]) -> float:
+        more, fewer = 3 * COUNT, COUNT
+        return (held_in_flight(prepared(more), more) - held_in_flight(prepared(fewer), fewer)) / (
+            more - fewer
+        )
+
+    # six, with room for the few objects a run makes now and then, not per call
+    assert growth_per_call(batch) - growth_per_call(raw) < 6.5
+
+
+_gates: list[Gate] = []
+
+
+async def body(args: Args, ctx: ToolRunContext) -> int:
+    """Wait at the current gate (`held_in_flight`'s), then give `n`."""
+    return await _gates[-1].arrive() + args["n"]
+
+
+def waiting_catalog() -> Catalog:
+    """One parallel-safe tool, `wait`, whose body is `body`."""
+    location = Location()
+    location.register(
+        define_tool(
+            name="wait",
+            description="wait",
+            parameters=Args,
+            output=Output(int),
+            execute=body,
+            is_concurrency_safe=True,
+        )
+    )
+    return location.catalog()
+
+
+def held_in_flight(run: Callable[[], None], count: int) -> int:
+    """How many more objects the collector tracks while `count` bodies wait than before `run`."""
+    held: list[int] = []
+    gc.collect()
+    before = len(gc.get_objects())
+    _gates.append(Gate(count, lambda: held.append(len(gc.get_objects()) - before)))
+    try:
+        run()
+    finally:
+        _gates.pop()
+    return held[0]
