@@ -25,6 +25,7 @@ from openai.lib._pydantic import _ensure_strict_json_schema
 from openai.types.chat import ChatCompletionFunctionToolParam
 from returns.result import Success
 
+import toolfx.core.providers._openai as strict_rewrite
 from toolfx.core.json import JsonValue, snapshot_json, thaw_json
 from toolfx.core.jsonschema import check_json_schema, compile_json_schema
 from toolfx.core.providers import (
@@ -35,6 +36,7 @@ from toolfx.core.providers import (
     openai_responses,
     undo_strict_nulls,
 )
+from toolfx.core.providers._gemini import gemini_parameters
 from toolfx.core.providers._openai import OpenAILimits
 from toolfx.core.providers._openai_tools import openai_parameters
 from toolfx.core.providers._tools import ToolExport, export_each
@@ -392,6 +394,45 @@ def test_schemas_past_the_limits_are_not_strict() -> None:
     ]
     _, notes = strict_function(LOOKUP, enum_values=2)
     assert notes == [": 3 enum values (strict mode allows 2)"]
+
+
+def test_only_a_schema_near_the_strict_limits_is_counted_against_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The rewrite's own tallies bound the exact count: a schema they show far inside the limits
+    is not walked a second time (the count is a walk of the whole strict schema)."""
+    counted: list[object] = []
+    check = strict_rewrite._check_limits
+
+    def counting(*args: Any) -> None:
+        counted.append(args[0])
+        check(*args)
+
+    monkeypatch.setattr(strict_rewrite, "_check_limits", counting)
+    exported = export_openai(all_schemas())
+    assert sum(f["strict"] for f in functions(exported)) == 5
+    assert counted == []
+    _, notes = strict_function(LOOKUP, enum_values=2)  # 3 values (a null joined them): counted
+    assert notes == [": 3 enum values (strict mode allows 2)"]
+    assert len(counted) == 1
+
+
+def test_a_problem_met_again_is_made_once() -> None:
+    """The same place and reason in tool after tool (Gemini drops every derived schema's
+    `additionalProperties`) give the very same problem, not a new one per tool."""
+    first, second = (
+        snapshot_json(
+            {
+                "type": "object",
+                "properties": {name: {"type": "string"}},
+                "additionalProperties": False,
+            }
+        ).unwrap()
+        for name in ("a", "b")
+    )
+    (_, [dropped]), (_, [again]) = gemini_parameters(first), gemini_parameters(second)
+    assert dropped.path == "/additionalProperties"
+    assert again is dropped
 
 
 PUBLIC_EXPORTS: Final[tuple[Callable[[Any], Any], ...]] = (

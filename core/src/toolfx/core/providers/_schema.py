@@ -9,8 +9,12 @@ accepts a value the original schema rejects.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from typing import TYPE_CHECKING, Final
 from urllib.parse import unquote
+
+from toolfx.core.json import json_pointer
+from toolfx.core.jsonschema import SchemaProblem
 
 if TYPE_CHECKING:
     from toolfx.core.json import FrozenJson
@@ -23,6 +27,7 @@ __all__ = [
     "json_kind",
     "kinds",
     "local_segments",
+    "problem_at",
     "required_names",
     "resolve_local",
 ]
@@ -34,6 +39,13 @@ SCALAR_KINDS: Final = frozenset({str, int, float, bool, type(None)})
 """The Python types of JSON scalars: a value of one is its own plain copy (no thawing)."""
 
 _NO_TARGET: Final = object()
+
+
+@lru_cache(maxsize=4096)
+def problem_at(at: tuple[str | int, ...], reason: str) -> SchemaProblem:
+    """The problem `reason` at the path `at`, made once for a place and reason met again (the
+    same few recur in tool after tool: an `additionalProperties` at the root, say)."""
+    return SchemaProblem(json_pointer(at), reason)
 
 
 def json_kind(value: object) -> str:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar, final
 
 from returns.result import Failure
 
-from toolfx.core.json import FrozenJson, is_frozen_json, snapshot_json
+from toolfx.core.json import FrozenDict, FrozenJson, is_frozen_json, snapshot_json
 
 if TYPE_CHECKING:
     from toolfx.core.jsonschema import SchemaProblem
@@ -48,25 +48,15 @@ class ToolNote:
 
 @final
 class _Kept(weakref.ref["ToolSchema"], Generic[_Tool]):
-    """A weak reference to a tool's schema carrying its export: gone with the schema."""
+    """A weak reference to a tool's schema carrying its export: gone with the schema (made as
+    a plain weak reference, its three slots set after: no Python-level constructor to run)."""
 
     __slots__ = ("key", "notes", "tool")
 
-    def __new__(
-        cls, schema: ToolSchema, tool: Any, notes: Any, drop: Callable[[Any], None]
-    ) -> _Kept[_Tool]:
-        return super().__new__(cls, schema, drop)  # `drop` is called once the schema is gone
-
-    def __init__(
-        self,
-        schema: ToolSchema,
-        tool: _Tool,
-        notes: tuple[ToolNote, ...],
-        drop: Callable[[Any], None],
-    ) -> None:
-        self.key = id(schema)
-        self.tool = tool
-        self.notes = notes
+    key: int
+    """The schema's id, for the callback that drops the entry once the schema is gone."""
+    tool: _Tool
+    notes: tuple[ToolNote, ...]
 
 
 @final
@@ -100,7 +90,11 @@ class ToolExport(Generic[_Converted, _Tool]):
 
     def keep(self, schema: ToolSchema, tool: _Tool, notes: tuple[ToolNote, ...]) -> None:
         """Keep the tool `schema` exports to, and its notes, until the schema is gone."""
-        self._kept[id(schema)] = _Kept(schema, tool, notes, self._drop)
+        kept: _Kept[_Tool] = _Kept(schema, self._drop)
+        kept.key = key = id(schema)
+        kept.tool = tool
+        kept.notes = notes
+        self._kept[key] = kept
 
     def __len__(self) -> int:
         return len(self._kept)
@@ -121,9 +115,11 @@ def export_each(
         kept = export.kept(schema)
         if kept is not None:
             tools.append(kept.tool)
-            notes.extend(kept.notes)
+            notes += kept.notes
             continue
-        parameters = _frozen(schema)
+        parameters = schema.parameters
+        if type(parameters) is not FrozenDict:  # a catalog's are: only a raw schema's may not be
+            parameters = _frozen(schema)
         key = id(parameters)
         if key not in shared:  # the schemas hold every shared parameter object meanwhile
             made, problems = export.convert(parameters)
@@ -132,10 +128,12 @@ def export_each(
         else:
             made, problems = converted[key] = export.convert(parameters)
         tool = export.assemble(schema, made)
-        found_notes = tuple(ToolNote(schema.name, p.path, p.reason) for p in problems)
+        found_notes = (
+            tuple(ToolNote(schema.name, p.path, p.reason) for p in problems) if problems else ()
+        )
         export.keep(schema, tool, found_notes)
         tools.append(tool)
-        notes.extend(found_notes)
+        notes += found_notes
     return tools, tuple(notes)
 
 
