@@ -30,6 +30,7 @@ from toolfx.core.json import JsonValue, snapshot_json, thaw_json
 from toolfx.core.jsonschema import check_json_schema, compile_json_schema
 from toolfx.core.providers import (
     ToolNote,
+    _tools,
     anthropic_messages,
     gemini,
     openai_chat,
@@ -39,7 +40,7 @@ from toolfx.core.providers import (
 from toolfx.core.providers._gemini import gemini_parameters
 from toolfx.core.providers._openai import OpenAILimits
 from toolfx.core.providers._openai_tools import openai_parameters
-from toolfx.core.providers._tools import ToolExport, export_each
+from toolfx.core.providers._tools import ToolExport, export_each, notes_of
 from toolfx.core.providers.anthropic_messages._messages import _EXPORT as anthropic_tool
 from toolfx.core.providers.gemini._generate import _EXPORT as gemini_declaration
 from toolfx.core.providers.openai_chat._chat import _EXPORT as openai_tool
@@ -212,7 +213,7 @@ def exporting(export: ToolExport[Any, Any]) -> Callable[[tuple[ToolSchema, ...]]
     """A provider's per-tool export run over schemas, as `tools(catalog)` runs it."""
 
     def run(schemas: tuple[ToolSchema, ...]) -> Exported:
-        tools, notes = export_each(schemas, export)
+        tools, notes = export_each(schemas, export), notes_of(schemas, export)
         return Exported(tuple(tools), notes)
 
     return run
@@ -563,9 +564,35 @@ def test_a_list_holds_only_the_conversions_of_parameter_schemas_tools_share() ->
         made.append(weakref.ref(converted))
         return converted, []
 
-    tools, _ = export_each(schemas, ToolExport(convert, lambda schema, _: schema.name))
+    tools = export_each(schemas, ToolExport(convert, lambda schema, _: schema.name))
     assert tools == [f"t{i}" for i in range(6)]
     assert len(made) == 4  # three unshared schemas, and the shared one once
+
+
+@pytest.mark.parametrize("wire", sorted(WIRE_FORMATS))
+def test_notes_are_made_only_when_asked_for_and_once_per_snapshot(
+    wire: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A list sent without its notes read makes none, and asking twice makes them once."""
+    tools, notes, export = WIRE_FORMATS[wire]
+    made: list[ToolNote] = []
+
+    def counted(tool: str, path: str, reason: str) -> ToolNote:
+        made.append(ToolNote(tool, path, reason))
+        return made[-1]
+
+    monkeypatch.setattr(_tools, "ToolNote", counted)
+    location = Location()
+    location.register_all(_tool(f"t{i:02d}", "A tool.", AnnotateArgs) for i in range(20))
+    counting = Counted(export, monkeypatch)
+    assert len(tools(location.catalog())) == 20
+    assert made == []
+    noted = notes(location.catalog())
+    assert list(noted) == made
+    assert notes(location.catalog()) is noted
+    assert (counting.converted, counting.assembled) == (1, 20)  # notes convert nothing again
+    # an open map: not strict, and dropped by Gemini; Anthropic drops only a `$schema`
+    assert len(made) == (0 if wire == "anthropic_messages" else 2 * 20)
 
 
 @pytest.mark.parametrize("wire", sorted(WIRE_FORMATS))
