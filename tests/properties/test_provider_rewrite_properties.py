@@ -3,7 +3,8 @@
 
 The OpenAI strict rewrite counts a schema against `OpenAILimits` only when its own tallies
 cannot show it far inside them: whatever the limits, it gives what counting every schema gives.
-A problem met again (a place and a reason) is the same object, equal to one made fresh.
+A problem met again (a place and a reason) is the same object, equal to one made fresh, unless
+its pointer and reason are long (a hostile schema's names and values are not kept past it).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from toolfx.core.providers._openai import (
     _Strict,
     strict_parameters,
 )
-from toolfx.core.providers._schema import problem_at
+from toolfx.core.providers._schema import _MADE_LONGEST, _MADE_MOST, _made, problem_at
 
 NAMES: Final = st.sampled_from(["a", "b", "c/d", "e~f", "node"])
 TYPES: Final = st.sampled_from(["object", "array", "string", "integer", "number", "null", "x"])
@@ -104,8 +105,14 @@ def test_the_strict_rewrite_gives_what_counting_every_schema_gives(
     assert strict_parameters(schema, limits) == counted_always(schema, limits)
 
 
-@given(st.lists(NAMES | st.integers(0, 3), max_size=4).map(tuple), st.sampled_from(["x", "y"]))
+@given(
+    st.lists(NAMES | st.integers(0, 3) | st.text(max_size=300), max_size=4).map(tuple),
+    st.sampled_from(["x", "y"]) | st.text(max_size=300),
+)
 def test_a_problem_made_once_equals_one_made_fresh(at: tuple[str | int, ...], reason: str) -> None:
     made = problem_at(at, reason)
     assert made == SchemaProblem(json_pointer(at), reason)
-    assert problem_at(at, reason) is made
+    again = problem_at(at, reason)
+    short = len(made.path) + len(reason) <= _MADE_LONGEST
+    assert (again is made) == short  # a long name or value is not kept past its schema
+    assert len(_made) <= _MADE_MOST

@@ -40,6 +40,7 @@ from toolfx.core.providers import (
 from toolfx.core.providers._gemini import gemini_parameters
 from toolfx.core.providers._openai import OpenAILimits
 from toolfx.core.providers._openai_tools import openai_parameters
+from toolfx.core.providers._schema import _MADE_LONGEST, _MADE_MOST, _made, problem_at
 from toolfx.core.providers._tools import ToolExport, export_each, notes_of
 from toolfx.core.providers.anthropic_messages._messages import _EXPORT as anthropic_tool
 from toolfx.core.providers.gemini._generate import _EXPORT as gemini_declaration
@@ -434,6 +435,15 @@ def test_a_problem_met_again_is_made_once() -> None:
     (_, [dropped]), (_, [again]) = gemini_parameters(first), gemini_parameters(second)
     assert dropped.path == "/additionalProperties"
     assert again is dropped
+
+
+def test_the_problems_kept_for_reuse_are_bounded() -> None:
+    for index in range(_MADE_MOST + 10):
+        problem_at(("properties", index), "a reason")
+        assert len(_made) <= _MADE_MOST
+    assert problem_at(("properties", 1), "x" * _MADE_LONGEST) is not problem_at(
+        ("properties", 1), "x" * _MADE_LONGEST
+    )
 
 
 PUBLIC_EXPORTS: Final[tuple[Callable[[Any], Any], ...]] = (

@@ -9,7 +9,6 @@ accepts a value the original schema rejects.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from functools import lru_cache
 from typing import TYPE_CHECKING, Final
 from urllib.parse import unquote
 
@@ -41,11 +40,28 @@ SCALAR_KINDS: Final = frozenset({str, int, float, bool, type(None)})
 _NO_TARGET: Final = object()
 
 
-@lru_cache(maxsize=4096)
+_MADE_MOST: Final = 4096
+"""How many problems `problem_at` keeps for reuse (then it starts again from none)."""
+
+_MADE_LONGEST: Final = 256
+"""The longest pointer and reason, together, of a problem kept for reuse: a hostile schema's
+long names or values (a reason may quote a value) are not kept past the schema."""
+
+_made: Final[dict[tuple[tuple[str | int, ...], str], SchemaProblem]] = {}
+
+
 def problem_at(at: tuple[str | int, ...], reason: str) -> SchemaProblem:
-    """The problem `reason` at the path `at`, made once for a place and reason met again (the
-    same few recur in tool after tool: an `additionalProperties` at the root, say)."""
-    return SchemaProblem(json_pointer(at), reason)
+    """The problem `reason` at the path `at`: the same object for a place and reason met again
+    (the same few recur in tool after tool: an `additionalProperties` at the root, say)."""
+    key = (at, reason)
+    made = _made.get(key)
+    if made is None:
+        made = SchemaProblem(json_pointer(at), reason)
+        if len(made.path) + len(reason) <= _MADE_LONGEST:
+            if len(_made) >= _MADE_MOST:
+                _made.clear()
+            _made[key] = made
+    return made
 
 
 def json_kind(value: object) -> str:
