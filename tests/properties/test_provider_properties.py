@@ -35,7 +35,7 @@ from toolfx.core.providers import (
     openai_responses,
     undo_strict_nulls,
 )
-from toolfx.core.providers._tools import ToolExport, ToolNote, export_each
+from toolfx.core.providers._tools import ToolExport, ToolNote, export_each, notes_of
 from toolfx.core.providers.gemini._generate import _EXPORT as gemini_declaration
 from toolfx.core.providers.openai_chat._chat import _EXPORT as openai_tool
 from toolfx.core.registry import Catalog, Disposer, Location, ToolSchema
@@ -95,7 +95,8 @@ def test_strict_schemas_accept_every_value_with_nulls_for_what_it_leaves_out(
     tp = data.draw(argument_types)
     value = data.draw(values_for(tp))
     schema = schema_of(tp)
-    tools, notes = export_each([ToolSchema("t", "", schema.json_schema)], openai_tool)
+    schemas = [ToolSchema("t", "", schema.json_schema)]
+    tools, notes = export_each(schemas, openai_tool), notes_of(schemas, openai_tool)
     function = cast("dict[str, Any]", tools[0]["function"])
     if not function["strict"]:
         assert notes
@@ -114,7 +115,7 @@ def test_strict_schemas_accept_every_value_with_nulls_for_what_it_leaves_out(
 
 @given(argument_types)
 def test_gemini_declarations_pass_the_sdk_types(tp: Any) -> None:
-    (tool,), _ = export_each(
+    (tool,) = export_each(
         [ToolSchema("t", "a tool", schema_of(tp).json_schema)], gemini_declaration
     )
     declaration = FunctionDeclaration.model_validate(tool)
@@ -166,6 +167,6 @@ def test_lists_made_from_kept_exports_equal_a_fresh_export(
         catalog = location.catalog()
         fresh = [ToolSchema(s.name, s.description, s.parameters) for s in catalog.native_schemas()]
         for tools, notes, export in WIRE_EXPORTS:
-            made, noted = export_each(fresh, ToolExport(export.convert, export.assemble))
-            assert list(tools(catalog)) == made
-            assert notes(catalog) == noted
+            again = ToolExport(export.convert, export.assemble)
+            assert list(tools(catalog)) == export_each(fresh, again)
+            assert notes(catalog) == notes_of(fresh, again)

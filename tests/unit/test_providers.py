@@ -25,19 +25,23 @@ from openai.lib._pydantic import _ensure_strict_json_schema
 from openai.types.chat import ChatCompletionFunctionToolParam
 from returns.result import Success
 
+import toolfx.core.providers._openai as strict_rewrite
 from toolfx.core.json import JsonValue, snapshot_json, thaw_json
 from toolfx.core.jsonschema import check_json_schema, compile_json_schema
 from toolfx.core.providers import (
     ToolNote,
+    _tools,
     anthropic_messages,
     gemini,
     openai_chat,
     openai_responses,
     undo_strict_nulls,
 )
+from toolfx.core.providers._gemini import gemini_parameters
 from toolfx.core.providers._openai import OpenAILimits
 from toolfx.core.providers._openai_tools import openai_parameters
-from toolfx.core.providers._tools import ToolExport, export_each
+from toolfx.core.providers._schema import _MADE_LONGEST, _MADE_MOST, _made, problem_at
+from toolfx.core.providers._tools import ToolExport, export_each, notes_of
 from toolfx.core.providers.anthropic_messages._messages import _EXPORT as anthropic_tool
 from toolfx.core.providers.gemini._generate import _EXPORT as gemini_declaration
 from toolfx.core.providers.openai_chat._chat import _EXPORT as openai_tool
@@ -210,7 +214,7 @@ def exporting(export: ToolExport[Any, Any]) -> Callable[[tuple[ToolSchema, ...]]
     """A provider's per-tool export run over schemas, as `tools(catalog)` runs it."""
 
     def run(schemas: tuple[ToolSchema, ...]) -> Exported:
-        tools, notes = export_each(schemas, export)
+        tools, notes = export_each(schemas, export), notes_of(schemas, export)
         return Exported(tuple(tools), notes)
 
     return run
@@ -394,6 +398,54 @@ def test_schemas_past_the_limits_are_not_strict() -> None:
     assert notes == [": 3 enum values (strict mode allows 2)"]
 
 
+def test_only_a_schema_near_the_strict_limits_is_counted_against_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The rewrite's own tallies bound the exact count: a schema they show far inside the limits
+    is not walked a second time (the count is a walk of the whole strict schema)."""
+    counted: list[object] = []
+    check = strict_rewrite._check_limits
+
+    def counting(*args: Any) -> None:
+        counted.append(args[0])
+        check(*args)
+
+    monkeypatch.setattr(strict_rewrite, "_check_limits", counting)
+    exported = export_openai(all_schemas())
+    assert sum(f["strict"] for f in functions(exported)) == 5
+    assert counted == []
+    _, notes = strict_function(LOOKUP, enum_values=2)  # 3 values (a null joined them): counted
+    assert notes == [": 3 enum values (strict mode allows 2)"]
+    assert len(counted) == 1
+
+
+def test_a_problem_met_again_is_made_once() -> None:
+    """The same place and reason in tool after tool (Gemini drops every derived schema's
+    `additionalProperties`) give the very same problem, not a new one per tool."""
+    first, second = (
+        snapshot_json(
+            {
+                "type": "object",
+                "properties": {name: {"type": "string"}},
+                "additionalProperties": False,
+            }
+        ).unwrap()
+        for name in ("a", "b")
+    )
+    (_, [dropped]), (_, [again]) = gemini_parameters(first), gemini_parameters(second)
+    assert dropped.path == "/additionalProperties"
+    assert again is dropped
+
+
+def test_the_problems_kept_for_reuse_are_bounded() -> None:
+    for index in range(_MADE_MOST + 10):
+        problem_at(("properties", index), "a reason")
+        assert len(_made) <= _MADE_MOST
+    assert problem_at(("properties", 1), "x" * _MADE_LONGEST) is not problem_at(
+        ("properties", 1), "x" * _MADE_LONGEST
+    )
+
+
 PUBLIC_EXPORTS: Final[tuple[Callable[[Any], Any], ...]] = (
     openai_chat.tools,
     openai_responses.tools,
@@ -522,9 +574,35 @@ def test_a_list_holds_only_the_conversions_of_parameter_schemas_tools_share() ->
         made.append(weakref.ref(converted))
         return converted, []
 
-    tools, _ = export_each(schemas, ToolExport(convert, lambda schema, _: schema.name))
+    tools = export_each(schemas, ToolExport(convert, lambda schema, _: schema.name))
     assert tools == [f"t{i}" for i in range(6)]
     assert len(made) == 4  # three unshared schemas, and the shared one once
+
+
+@pytest.mark.parametrize("wire", sorted(WIRE_FORMATS))
+def test_notes_are_made_only_when_asked_for_and_once_per_snapshot(
+    wire: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A list sent without its notes read makes none, and asking twice makes them once."""
+    tools, notes, export = WIRE_FORMATS[wire]
+    made: list[ToolNote] = []
+
+    def counted(tool: str, path: str, reason: str) -> ToolNote:
+        made.append(ToolNote(tool, path, reason))
+        return made[-1]
+
+    monkeypatch.setattr(_tools, "ToolNote", counted)
+    location = Location()
+    location.register_all(_tool(f"t{i:02d}", "A tool.", AnnotateArgs) for i in range(20))
+    counting = Counted(export, monkeypatch)
+    assert len(tools(location.catalog())) == 20
+    assert made == []
+    noted = notes(location.catalog())
+    assert list(noted) == made
+    assert notes(location.catalog()) is noted
+    assert (counting.converted, counting.assembled) == (1, 20)  # notes convert nothing again
+    # an open map: not strict, and dropped by Gemini; Anthropic drops only a `$schema`
+    assert len(made) == (0 if wire == "anthropic_messages" else 2 * 20)
 
 
 @pytest.mark.parametrize("wire", sorted(WIRE_FORMATS))

@@ -23,12 +23,12 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final, final
 
 from toolfx.core.json import thaw_json
-from toolfx.core.jsonschema import Problems
 from toolfx.core.providers._schema import (
     SCALAR_KINDS,
     exclusive,
     json_kind,
     local_segments,
+    problem_at,
     resolve_local,
 )
 
@@ -55,7 +55,9 @@ def gemini_parameters(
     """Gemini's form of a parameter schema (None when it has no parameters), and every loss."""
     walk = _Gemini(schema)
     out = walk.node(schema, ())
-    problems = list(dict.fromkeys(walk.out.items))  # a $defs entry inlined twice: noted once
+    problems = walk.out
+    if len(problems) > 1:  # a $defs entry inlined twice: noted once
+        problems = list(dict.fromkeys(problems))
     if out.get("type") == "OBJECT" and not out.get("properties"):
         return None, problems
     return out, problems
@@ -69,52 +71,57 @@ class _Gemini:
 
     def __init__(self, root: FrozenJson) -> None:
         self.root = root
-        self.out = Problems()
+        self.out: list[SchemaProblem] = []
         self.inlining: list[str] = []
+
+    def add(self, at: _Path, reason: str) -> None:
+        """Record one of the losses met."""
+        self.out.append(problem_at(at, reason))
 
     def node(self, schema: object, at: _Path) -> dict[str, JsonValue]:
         """Gemini's form of one subschema (losses go to `self.out`)."""
         if not isinstance(schema, dict):
             if schema is False:
-                self.out.add(at, "a false schema (no value) has no Gemini form")
+                self.add(at, "a false schema (no value) has no Gemini form")
             return {}
         out: dict[str, JsonValue] = {}
         for key, value in schema.items():
             if key in _KEPT:
                 out[key] = value if type(value) in SCALAR_KINDS else thaw_json(value)
+            elif key == "type" and type(value) is str and value != "null":
+                out[key] = value.upper()  # the usual case: one type, as it is
             elif key == "type":
                 self.types(value, out)
+            elif key == "properties" and isinstance(value, dict):
+                here = (*at, key)
+                out[key] = {name: self.node(sub, (*here, name)) for name, sub in value.items()}
             else:
                 self.keyword(key, value, (*at, key), out)
         if at and out.get("type") == "OBJECT" and not out.get("properties"):
-            self.out.add(at, "an object with no declared properties: Gemini can only send {}")
+            self.add(at, "an object with no declared properties: Gemini can only send {}")
         return out
 
     def keyword(self, key: str, value: FrozenJson, here: _Path, out: dict[str, JsonValue]) -> None:
-        """Rewrite one keyword into `out` (one not kept as it is, nor `type`), or record that
-        Gemini drops it."""
-        if key == "properties" and isinstance(value, dict):
-            out[key] = {name: self.node(sub, (*here, name)) for name, sub in value.items()}
-        elif key == "items":
+        """Rewrite one keyword into `out` (one not kept as it is, nor `type`, nor a `properties`
+        object), or record that Gemini drops it."""
+        if key == "items":
             out[key] = self.node(value, here)
         elif key in ("enum", "const"):
             self.choices(key, value, here, out)
         elif key == "format" and value in GEMINI_FORMATS:
             out[key] = value
         elif key == "format":
-            self.out.add(here, f"format {value!r} is not one Gemini takes: dropped")
+            self.add(here, f"format {value!r} is not one Gemini takes: dropped")
         elif key in ("anyOf", "oneOf") and isinstance(value, list):
             self.union(key, value, here, out)
         elif key == "$ref" and isinstance(value, str):
             self.inline(value, here, out)
         elif key != "$defs":  # $defs: inlined where referenced
-            self.out.add(here, f"keyword {key!r} is not in Gemini's schema: dropped")
+            self.add(here, f"keyword {key!r} is not in Gemini's schema: dropped")
 
     def types(self, value: object, out: dict[str, JsonValue]) -> None:
-        """One type name, `nullable` for a null beside it, `anyOf` for several."""
-        if type(value) is str and value != "null":  # the usual case: one type, as it is
-            out["type"] = value.upper()
-            return
+        """A `type` other than one non-null name: `nullable` for its null, and its one name or
+        an `anyOf` of its several."""
         names = [value] if isinstance(value, str) else list(_as_list(value))
         real = [str(name).upper() for name in names if name != "null"]
         if len(real) < len(names):
@@ -143,14 +150,14 @@ class _Gemini:
             out["enum"] = [str(v) for v in present]
         elif present:
             what = f"const {value!r} is not a string" if key == "const" else "enum not all strings"
-            self.out.add(here, f"{what} (Gemini pins only strings): dropped")
+            self.add(here, f"{what} (Gemini pins only strings): dropped")
 
     def union(
         self, key: str, branches: Sequence[object], here: _Path, out: dict[str, JsonValue]
     ) -> None:
         """`anyOf` of the branches, a null branch as `nullable`, one branch merged in."""
         if key == "oneOf" and not exclusive(branches, self.root):
-            self.out.add(here, "oneOf became anyOf: its branches may overlap")
+            self.add(here, "oneOf became anyOf: its branches may overlap")
         converted = [self.node(sub, (*here, index)) for index, sub in enumerate(branches)]
         real: list[JsonValue] = [branch for branch in converted if branch.get("type") != "NULL"]
         if len(real) == 1 and isinstance(real[0], dict):
@@ -165,7 +172,7 @@ class _Gemini:
         target = resolve_local(self.root, reference)
         if target is None or reference in self.inlining:
             why = "recursive" if target is not None else "unresolvable"
-            self.out.add(here, f"a {why} $ref ({reference}) has no Gemini form: dropped")
+            self.add(here, f"a {why} $ref ({reference}) has no Gemini form: dropped")
             return
         self.inlining.append(reference)
         _merge(out, self.node(target, local_segments(reference)))

@@ -23,13 +23,18 @@ plain object, and schemas past `OpenAILimits`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, final
 
 from toolfx.core.json import describe_value, thaw_json
-from toolfx.core.jsonschema import Problems, SchemaProblem
-from toolfx.core.providers._schema import SCALAR_KINDS, accepts_null, exclusive, resolve_local
+from toolfx.core.jsonschema import SchemaProblem
+from toolfx.core.providers._schema import (
+    SCALAR_KINDS,
+    accepts_null,
+    exclusive,
+    problem_at,
+    resolve_local,
+)
 
 if TYPE_CHECKING:
     from toolfx.core.json import FrozenJson, JsonValue
@@ -83,74 +88,107 @@ def strict_parameters(
         return None, [SchemaProblem("", reason)]
     walk = _Strict(schema)
     out = walk.node(schema, ())
-    _check_limits(out, limits, walk.out)
-    if walk.out.items:
-        return None, walk.out.items
+    if not walk.within(limits):  # else: the exact count could only agree
+        _check_limits(out, limits, walk.out)
+    if walk.out:
+        return None, walk.out
     return out, []
 
 
 @final
 class _Strict:
-    """One rewrite: the root (for `$ref`), the problems met, and the `$ref`s being inlined."""
+    """One rewrite: the root (for `$ref`), the problems met, the `$ref`s being inlined, and
+    upper bounds of what `_check_limits` counts (so a schema far inside them is not counted)."""
 
-    __slots__ = ("inlining", "out", "root")
+    __slots__ = ("enum_values", "inlining", "objects", "out", "properties", "root")
 
     def __init__(self, root: FrozenJson) -> None:
         self.root = root
-        self.out = Problems()
+        self.out: list[SchemaProblem] = []
         self.inlining: set[str] = set()
+        self.properties = 0
+        """Properties of every object made (each is in the output once)."""
+        self.objects = 0
+        """Objects made with properties: no chain of nested ones is longer."""
+        self.enum_values = 0
+        """Enum values made, and one for each null a property was given."""
+
+    def within(self, limits: OpenAILimits) -> bool:
+        """Whether the bounds alone show the output inside `limits`."""
+        return (
+            self.properties <= limits.properties
+            and self.objects <= limits.nesting
+            and self.enum_values <= limits.enum_values
+        )
+
+    def add(self, at: _Path, reason: str) -> None:
+        """Record one of the problems met."""
+        self.out.append(problem_at(at, reason))
 
     def node(self, schema: object, at: _Path) -> dict[str, JsonValue]:
         """The strict form of one subschema (problems go to `self.out`)."""
         if not isinstance(schema, dict):
-            self.out.add(at, f"the schema {describe_value(schema)} has no strict form")
+            self.add(at, f"the schema {describe_value(schema)} has no strict form")
             return {}
         out: dict[str, JsonValue] = {}
-        known = len(self.out.items)
+        known = len(self.out)
         for key, value in schema.items():
             if key in _KEPT:
-                out[key] = value if type(value) in SCALAR_KINDS else thaw_json(value)
+                out[key] = value if type(value) in SCALAR_KINDS else self.thawed(key, value)
+            elif key == "properties" and isinstance(value, dict):
+                out[key] = self.properties_of(schema, value, (*at, key))
             elif key not in _SKIPPED:
-                self.keyword(schema, key, value, (*at, key), out)
-        if not _TYPED & schema.keys() and len(self.out.items) == known:  # else: said already
-            self.out.add(at, "no type, enum, const, anyOf, oneOf or $ref: any JSON value goes")
+                self.keyword(key, value, (*at, key), out)
+        if _TYPED.isdisjoint(schema) and len(self.out) == known:  # else: said already
+            self.add(at, "no type, enum, const, anyOf, oneOf or $ref: any JSON value goes")
         if "$ref" in out and len(out) > 1:
             return self.inline(out, at)
-        types = _types(out)
+        declared = out.get("type")
+        types = declared if isinstance(declared, list) else (declared,)
         if "object" in types:
             self.close(out, at, extra_declared="additionalProperties" in schema)
         if "array" in types and "items" not in out:
-            self.out.add(at, "an array without items accepts any JSON items")
+            self.add(at, "an array without items accepts any JSON items")
         return out
 
-    def keyword(
-        self,
-        schema: dict[str, FrozenJson],
-        key: str,
-        value: FrozenJson,
-        here: _Path,
-        out: dict[str, JsonValue],
-    ) -> None:
-        """Rewrite one keyword into `out` (one neither kept as it is nor skipped), or record
-        why strict mode cannot take it."""
-        if key == "properties" and isinstance(value, dict):
-            required = schema.get("required")
-            names = required if isinstance(required, list | str) else ()
-            out[key] = {
-                name: self.property(sub, name in names, (*here, name))
-                for name, sub in value.items()
-            }
-        elif key == "additionalProperties":
+    def thawed(self, key: str, value: FrozenJson) -> JsonValue:
+        """A kept keyword's value that is not a scalar, as plain JSON (an enum's values counted)."""
+        plain = thaw_json(value)
+        if key == "enum" and isinstance(plain, list):
+            self.enum_values += len(plain)
+        return plain
+
+    def properties_of(
+        self, schema: dict[str, FrozenJson], value: dict[str, FrozenJson], here: _Path
+    ) -> dict[str, JsonValue]:
+        """The strict form of `properties`: each optional property made nullable."""
+        required = schema.get("required")
+        names = required if isinstance(required, list | str) else ()
+        out: dict[str, JsonValue] = {}
+        for name, sub in value.items():
+            made = self.node(sub, (*here, name))
+            if name not in names and not accepts_null(sub, self.root):
+                made = _nullable(made)
+                self.enum_values += 1  # if it was an enum, a null joined it
+            out[name] = made
+        self.properties += len(out)
+        self.objects += 1
+        return out
+
+    def keyword(self, key: str, value: FrozenJson, here: _Path, out: dict[str, JsonValue]) -> None:
+        """Rewrite one keyword into `out` (one neither kept as it is, nor skipped, nor a
+        `properties` object), or record why strict mode cannot take it."""
+        if key == "additionalProperties":
             if value is not False:
-                self.out.add(here, "an open object (additionalProperties is not false)")
+                self.add(here, "an open object (additionalProperties is not false)")
         elif key in ("items", "anyOf", "oneOf", "$defs"):
             self.subschemas(key, value, here, out)
         elif _kept_value(key, value):
             out[key] = str(value)
         elif key == "format":
-            self.out.add(here, f"format {value!r} is not one strict mode supports")
+            self.add(here, f"format {value!r} is not one strict mode supports")
         else:
-            self.out.add(here, f"keyword {key!r} is not supported by strict mode")
+            self.add(here, f"keyword {key!r} is not supported by strict mode")
 
     def subschemas(self, key: str, value: object, here: _Path, out: dict[str, JsonValue]) -> None:
         """Rewrite `items`, `$defs`, `anyOf` or `oneOf` (into `anyOf` when it is exclusive)."""
@@ -160,24 +198,17 @@ class _Strict:
             out[key] = {name: self.node(sub, (*here, name)) for name, sub in value.items()}
         elif isinstance(value, list):
             if key == "oneOf" and not exclusive(value, self.root):
-                self.out.add(here, "oneOf whose branches may overlap (anyOf would accept more)")
+                self.add(here, "oneOf whose branches may overlap (anyOf would accept more)")
             out["anyOf"] = [self.node(sub, (*here, i)) for i, sub in enumerate(value)]
         else:
-            self.out.add(here, f"{key} is malformed")
-
-    def property(self, schema: object, required: bool, at: _Path) -> dict[str, JsonValue]:
-        """A property's strict form: made nullable when it was optional."""
-        out = self.node(schema, at)
-        if required or accepts_null(schema, self.root):
-            return out
-        return _nullable(out)
+            self.add(here, f"{key} is malformed")
 
     def close(self, out: dict[str, JsonValue], at: _Path, *, extra_declared: bool) -> None:
         """Close an object: every property required, no additional properties."""
         properties = out.get("properties")
         if not isinstance(properties, dict):
             if not extra_declared:  # else: closed already, or reported as open
-                self.out.add(at, "an open object: it declares no properties, so any key goes")
+                self.add(at, "an open object: it declares no properties, so any key goes")
             properties = {}
         out["required"] = list(properties)
         out["additionalProperties"] = False
@@ -187,11 +218,11 @@ class _Strict:
         reference = str(out.pop("$ref"))
         if not out.keys() <= _LABELS:
             extra = ", ".join(sorted(out.keys() - _LABELS))
-            self.out.add((*at, "$ref"), f"$ref with constraints beside it ({extra})")
+            self.add((*at, "$ref"), f"$ref with constraints beside it ({extra})")
             return out
         target = resolve_local(self.root, reference)
         if reference in self.inlining or not isinstance(target, dict):
-            self.out.add((*at, "$ref"), f"$ref {reference!r} cannot be inlined here")
+            self.add((*at, "$ref"), f"$ref {reference!r} cannot be inlined here")
             return out
         self.inlining.add(reference)
         inlined = self.node(target, at)
@@ -204,11 +235,6 @@ def _kept_value(key: str, value: object) -> bool:
     if key == "$ref":
         return isinstance(value, str) and value.startswith("#")
     return key == "format" and value in OPENAI_FORMATS
-
-
-def _types(out: Mapping[str, JsonValue]) -> tuple[JsonValue, ...]:
-    declared = out.get("type")
-    return tuple(declared) if isinstance(declared, list) else (declared,)
 
 
 def _nullable(out: dict[str, JsonValue]) -> dict[str, JsonValue]:
@@ -231,18 +257,21 @@ def _nullable(out: dict[str, JsonValue]) -> dict[str, JsonValue]:
     return {"anyOf": [out, {"type": "null"}], **labels}
 
 
-def _check_limits(schema: dict[str, JsonValue], limits: OpenAILimits, out: Problems) -> None:
+def _check_limits(
+    schema: dict[str, JsonValue], limits: OpenAILimits, out: list[SchemaProblem]
+) -> None:
     """Report a strict schema past the size limits (properties, nesting, enum values)."""
     count = _Count()
     count.walk(schema, 0, ())
     if count.properties > limits.properties:
-        out.add(
-            (), f"{count.properties} object properties (strict mode allows {limits.properties})"
-        )
+        reason = f"{count.properties} object properties (strict mode allows {limits.properties})"
+        out.append(problem_at((), reason))
     if count.deepest > limits.nesting:
-        out.add(count.deepest_at, f"objects nested {count.deepest} deep (at most {limits.nesting})")
+        reason = f"objects nested {count.deepest} deep (at most {limits.nesting})"
+        out.append(problem_at(count.deepest_at, reason))
     if count.enum_values > limits.enum_values:
-        out.add((), f"{count.enum_values} enum values (strict mode allows {limits.enum_values})")
+        reason = f"{count.enum_values} enum values (strict mode allows {limits.enum_values})"
+        out.append(problem_at((), reason))
 
 
 @final

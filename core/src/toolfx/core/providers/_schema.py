@@ -12,6 +12,9 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Final
 from urllib.parse import unquote
 
+from toolfx.core.json import json_pointer
+from toolfx.core.jsonschema import SchemaProblem
+
 if TYPE_CHECKING:
     from toolfx.core.json import FrozenJson
 
@@ -23,6 +26,7 @@ __all__ = [
     "json_kind",
     "kinds",
     "local_segments",
+    "problem_at",
     "required_names",
     "resolve_local",
 ]
@@ -34,6 +38,30 @@ SCALAR_KINDS: Final = frozenset({str, int, float, bool, type(None)})
 """The Python types of JSON scalars: a value of one is its own plain copy (no thawing)."""
 
 _NO_TARGET: Final = object()
+
+
+_MADE_MOST: Final = 4096
+"""How many problems `problem_at` keeps for reuse (then it starts again from none)."""
+
+_MADE_LONGEST: Final = 256
+"""The longest pointer and reason, together, of a problem kept for reuse: a hostile schema's
+long names or values (a reason may quote a value) are not kept past the schema."""
+
+_made: Final[dict[tuple[tuple[str | int, ...], str], SchemaProblem]] = {}
+
+
+def problem_at(at: tuple[str | int, ...], reason: str) -> SchemaProblem:
+    """The problem `reason` at the path `at`: the same object for a place and reason met again
+    (the same few recur in tool after tool: an `additionalProperties` at the root, say)."""
+    key = (at, reason)
+    made = _made.get(key)
+    if made is None:
+        made = SchemaProblem(json_pointer(at), reason)
+        if len(made.path) + len(reason) <= _MADE_LONGEST:
+            if len(_made) >= _MADE_MOST:
+                _made.clear()
+            _made[key] = made
+    return made
 
 
 def json_kind(value: object) -> str:

@@ -5,7 +5,9 @@ tool with `export_each` and keeps the list with the catalog's compiled view (`me
 asking again for the tools of an unchanged catalog costs a dictionary lookup. Each tool's export
 is kept too, with the tool's schema (`ToolExport`): a snapshot one registration apart exports
 only the new tool, and tools with equal parameter schemas convert them once per list. Every
-place where what the provider gets differs from what the tool's schema enforces is a `ToolNote`.
+place where what the provider gets differs from what the tool's schema enforces is a `ToolNote`,
+made only when the notes are asked for (`notes_of`): a tool's export keeps its conversion's
+problems, and most lists are sent without their notes ever being read.
 """
 
 from __future__ import annotations
@@ -19,13 +21,13 @@ from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar, final
 
 from returns.result import Failure
 
-from toolfx.core.json import FrozenJson, is_frozen_json, snapshot_json
+from toolfx.core.json import FrozenDict, FrozenJson, is_frozen_json, snapshot_json
 
 if TYPE_CHECKING:
     from toolfx.core.jsonschema import SchemaProblem
     from toolfx.core.registry import Catalog, ToolSchema
 
-__all__ = ["ToolExport", "ToolNote", "export_each", "memoized"]
+__all__ = ["ToolExport", "ToolNote", "export_each", "memoized", "notes_of"]
 
 _Tool = TypeVar("_Tool")
 _Made = TypeVar("_Made")
@@ -48,25 +50,16 @@ class ToolNote:
 
 @final
 class _Kept(weakref.ref["ToolSchema"], Generic[_Tool]):
-    """A weak reference to a tool's schema carrying its export: gone with the schema."""
+    """A weak reference to a tool's schema carrying its export: gone with the schema (made as
+    a plain weak reference, its three slots set after: no Python-level constructor to run)."""
 
-    __slots__ = ("key", "notes", "tool")
+    __slots__ = ("key", "problems", "tool")
 
-    def __new__(
-        cls, schema: ToolSchema, tool: Any, notes: Any, drop: Callable[[Any], None]
-    ) -> _Kept[_Tool]:
-        return super().__new__(cls, schema, drop)  # `drop` is called once the schema is gone
-
-    def __init__(
-        self,
-        schema: ToolSchema,
-        tool: _Tool,
-        notes: tuple[ToolNote, ...],
-        drop: Callable[[Any], None],
-    ) -> None:
-        self.key = id(schema)
-        self.tool = tool
-        self.notes = notes
+    key: int
+    """The schema's id, for the callback that drops the entry once the schema is gone."""
+    tool: _Tool
+    problems: tuple[SchemaProblem, ...]
+    """Where the conversion differs from the schema (what the tool's notes are made of)."""
 
 
 @final
@@ -94,49 +87,66 @@ class ToolExport(Generic[_Converted, _Tool]):
         self._drop = drop
 
     def kept(self, schema: ToolSchema) -> _Kept[_Tool] | None:
-        """The export kept for this very schema object (`.tool`, `.notes`), if any."""
+        """The export kept for this very schema object (`.tool`, `.problems`), if any."""
         kept = self._kept.get(id(schema))
         return kept if kept is not None and kept() is schema else None
 
-    def keep(self, schema: ToolSchema, tool: _Tool, notes: tuple[ToolNote, ...]) -> None:
-        """Keep the tool `schema` exports to, and its notes, until the schema is gone."""
-        self._kept[id(schema)] = _Kept(schema, tool, notes, self._drop)
+    def keep(
+        self, schema: ToolSchema, tool: _Tool, problems: tuple[SchemaProblem, ...]
+    ) -> _Kept[_Tool]:
+        """Keep the tool `schema` exports to, and its conversion's problems, until the schema
+        is gone."""
+        kept: _Kept[_Tool] = _Kept(schema, self._drop)
+        kept.key = key = id(schema)
+        kept.tool = tool
+        kept.problems = problems
+        self._kept[key] = kept
+        return kept
 
     def __len__(self) -> int:
         return len(self._kept)
 
 
-def export_each(
-    schemas: Sequence[ToolSchema], export: ToolExport[Any, _Tool]
-) -> tuple[list[_Tool], tuple[ToolNote, ...]]:
-    """Every tool's export (kept, or made now and kept) and their notes; a parameter schema
-    object several tools share is converted once (only those are held while the list is made:
-    every object kept past a tool's own export is work for the garbage collector)."""
-    tools: list[_Tool] = []
-    notes: list[ToolNote] = []
+def export_each(schemas: Sequence[ToolSchema], export: ToolExport[Any, _Tool]) -> list[_Tool]:
+    """Every tool's export, kept or made now and kept."""
+    return [kept.tool for kept in _kept_each(schemas, export)]
+
+
+def notes_of(schemas: Sequence[ToolSchema], export: ToolExport[Any, Any]) -> tuple[ToolNote, ...]:
+    """Where the tools' exports differ from their schemas (each exported now if it is not
+    kept)."""
+    return tuple(
+        ToolNote(schema.name, problem.path, problem.reason)
+        for schema, kept in zip(schemas, _kept_each(schemas, export), strict=True)
+        for problem in kept.problems
+    )
+
+
+def _kept_each(schemas: Sequence[ToolSchema], export: ToolExport[Any, _Tool]) -> list[_Kept[_Tool]]:
+    """Every tool's kept export, made now where there is none; a parameter schema object
+    several tools share is converted once (only those are held while the list is made: every
+    object kept past a tool's own export is work for the garbage collector)."""
+    out: list[_Kept[_Tool]] = []
     counted = Counter(map(id, map(_parameters_of, schemas)))
     shared = {key for key, count in counted.items() if count > 1}
     converted: dict[int, tuple[Any, list[SchemaProblem]]] = {}
     for schema in schemas:
         kept = export.kept(schema)
-        if kept is not None:
-            tools.append(kept.tool)
-            notes.extend(kept.notes)
-            continue
-        parameters = _frozen(schema)
-        key = id(parameters)
-        if key not in shared:  # the schemas hold every shared parameter object meanwhile
-            made, problems = export.convert(parameters)
-        elif (found := converted.get(key)) is not None:
-            made, problems = found
-        else:
-            made, problems = converted[key] = export.convert(parameters)
-        tool = export.assemble(schema, made)
-        found_notes = tuple(ToolNote(schema.name, p.path, p.reason) for p in problems)
-        export.keep(schema, tool, found_notes)
-        tools.append(tool)
-        notes.extend(found_notes)
-    return tools, tuple(notes)
+        if kept is None:
+            parameters = schema.parameters
+            if type(parameters) is not FrozenDict:  # a catalog's are: a raw schema's may not be
+                parameters = _frozen(schema)
+            key = id(parameters)
+            if key not in shared:  # the schemas hold every shared parameter object meanwhile
+                made, problems = export.convert(parameters)
+            elif (found := converted.get(key)) is not None:
+                made, problems = found
+            else:
+                made, problems = converted[key] = export.convert(parameters)
+            tool = export.assemble(schema, made)
+            kept = export.keep(schema, tool, tuple(problems) if problems else ())
+        out.append(kept)
+    return out
 
 
 _parameters_of: Final = attrgetter("parameters")

@@ -21,7 +21,7 @@ from toolfx.core.pipeline import ToolCall
 from toolfx.core.providers._calls import tool_calls
 from toolfx.core.providers._reply import Reply
 from toolfx.core.providers._results import paired
-from toolfx.core.providers._tools import ToolExport, export_each, memoized
+from toolfx.core.providers._tools import ToolExport, export_each, memoized, notes_of
 from toolfx.core.tools import (
     ImageBlock,
     ResourceBlobBlock,
@@ -100,6 +100,11 @@ class AnthropicUserMessage(TypedDict):
 @dataclass(frozen=True, slots=True)
 class _Exported:
     tools: tuple[AnthropicTool, ...]
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class _Noted:
     notes: tuple[ToolNote, ...]
 
 
@@ -115,7 +120,7 @@ def tools(catalog: Catalog) -> tuple[AnthropicTool, ...]:
 
 def notes(catalog: Catalog) -> tuple[ToolNote, ...]:
     """Where `tools(catalog)` differs from the tools' schemas (a dropped `$schema`)."""
-    return memoized(catalog, _Exported, _export).notes
+    return memoized(catalog, _Noted, _noted).notes
 
 
 def calls(
@@ -138,8 +143,12 @@ def results(calls: Sequence[ToolCall], results: Results) -> AnthropicUserMessage
 
 
 def _export(catalog: Catalog) -> _Exported:
-    made, found = export_each(catalog.native_schemas(), _EXPORT)
-    return _Exported(tuple(made), found)
+    made = export_each(catalog.native_schemas(), _EXPORT)
+    return _Exported(tuple(made))
+
+
+def _noted(catalog: Catalog) -> _Noted:
+    return _Noted(notes_of(catalog.native_schemas(), _EXPORT))
 
 
 def _input_schema(parameters: FrozenJson) -> tuple[JsonValue, list[SchemaProblem]]:

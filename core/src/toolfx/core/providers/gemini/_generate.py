@@ -28,7 +28,7 @@ from toolfx.core.providers._digest import digest
 from toolfx.core.providers._gemini import gemini_parameters
 from toolfx.core.providers._reply import Reply
 from toolfx.core.providers._results import paired
-from toolfx.core.providers._tools import ToolExport, export_each, memoized
+from toolfx.core.providers._tools import ToolExport, export_each, memoized, notes_of
 from toolfx.core.tools import TextBlock, block_text
 
 if TYPE_CHECKING:
@@ -156,6 +156,11 @@ class GeminiContent(TypedDict, total=False):
 @dataclass(frozen=True, slots=True)
 class _Exported:
     tool: GeminiTool
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class _Noted:
     notes: tuple[ToolNote, ...]
 
 
@@ -171,7 +176,7 @@ def tools(catalog: Catalog) -> GeminiTool:
 
 def notes(catalog: Catalog) -> tuple[ToolNote, ...]:
     """Where `tools(catalog)` differs from the tools' schemas (each keyword dropped, and why)."""
-    return memoized(catalog, _Exported, _export).notes
+    return memoized(catalog, _Noted, _noted).notes
 
 
 def calls(
@@ -209,8 +214,12 @@ def results(calls: Sequence[ToolCall], results: Results) -> GeminiContent:
 
 
 def _export(catalog: Catalog) -> _Exported:
-    made, found = export_each(catalog.native_schemas(), _EXPORT)
-    return _Exported({"function_declarations": made}, found)
+    made = export_each(catalog.native_schemas(), _EXPORT)
+    return _Exported({"function_declarations": made})
+
+
+def _noted(catalog: Catalog) -> _Noted:
+    return _Noted(notes_of(catalog.native_schemas(), _EXPORT))
 
 
 def _declaration(schema: ToolSchema, parameters: dict[str, JsonValue] | None) -> GeminiDeclaration:

@@ -19,7 +19,7 @@ from toolfx.core.providers._content import data_url
 from toolfx.core.providers._openai_tools import openai_function_parameters
 from toolfx.core.providers._reply import Reply
 from toolfx.core.providers._results import paired
-from toolfx.core.providers._tools import ToolExport, export_each, memoized
+from toolfx.core.providers._tools import ToolExport, export_each, memoized, notes_of
 from toolfx.core.tools import ImageBlock, block_text
 
 if TYPE_CHECKING:
@@ -89,6 +89,11 @@ ResponsesInputItem = ResponsesCallOutput | ResponsesMessage
 @dataclass(frozen=True, slots=True)
 class _Exported:
     tools: tuple[ResponsesTool, ...]
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class _Noted:
     notes: tuple[ToolNote, ...]
 
 
@@ -103,7 +108,7 @@ def tools(catalog: Catalog) -> tuple[ResponsesTool, ...]:
 
 def notes(catalog: Catalog) -> tuple[ToolNote, ...]:
     """Where `tools(catalog)` differs from the tools' schemas (each tool not strict, and why)."""
-    return memoized(catalog, _Exported, _export).notes
+    return memoized(catalog, _Noted, _noted).notes
 
 
 def calls(
@@ -132,8 +137,12 @@ def results(calls: Sequence[ToolCall], results: Results) -> list[ResponsesInputI
 
 
 def _export(catalog: Catalog) -> _Exported:
-    made, found = export_each(catalog.native_schemas(), _EXPORT)
-    return _Exported(tuple(made), found)
+    made = export_each(catalog.native_schemas(), _EXPORT)
+    return _Exported(tuple(made))
+
+
+def _noted(catalog: Catalog) -> _Noted:
+    return _Noted(notes_of(catalog.native_schemas(), _EXPORT))
 
 
 def _tool(schema: ToolSchema, parameters: tuple[dict[str, object], bool]) -> ResponsesTool:
