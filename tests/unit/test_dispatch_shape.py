@@ -6,13 +6,12 @@ from typing import TypedDict
 
 import pytest
 
+from toolfx.core.pipeline import ToolCall
 from toolfx.core.pipeline._body import CallState, dispatch
 from toolfx.core.registry import Location
 from toolfx.core.runtime import CancelSignal
 from toolfx.core.tools import (
-    ExecutionToken,
     Output,
-    ToolExecution,
     ToolExecutionSuccess,
     ToolRunContext,
     define_tool,
@@ -44,12 +43,11 @@ def dispatched(body: object) -> object:
     )
     location.register(definition)
     catalog = location.catalog()
-    execution = ToolExecution(
-        "c", "c", "add", {"a": 1, "b": 2}, None, ExecutionToken(), CancelSignal()
-    )
     runtime = SyncRuntime()
-    state = CallState(execution, runtime, None, catalog, None, None)
-    return dispatch(runtime, definition, execution, state)
+    state = CallState(
+        ToolCall("c", "add", {"a": 1, "b": 2}, CancelSignal()), runtime, catalog, None, None
+    )
+    return dispatch(runtime, definition, state)
 
 
 def test_a_plain_body_gives_its_result_with_no_coroutine() -> None:

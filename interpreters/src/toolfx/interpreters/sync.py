@@ -13,6 +13,7 @@ import threading
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from types import CoroutineType
 from typing import TypeVar, final
 
 from toolfx.core.runtime import (
@@ -174,7 +175,16 @@ class SyncRuntime(Runtime):
 
 def run_sync(description: Description[T], runtime: Runtime | None = None) -> T:
     """Run `description` to completion on this thread (a `SyncRuntime` unless one is given)."""
-    coroutine = description.program(SyncRuntime() if runtime is None else runtime)
+    runtime = SyncRuntime() if runtime is None else runtime
+    eager = description.eager
+    if eager is None:
+        coroutine = description.program(runtime)
+    else:  # started at once: a program that never waits gives its value with no coroutine
+        started = eager(runtime)
+        if type(started) is not CoroutineType:
+            value: T = started  # type: ignore[assignment]  # (not a coroutine: the value)
+            return value
+        coroutine = started
     try:
         yielded = coroutine.send(None)
     except StopIteration as stop:

@@ -15,6 +15,8 @@ from toolfx.core.runtime import Cancelled
 from toolfx.core.tools import (
     ContentBlock,
     ErrorCode,
+    ExecutionToken,
+    ToolExecution,
     ToolExecutionFailure,
     ToolExecutionSuccess,
     ToolFailure,
@@ -31,13 +33,13 @@ from toolfx.core.tools import (
 if TYPE_CHECKING:
     from toolfx.core.codemode import SubCall
     from toolfx.core.json import FrozenJson
+    from toolfx.core.pipeline._call import ToolCall
     from toolfx.core.pipeline._schedule import Decoding
     from toolfx.core.registry import Catalog
     from toolfx.core.runtime import CancelSignal, Runtime
     from toolfx.core.tools import (
         ContextMessage,
         ToolDefinition,
-        ToolExecution,
         ToolExecutionResult,
     )
 
@@ -55,19 +57,21 @@ class CallState:
     """One call's run: what the pipeline learns while it runs (whether the body started, its
     extras) and the `ToolRunContext` its body receives, one object for both.
 
+    Its `ToolExecution` is built when first asked for (by a hook, a sink, an observer, the body
+    or a failure that needs it), not before: a call with none of these builds none.
     A body watching another signal than the call's (an execute wrapper's, or the timeout's)
     gets a context of its own (`watching`) that shares this state.
     """
 
     __slots__ = (
         "_catalog",
-        "_deps",
         "_execution",
         "_runtime",
         "_shared",
         "args",
         "body_started",
         "bridge",
+        "call",
         "concludes_turn",
         "decoded",
         "deferred",
@@ -77,18 +81,18 @@ class CallState:
 
     def __init__(  # noqa: PLR0917 (positional: one is built per call)
         self,
-        execution: ToolExecution,
+        call: ToolCall,
         runtime: Runtime,
-        deps: object,
         catalog: Catalog,
         decoded: Decoding | None,
         bridge: CodeBridge | None,
+        execution: ToolExecution | None = None,
     ) -> None:  # slots: not an object and its dict
-        self._execution = execution
+        self.call = call  # what the execution is made of; its own dependencies (None: Location's)
+        self._execution = execution  # built when first asked for (`execution`) unless given
         self._runtime = runtime
         self._shared: CallState | None = None  # a context watching another signal: its call's
-        self._deps = deps  # the call's own dependencies (None: its Location's, read when asked)
-        self._catalog = catalog  # where the Location's dependencies are, if asked for
+        self._catalog = catalog  # the call's agent; where the Location's dependencies are
         self.decoded = decoded  # the arguments as a batch's scheduling decoded them, if it did
         self.body_started: bool = False
         self.bridge = bridge  # `run_code` only: how its program's calls run
@@ -103,6 +107,7 @@ class CallState:
         if execution is self._execution:
             return self
         context = CallState.__new__(CallState)  # only its view slots: the state is this one's
+        context.call = self.call
         context._execution = execution
         context._runtime = self._runtime
         context._shared = self
@@ -112,17 +117,31 @@ class CallState:
         return self if self._shared is None else self._shared
 
     def __repr__(self) -> str:
-        return f"RunContext({self._execution.name!r}, call_id={self._execution.call_id!r})"
+        return f"RunContext({self.call.name!r}, call_id={self.call.call_id!r})"
 
     @property
     def execution(self) -> ToolExecution:
-        """The pipeline's execution of this call."""
-        return self._execution
+        """The pipeline's execution of this call (built the first time it is asked for)."""
+        execution = self._execution
+        if execution is None:
+            call = self.call
+            execution = self._execution = ToolExecution(  # positional: the fastest way
+                call.call_id,
+                call.root_call_id or call.call_id,
+                call.name,
+                None if call.arguments_error is not None else call.arguments,  # type: ignore[arg-type]
+                self._catalog.scope,
+                ExecutionToken(),
+                call.signal,
+                call.parent,
+            )
+        return execution
 
     @property
     def signal(self) -> CancelSignal:
         """Set when the caller cancels or the tool's timeout runs out: stop cooperatively."""
-        return self._execution.signal
+        execution = self._execution
+        return self.call.signal if execution is None else execution.signal
 
     @property
     def runtime(self) -> Runtime:
@@ -133,33 +152,33 @@ class CallState:
     def deps(self) -> object:
         """The dependencies provided for this call (its own, else its Location's; None if none)."""
         state = self._state()
-        own = state._deps
+        own = state.call.deps
         return own if own is not None else state._catalog.deps
 
     @property
     def call_id(self) -> str:
         """The model's id for this call."""
-        return self._execution.call_id
+        return self.call.call_id
 
     @property
     def root_call_id(self) -> str:
         """The model-requested call at the root of this execution tree."""
-        return self._execution.root_call_id
+        return self.execution.root_call_id
 
     @property
     def name(self) -> str:
         """The tool name the call asked for."""
-        return self._execution.name
+        return self.call.name
 
     @property
     def arguments(self) -> FrozenJson:
         """The frozen arguments."""
-        return self._execution.arguments
+        return self.execution.arguments
 
     @property
     def agent(self) -> str | None:
         """The agent on whose behalf the call runs."""
-        return self._execution.agent
+        return self.execution.agent
 
     def dispatch_code(
         self, calls: Sequence[SubCall], limit: int
@@ -167,8 +186,8 @@ class CallState:
         """Run a program's calls as sub-dispatches of this call (the `run_code` body only)."""
         bridge = self._state().bridge
         if bridge is None:
-            raise RuntimeError(f"`{self._execution.name}` is not the Code Mode transport")
-        execution = self._execution
+            raise RuntimeError(f"`{self.call.name}` is not the Code Mode transport")
+        execution = self.execution
         return bridge(execution, execution.signal, calls, limit)  # no frame of its own
 
     def attach_meta(self, meta: FrozenJson) -> None:
@@ -187,11 +206,11 @@ class CallState:
         self, progress: float, total: float | None = None, message: str | None = None
     ) -> None:
         """Hand this call's progress to the runtime (a raising reporter is a contained defect)."""
-        event = progress_event(self._execution, progress, total, message)
+        event = progress_event(self.execution, progress, total, message)
         try:
             self._runtime.progress(event)
         except Exception as error:
-            self._runtime.report(error, f"reporting the progress of `{self._execution.name}`")
+            self._runtime.report(error, f"reporting the progress of `{self.call.name}`")
 
 
 _PLAIN_VALUES: Final = frozenset({str, int, float, bool, type(None), dict, list, tuple})
@@ -204,46 +223,47 @@ BLOCK_TYPES: Final = frozenset(get_args(ContentBlock))
 def dispatch(
     runtime: Runtime,
     definition: ToolDefinition[Any, Any],
-    execution: ToolExecution,
     state: CallState,
+    watched: ToolExecution | None = None,
 ) -> ToolExecutionResult | Coroutine[Any, Any, ToolExecutionResult]:
     """Run the body once for an allowed call and turn what it did into a result: the result
     itself when the body gave its value at once (no coroutine for it), else the coroutine that
-    awaits the body's value and gives its result.
+    awaits the body's value and gives its result. The body watches the signal of `watched` (an
+    execute wrapper's), or the call's own when None.
 
     The caller has checked the signal: nothing may run between that check and this call.
     """
+    call = state.call
     decoded = state.decoded  # a batch's scheduling decoded them: not validated again
     if decoded is None:
-        decoded = definition.parameters.decode_or_failure(execution.arguments)
+        decoded = definition.parameters.decode_or_failure(call.arguments)
     if isinstance(decoded, ValidationFailure):
         return failed(
             ErrorCode.INVALID_ARGS,
-            decoded.message(f"Invalid arguments for tool `{execution.name}`"),
+            decoded.message(f"Invalid arguments for tool `{call.name}`"),
             _issue_details(decoded.issues),
         )
     args = state.args = decoded[1]
     state.body_started = True
-    context = state.watching(execution)
+    context = state if watched is None else state.watching(watched)
     outer_stage, state.stage = state.stage, "the body"
     body = definition.execute
     try:
         if definition.blocking and not inspect.iscoroutinefunction(body):
             pending = runtime.run_blocking(functools.partial(body, args, context))
-            return _awaited(pending, definition, execution, args, state, outer_stage)
+            return _awaited(pending, definition, args, state, outer_stage)
         returned = body(args, context)
     except BaseException as error:  # the wrappers and post-execute see a result, not a raise
-        return _body_failure(error, execution, state)
+        return _body_failure(error, state)
     if type(returned) not in _PLAIN_VALUES and inspect.isawaitable(returned):
-        return _awaited(returned, definition, execution, args, state, outer_stage)
+        return _awaited(returned, definition, args, state, outer_stage)
     state.stage = outer_stage
-    return _outcome(definition, execution, args, returned, state)
+    return _outcome(definition, args, returned, state)
 
 
-async def _awaited(  # noqa: PLR0917 (dispatch's state, passed on as it has it)
+async def _awaited(
     pending: Awaitable[object],
     definition: ToolDefinition[Any, Any],
-    execution: ToolExecution,
     args: object,
     state: CallState,
     outer_stage: str,
@@ -253,19 +273,17 @@ async def _awaited(  # noqa: PLR0917 (dispatch's state, passed on as it has it)
     try:
         returned = await pending
     except BaseException as error:
-        return _body_failure(error, execution, state)
+        return _body_failure(error, state)
     state.stage = outer_stage
-    return _outcome(definition, execution, args, returned, state)
+    return _outcome(definition, args, returned, state)
 
 
-def _body_failure(
-    error: BaseException, execution: ToolExecution, state: CallState
-) -> ToolExecutionFailure:
+def _body_failure(error: BaseException, state: CallState) -> ToolExecutionFailure:
     """What a body's raise makes: ABORTED for `Cancelled`, else a defect (an interrupt is
     raised on)."""
     if isinstance(error, Cancelled):
-        return _deferred(aborted(execution.name, error.reason, body_started=True), state)
-    failure = raised(error, f"the body of `{execution.name}`")
+        return _deferred(aborted(state.call.name, error.reason, body_started=True), state)
+    failure = raised(error, f"the body of `{state.call.name}`")
     if failure is None:  # an interrupt: never caught
         raise error
     return _deferred(failure, state)
@@ -273,7 +291,6 @@ def _body_failure(
 
 def _outcome(
     definition: ToolDefinition[Any, Any],
-    execution: ToolExecution,
     args: object,
     returned: object,
     state: CallState,
@@ -281,7 +298,7 @@ def _outcome(
     """The result of what the body gave: its value checked and rendered, or its failure."""
     if type(returned) in _PLAIN_VALUES:  # neither awaitable nor a Result: the value itself
         checked = definition.output.schema.round_trip_or_failure(returned)
-        return success_of(definition, execution, args, checked, state)
+        return success_of(definition, args, checked, state)
     if isinstance(returned, Failure):
         failure = returned.failure()
         if isinstance(failure, ToolFailure):
@@ -290,21 +307,20 @@ def _outcome(
             failed(
                 ErrorCode.UNEXPECTED_ERROR,
                 printable(
-                    f"`{execution.name}` returned a failure that is not a ToolFailure: {failure!r}"
+                    f"`{state.call.name}` returned a failure that is not a ToolFailure: {failure!r}"
                 ),
             ),
             state,
         )
     value = returned.unwrap() if isinstance(returned, Success) else returned
     if type(value) is WithContent:
-        return _with_content(definition, execution, args, value, state)
+        return _with_content(definition, args, value, state)
     checked = definition.output.schema.round_trip_or_failure(value)
-    return success_of(definition, execution, args, checked, state)
+    return success_of(definition, args, checked, state)
 
 
 def _with_content(
     definition: ToolDefinition[Any, Any],
-    execution: ToolExecution,
     args: object,
     returned: WithContent[Any],
     state: CallState,
@@ -315,13 +331,13 @@ def _with_content(
             return _deferred(
                 failed(
                     ErrorCode.INVALID_TOOL_OUTPUT,
-                    f"Tool `{execution.name}` returned content whose block {index} is "
+                    f"Tool `{state.call.name}` returned content whose block {index} is "
                     f"{type(block).__name__}, not a content block",
                 ),
                 state,
             )
     checked = definition.output.schema.round_trip_or_failure(returned.value)
-    return success_of(definition, execution, args, checked, state, given=returned.content)
+    return success_of(definition, args, checked, state, given=returned.content)
 
 
 def _deferred(failure: ToolExecutionFailure, state: CallState) -> ToolExecutionFailure:
@@ -337,7 +353,6 @@ def _deferred(failure: ToolExecutionFailure, state: CallState) -> ToolExecutionF
 
 def success_of(
     definition: ToolDefinition[Any, Any],
-    execution: ToolExecution,
     args: object,
     checked: tuple[FrozenJson, Any] | ValidationFailure,
     state: CallState,
@@ -350,7 +365,7 @@ def success_of(
         return _deferred(
             failed(
                 ErrorCode.INVALID_TOOL_OUTPUT,
-                printable(checked.message(f"Tool `{execution.name}` returned an invalid value")),
+                printable(checked.message(f"Tool `{state.call.name}` returned an invalid value")),
                 _issue_details(checked.issues),
             ),
             state,
@@ -367,10 +382,10 @@ def success_of(
         meta = (
             None
             if output.presentation_meta is None
-            else _presentation_meta(definition, execution, args, typed)
+            else _presentation_meta(definition, state, args, typed)
         )
     except BaseException as error:  # a renderer is pure and total by contract: a defect otherwise
-        failure = raised(error, f"rendering the result of `{execution.name}`")
+        failure = raised(error, f"rendering the result of `{state.call.name}`")
         if failure is None:  # an interrupt: never caught
             raise
         return _deferred(failure, state)
@@ -382,10 +397,10 @@ def success_of(
 
 
 def _presentation_meta(
-    definition: ToolDefinition[Any, Any], execution: ToolExecution, args: object, typed: object
+    definition: ToolDefinition[Any, Any], state: CallState, args: object, typed: object
 ) -> FrozenJson | ToolExecutionFailure:
     project = definition.output.presentation_meta
-    if project is None or execution.parent is not None:  # top-level calls only
+    if project is None or state.call.parent is not None:  # top-level calls only
         return None
     snapshot = snapshot_json(project(args, typed))
     if isinstance(snapshot, Success):
@@ -393,7 +408,7 @@ def _presentation_meta(
         return meta
     return failed(
         ErrorCode.INVALID_TOOL_OUTPUT,
-        f"Presentation meta of `{execution.name}` is not JSON: {snapshot.failure()}",
+        f"Presentation meta of `{state.call.name}` is not JSON: {snapshot.failure()}",
     )
 
 

@@ -11,6 +11,14 @@ listener, guard or renderer that raises is a defect: the call fails with UNEXPEC
 turn goes on (a body's or a wrapper's as a result the outer wrappers and the post-execute waterfall
 see). A `PermissionDeclined` is DENIED, an `ApprovalDeferred` APPROVAL_PENDING (as is an ask
 answered "deferred"). Interrupts are never caught.
+
+One pipeline, two routes into it, chosen per call by the scope's hook plan and the tool's
+timeout (`started_call`): with no pre-execute listener, guard, execute wrapper, post-execute
+listener or timeout, the body is dispatched at once and a call that never waits gives its
+result with no coroutine (the sync interpreter starts it through `Description.eager`);
+otherwise the policy runs in a coroutine. Both end the same way (`_ended`), and the call's
+`ToolExecution` is built only when something asks for it (a hook, a sink, an observer, the
+body). tests/properties/test_call_routes_properties.py checks the routes agree.
 """
 
 from __future__ import annotations
@@ -18,7 +26,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final, final
+from typing import TYPE_CHECKING, Any, Final, NamedTuple, final
 
 from toolfx.core.json import JsonError, parse_or_error, snapshot_or_error
 from toolfx.core.pipeline._body import CallState, dispatch, success_of
@@ -68,6 +76,7 @@ if TYPE_CHECKING:
         ContentBlock,
         ContextMessage,
         ExecuteWrapper,
+        OutputLimits,
         PostExecuteListener,
         PostToolDecision,
         PreExecuteListener,
@@ -272,7 +281,10 @@ def execute(
     def program(runtime: Runtime) -> Coroutine[Any, Any, ToolExecutionResult]:
         return run_call(runtime, catalog, call, sink)
 
-    return Description(program)
+    def eager(runtime: Runtime) -> ToolExecutionResult | Coroutine[Any, Any, ToolExecutionResult]:
+        return started_call(runtime, catalog, call, sink)
+
+    return Description(program, eager)
 
 
 async def run_call(  # noqa: PLR0917 (positional: partials bind them on the hot path)
@@ -291,22 +303,29 @@ async def run_call(  # noqa: PLR0917 (positional: partials bind them on the hot 
     `decoded` is the call's arguments as its tool's parameters decoded them already (a batch's
     scheduling did): the body gets them without a second validation.
     """
+    started = started_call(runtime, catalog, call, sink, keep, resumption, decoded)
+    return started if isinstance(started, _RESULTS) else await started
+
+
+def started_call(  # noqa: PLR0917 (run_call's parameters, as it passes them)
+    runtime: Runtime,
+    catalog: Catalog,
+    call: ToolCall,
+    sink: RecordSink | None = None,
+    keep: Callable[[ToolExecutionResult], object] | None = None,
+    resumption: Resumption | None = None,
+    decoded: Decoding | None = None,
+) -> ToolExecutionResult | Coroutine[Any, Any, ToolExecutionResult]:
+    """`run_call` started at once: the result when nothing on the way waits (no hook before or
+    around the body, a body giving its value at once, text within the limits), else the
+    coroutine that finishes the call from where it had to wait.
+
+    The route is chosen by the scope's hook plan and the tool's timeout: with neither a
+    pre-execute listener, a guard, an execute wrapper, a post-execute listener nor a timeout,
+    the body is dispatched here; otherwise the whole policy runs in `_policed`. Both go on to
+    the same ending (`_ended`).
+    """
     problem = call.arguments_error
-    execution = ToolExecution(  # positional: the fastest way to build it
-        call.call_id,
-        call.root_call_id or call.call_id,
-        call.name,
-        None if problem is not None else call.arguments,  # type: ignore[arg-type]
-        catalog.scope,
-        ExecutionToken(),
-        call.signal,
-        call.parent,
-    )
-    unrecorded = (  # a call whose `tool/call` the sink refused is not run
-        None
-        if sink is None
-        else write_record(runtime, sink, ToolCallRecord.of(execution, call.parent_call_id))
-    )
     view = catalog.view  # Code Mode: a model-direct call (no parent) reaches only native tools
     registration = (view.direct if call.parent is None else view.code).get(call.name)
     plan = view.plan
@@ -315,7 +334,12 @@ async def run_call(  # noqa: PLR0917 (positional: partials bind them on the hot 
         if registration is not None and registration.handle == TRANSPORT_HANDLE
         else None
     )
-    state = CallState(execution, runtime, call.deps, catalog, decoded, bridge)
+    state = CallState(call, runtime, catalog, decoded, bridge)  # its execution: built if asked
+    unrecorded = (  # a call whose `tool/call` the sink refused is not run
+        None
+        if sink is None
+        else write_record(runtime, sink, ToolCallRecord.of(state.execution, call.parent_call_id))
+    )
     if unrecorded is not None:
         result: ToolExecutionResult = defect(
             unrecorded, f"writing the `tool/call` record of `{call.name}` (the call was not run)"
@@ -327,44 +351,191 @@ async def run_call(  # noqa: PLR0917 (positional: partials bind them on the hot 
     elif registration is None:
         result = _unknown_tool(catalog, call.name, direct=call.parent is None)
     elif call.signal.is_cancelled():
-        result = aborted_execution(execution, state)
-    else:  # inline, not a coroutine of its own: one frame less on every call and every wake-up
-        try:  # each stage with no hooks is skipped: no coroutine, no closure for it
-            refusal = (
-                await _policy(runtime, plan, registration, execution, state)
-                if plan.pre_execute or plan.guards
-                else None
-            )
-            if refusal is None:
-                definition = registration.definition
-                state.stage = "an execute wrapper"
-                if plan.execute or definition.timeout is not None:
-                    result = await execute_wrapped(runtime, plan, definition, execution, state)
-                else:  # a body giving its value at once is no coroutine: nothing to await
-                    dispatched = dispatch(runtime, definition, execution, state)
-                    result = dispatched if isinstance(dispatched, _RESULTS) else await dispatched
-                if plan.post_execute:
-                    state.stage = "the post-execute policy"
-                    result = await post_execute(plan, registration, execution, result, state)
-                if isinstance(result, ToolExecutionSuccess) and call.signal.is_cancelled():
-                    result = aborted_execution(execution, state)
-            else:
-                result = refusal
+        result = aborted_execution(state.execution, state)
+    elif (
+        plan.pre_execute
+        or plan.guards
+        or plan.execute
+        or plan.post_execute
+        or registration.definition.timeout is not None
+    ):
+        ending = _Ending(  # what the coroutine ends the call with, once it has a result
+            runtime,
+            registration,
+            state,
+            view.output_limits,
+            plan.result,
+            sink,
+            unrecorded,
+            keep,
+        )
+        return _policed(plan, registration, state, ending)
+    else:  # nothing before or around the body: it is dispatched here, no coroutine unless it waits
+        state.stage = "an execute wrapper"
+        try:
+            dispatched = dispatch(runtime, registration.definition, state)
         except BaseException as error:  # the one boundary for defects: the turn goes on
-            failure = raised(error, f"{state.stage} of `{execution.name}`")
-            if failure is None:  # an interrupt: never caught
-                raise
-            result = failure
-        if state.deferred:  # deferred contexts ride every outcome, not only a success
-            result = with_contexts(result, state.deferred)
-    result = _settled(runtime, registration, execution, result)
-    if (over := over_limits(result.content, registration, view.output_limits)) is not None:
-        result = await bound_result(runtime, over, execution, result)  # cut; the whole spilled
-    if plan.result:
-        observe(runtime, plan.result, execution, result)
+            dispatched = _defect_of(error, state)
+        if not isinstance(dispatched, _RESULTS):
+            ending = _Ending(
+                runtime,
+                registration,
+                state,
+                view.output_limits,
+                plan.result,
+                sink,
+                unrecorded,
+                keep,
+            )
+            return _dispatched_later(dispatched, state, ending)
+        result = _after_body(dispatched, state)
+    return _ended(
+        result,
+        runtime,
+        registration,
+        state,
+        view.output_limits,
+        plan.result,
+        sink,
+        unrecorded,
+        keep,
+    )
+
+
+class _Ending(NamedTuple):
+    """What ends a call once it has its result (`_ended`'s parameters), kept by a coroutine."""
+
+    runtime: Runtime
+    registration: Registration | None
+    state: CallState
+    limits: OutputLimits
+    """The output limits of a tool that declares none (its Location's)."""
+    observers: tuple[ResultObserver, ...]
+    sink: RecordSink | None
+    unrecorded: Exception | None
+    keep: Callable[[ToolExecutionResult], object] | None
+
+
+async def _policed(
+    plan: HookPlan, registration: Registration, state: CallState, ending: _Ending
+) -> ToolExecutionResult:
+    """The call through its hooks: pre-execute, guards, wrappers (and timeout), post-execute."""
+    runtime, execution = ending.runtime, state.execution  # the hooks see it: built now
+    try:
+        refusal = (
+            await _policy(runtime, plan, registration, execution, state)
+            if plan.pre_execute or plan.guards
+            else None
+        )
+        if refusal is None:
+            definition = registration.definition
+            state.stage = "an execute wrapper"
+            if plan.execute or definition.timeout is not None:
+                result = await execute_wrapped(runtime, plan, definition, execution, state)
+            else:  # a body giving its value at once is no coroutine: nothing to await
+                dispatched = dispatch(runtime, definition, state)
+                result = dispatched if isinstance(dispatched, _RESULTS) else await dispatched
+            if plan.post_execute:
+                state.stage = "the post-execute policy"
+                result = await post_execute(plan, registration, execution, result, state)
+            result = _after_body(result, state)
+        else:
+            result = _with_deferred(refusal, state)
+    except BaseException as error:  # the one boundary for defects: the turn goes on
+        result = _with_deferred(_defect_of(error, state), state)
+    ended = _ended(result, *ending)
+    return ended if isinstance(ended, _RESULTS) else await ended
+
+
+async def _dispatched_later(
+    dispatched: Coroutine[Any, Any, ToolExecutionResult], state: CallState, ending: _Ending
+) -> ToolExecutionResult:
+    """The call of a body whose value comes later: awaited, then ended as `started_call` does."""
+    try:
+        result = _after_body(await dispatched, state)
+    except BaseException as error:  # the one boundary for defects: the turn goes on
+        result = _with_deferred(_defect_of(error, state), state)
+    ended = _ended(result, *ending)
+    return ended if isinstance(ended, _RESULTS) else await ended
+
+
+def _defect_of(error: BaseException, state: CallState) -> ToolExecutionFailure:
+    """The failure of a hook, wrapper or body that raised at the call's stage (an interrupt is
+    raised on)."""
+    failure = raised(error, f"{state.stage} of `{state.call.name}`")
+    if failure is None:  # an interrupt: never caught
+        raise error
+    return failure
+
+
+def _after_body(result: ToolExecutionResult, state: CallState) -> ToolExecutionResult:
+    """The result once the body and the hooks around it are done: ABORTED if the caller
+    cancelled meanwhile, with the context messages deferred on the way."""
+    if type(result) is ToolExecutionSuccess and state.call.signal.is_cancelled():
+        result = aborted_execution(state.execution, state)
+    return with_contexts(result, state.deferred) if state.deferred else result
+
+
+def _with_deferred(result: ToolExecutionResult, state: CallState) -> ToolExecutionResult:
+    """Deferred contexts ride every outcome, not only a success."""
+    return with_contexts(result, state.deferred) if state.deferred else result
+
+
+def _ended(  # noqa: PLR0917 (positional: `_Ending`'s fields, in its order)
+    result: ToolExecutionResult,
+    runtime: Runtime,
+    registration: Registration | None,
+    state: CallState,
+    limits: OutputLimits,
+    observers: tuple[ResultObserver, ...],
+    sink: RecordSink | None,
+    unrecorded: Exception | None,
+    keep: Callable[[ToolExecutionResult], object] | None,
+) -> ToolExecutionResult | Coroutine[Any, Any, ToolExecutionResult]:
+    """The result settled (`finalize_content` once on the materialized candidate, then
+    materialized), bounded, observed, recorded and kept: at once, or the coroutine that first
+    cuts text over the limits (`limits` unless the tool declares its own)."""
+    if registration is not None and registration.definition.finalize_content is not None:
+        candidate = materialized(result, state.call.name)
+        result = finalized(runtime, registration, state.execution, candidate)
+    result = materialized(result, state.call.name)
+    if (over := over_limits(result.content, registration, limits)) is not None:
+        ending = _Ending(runtime, registration, state, limits, observers, sink, unrecorded, keep)
+        return _bounded(over, result, ending)
+    if not observers and sink is None and keep is None:  # no one to deliver it to
+        return result
+    return _delivered(result, runtime, state, observers, sink, unrecorded, keep)
+
+
+async def _bounded(
+    over: OutputLimits, result: ToolExecutionResult, ending: _Ending
+) -> ToolExecutionResult:
+    """The result with its text cut to `over` (the whole spilled), then delivered."""
+    runtime, state = ending.runtime, ending.state
+    bounded = await bound_result(runtime, over, state.execution, result)
+    return _delivered(
+        bounded, runtime, state, ending.observers, ending.sink, ending.unrecorded, ending.keep
+    )
+
+
+def _delivered(  # noqa: PLR0917 (positional: the hot path of every call)
+    result: ToolExecutionResult,
+    runtime: Runtime,
+    state: CallState,
+    observers: tuple[ResultObserver, ...],
+    sink: RecordSink | None,
+    unrecorded: Exception | None,
+    keep: Callable[[ToolExecutionResult], object] | None,
+) -> ToolExecutionResult:
+    """The final result shown to the observers, recorded (unless its `tool/call` was not) and
+    kept."""
+    if observers:
+        observe(runtime, observers, state.execution, result)
     if sink is not None and unrecorded is None:
-        write_record(runtime, sink, ToolResultRecord.of(execution.call_id, result))
-    return result if keep is None else _kept(keep, result)
+        write_record(runtime, sink, ToolResultRecord.of(state.call.call_id, result))
+    if keep is not None:
+        keep(result)
+    return result
 
 
 def _sub_dispatch(  # noqa: PLR0917 (a partial's bound state, then the bridge's)
@@ -395,19 +566,6 @@ def _sub_dispatch(  # noqa: PLR0917 (a partial's bound state, then the bridge's)
     return dispatch_sub_calls(runtime, catalog, sink, outer, sub_calls, limit, run_call, resumption)
 
 
-def _settled(
-    runtime: Runtime,
-    registration: Registration | None,
-    execution: ToolExecution,
-    result: ToolExecutionResult,
-) -> ToolExecutionResult:
-    """`finalize_content` once on the materialized candidate, then the result materialized."""
-    if registration is not None and registration.definition.finalize_content is not None:
-        candidate = materialized(result, execution.name)
-        result = finalized(runtime, registration, execution, candidate)
-    return materialized(result, execution.name)
-
-
 async def _policy(
     runtime: Runtime,
     plan: HookPlan,
@@ -429,13 +587,6 @@ async def _policy(
         if execution.signal.is_cancelled():
             return aborted_execution(execution, state)
     return None
-
-
-def _kept(
-    keep: Callable[[ToolExecutionResult], object], result: ToolExecutionResult
-) -> ToolExecutionResult:
-    keep(result)
-    return result
 
 
 def _unknown_tool(catalog: Catalog, name: str, *, direct: bool) -> ToolExecutionFailure:
@@ -549,7 +700,7 @@ async def _dispatch_unless_cancelled(
 ) -> ToolExecutionResult:
     if execution.signal.is_cancelled():  # a wrapper (or its timeout) may have waited
         return aborted_execution(execution, state)
-    dispatched = dispatch(runtime, definition, execution, state)
+    dispatched = dispatch(runtime, definition, state, execution)
     return dispatched if isinstance(dispatched, _RESULTS) else await dispatched
 
 
@@ -615,7 +766,7 @@ async def post_execute(
         case ReplaceValue(value=value):
             definition = registration.definition
             checked = definition.output.schema.decode_or_failure(value)
-            replaced = success_of(definition, execution, state.args, checked, state)
+            replaced = success_of(definition, state.args, checked, state)
             return _replaced(replaced, replaced.content, contexts)
         case Block(feedback=feedback):
             failure = ToolFailure(_text_of(feedback), ToolErrorInfo(ErrorCode.BLOCKED))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, final
 
 if TYPE_CHECKING:
@@ -21,12 +21,23 @@ class Description(Generic[T_co]):
     """A program that needs a Runtime; building or composing one performs nothing."""
 
     program: Callable[[Runtime], Coroutine[Any, Any, T_co]]
+    eager: Callable[[Runtime], T_co | Coroutine[Any, Any, T_co]] | None = field(
+        default=None, compare=False
+    )
+    """The same program, started at once: its value when it has it without waiting, else the
+    coroutine that finishes it (an interpreter may use it in place of `program`, sparing a
+    coroutine for what never waits). Only for programs whose value is never a coroutine."""
 
-    # Stores through the slot descriptor: one is built per call, and the generated frozen
+    # Stores through the slot descriptors: one is built per call, and the generated frozen
     # __init__ (object.__setattr__) costs twice as much. tests/unit/test_slot_stores.py checks
     # the parameters match the fields.
-    def __init__(self, program: Callable[[Runtime], Coroutine[Any, Any, T_co]]) -> None:
+    def __init__(
+        self,
+        program: Callable[[Runtime], Coroutine[Any, Any, T_co]],
+        eager: Callable[[Runtime], T_co | Coroutine[Any, Any, T_co]] | None = None,
+    ) -> None:
         _set_program(self, program)
+        _set_eager(self, eager)
 
     @staticmethod
     def of(value: U) -> Description[U]:
@@ -57,3 +68,4 @@ class Description(Generic[T_co]):
 
 
 _set_program = Description.__dict__["program"].__set__
+_set_eager = Description.__dict__["eager"].__set__

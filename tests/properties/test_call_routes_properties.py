@@ -1,0 +1,178 @@
+"""The two routes of one call give the same result: a call with no hook before or around its
+body is dispatched at once (`started_call`, no coroutine when nothing waits), a call with hooks
+runs the whole policy in a coroutine. Here a pass-through guard or pre-execute listener sends
+the same call down the hooked route, over varied tools, arguments, outputs and signals; and the
+sync interpreter (which starts calls eagerly) agrees with the deterministic one (which runs the
+program's coroutine)."""
+
+from __future__ import annotations
+
+from typing import Any, TypedDict
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from returns.result import Failure, Success
+
+from toolfx.core.pipeline import ToolCall, execute
+from toolfx.core.registry import Location
+from toolfx.core.runtime import CancelSignal
+from toolfx.core.tools import (
+    Allow,
+    ContextMessage,
+    ErrorCode,
+    Output,
+    OutputLimits,
+    PreToolDecision,
+    TextBlock,
+    ToolExecution,
+    ToolExecutionResult,
+    ToolFailure,
+    ToolRunContext,
+    WithContent,
+    define_tool,
+)
+from toolfx.interpreters.sync import SyncRuntime, run_sync
+from toolfx.interpreters.testing import DeterministicInterpreter, MemorySpills
+
+
+class Pair(TypedDict):
+    a: int
+    b: int
+
+
+OUTCOMES = (
+    "sum",
+    "text",  # a str where the output type is int: INVALID_TOOL_OUTPUT
+    "long",  # a long str (output type str): over the tool's small limits, cut and spilled
+    "raise",
+    "failure",
+    "not a tool failure",
+    "with content",
+    "bad block",
+    "deferred",
+    "concludes",
+    "async",
+    "reads the execution",
+    "cancels",  # the caller's signal set while the body runs: ABORTED
+)
+
+
+def body_of(outcome: str) -> Any:
+    """A body giving `outcome` for its arguments."""
+
+    def body(args: Pair, ctx: ToolRunContext) -> object:
+        total = args["a"] + args["b"]
+        if outcome == "sum":
+            return total
+        if outcome == "text":
+            return str(total)
+        if outcome == "long":
+            return "\n".join(str(n) for n in range(total % 50 + 10))
+        if outcome == "raise":
+            raise ValueError(f"no sum for {total}")
+        if outcome == "failure":
+            return Failure(ToolFailure(f"refused {total}"))
+        if outcome == "not a tool failure":
+            return Failure(total)
+        if outcome == "with content":
+            return WithContent(total, (TextBlock(f"the sum is {total}"),))
+        if outcome == "bad block":
+            return WithContent(total, ("not a block",))  # type: ignore[arg-type]
+        if outcome == "deferred":
+            ctx.defer_context(ContextMessage((TextBlock("noted"),), "test"))
+            return Success(total)
+        if outcome == "concludes":
+            ctx.conclude_turn()
+            return total
+        if outcome == "cancels":
+            ctx.signal.cancel("stopped meanwhile")
+            return total
+        if outcome == "reads the execution":
+            return total if (ctx.root_call_id, ctx.agent) == (ctx.call_id, None) else -1
+        raise AssertionError(outcome)
+
+    async def later(args: Pair, ctx: ToolRunContext) -> int:
+        return args["a"] + args["b"]
+
+    return later if outcome == "async" else body
+
+
+def location(outcome: str, hook: str) -> Location:
+    """One tool `t` with the given outcome, under no hook or a pass-through one."""
+    place = Location()
+    output: Any = Output(str) if outcome == "long" else Output(int)
+    place.register(
+        define_tool(
+            name="t",
+            description="t",
+            parameters=Pair,
+            output=output,
+            execute=body_of(outcome),
+            output_limits=OutputLimits(lines=5, bytes=4096),
+        )
+    )
+    if hook == "guard":
+        place.guard(lambda execution: None)
+    elif hook == "pre-execute":
+
+        async def allow(execution: ToolExecution, next_: Any) -> PreToolDecision:
+            return Allow()
+
+        place.on_pre_execute(allow)
+    return place
+
+
+def run(outcome: str, hook: str, arguments: object, cancelled: bool, *, eager: bool) -> object:
+    signal = CancelSignal()
+    if cancelled:
+        signal.cancel("stop")
+    catalog = location(outcome, hook).catalog()
+    description = execute(catalog, ToolCall("c", "t", arguments, signal))
+    result: ToolExecutionResult
+    if eager:
+        result = run_sync(description, SyncRuntime(spills=MemorySpills()))
+    else:
+        result = DeterministicInterpreter(seed=0, spills=MemorySpills()).run(description)
+    return result
+
+
+ARGUMENTS = st.one_of(
+    st.fixed_dictionaries({"a": st.integers(-1000, 1000), "b": st.integers(-1000, 1000)}),
+    st.fixed_dictionaries({"a": st.text(max_size=3), "b": st.integers()}),  # invalid
+    st.just({"a": 1}),  # missing b
+    st.just([1, 2]),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    outcome=st.sampled_from(OUTCOMES),
+    arguments=ARGUMENTS,
+    cancelled=st.booleans(),
+    hook=st.sampled_from(("guard", "pre-execute")),
+)
+def test_the_hooked_route_gives_what_the_plain_route_gives(
+    outcome: str, arguments: object, cancelled: bool, hook: str
+) -> None:
+    plain = run(outcome, "none", arguments, cancelled, eager=True)
+    assert run(outcome, hook, arguments, cancelled, eager=True) == plain
+    assert run(outcome, "none", arguments, cancelled, eager=False) == plain
+
+
+def test_each_outcome_is_what_it_says() -> None:
+    """The outcomes above reach the cases they name (so the property compares those)."""
+    codes = {
+        outcome: getattr(
+            getattr(run(outcome, "none", {"a": 1, "b": 2}, False, eager=True), "error", None),
+            "info",
+            None,
+        )
+        for outcome in OUTCOMES
+    }
+    assert codes["sum"] is None
+    assert codes["text"].code is ErrorCode.INVALID_TOOL_OUTPUT  # type: ignore[union-attr]
+    assert codes["raise"].code is ErrorCode.UNEXPECTED_ERROR  # type: ignore[union-attr]
+    assert codes["bad block"].code is ErrorCode.INVALID_TOOL_OUTPUT  # type: ignore[union-attr]
+    assert codes["cancels"].code is ErrorCode.ABORTED  # type: ignore[union-attr]
+    cut = run("long", "none", {"a": 1, "b": 2}, False, eager=True)
+    assert "output cut" in cut.content[0].text  # type: ignore[attr-defined]
