@@ -36,7 +36,6 @@ __all__ = [
     "fast_dict",
     "fast_snapshot",
     "frozen_parsed",
-    "long_text_leaves",
     "snapshot_json",
     "snapshot_or_error",
 ]
@@ -419,31 +418,24 @@ _SHORT_INT_BOUND: Final[int] = 10**_SHORT_INT_DIGITS
 _NEGATIVE_SHORT_INT_BOUND: Final[int] = -_SHORT_INT_BOUND
 
 
-def frozen_parsed(value: object, room: int, leaves: frozenset[type] = _PARSED_LEAVES) -> Any:
-    """Frozen copy of what jiter parsed, nested at most `room` deep (else Unfit).
+def frozen_parsed(value: object, room: int, text_length: int) -> Any:
+    """Frozen copy of what jiter parsed from `text_length` bytes, nested at most `room` deep
+    (else Unfit).
 
     jiter's strings are valid UTF-8 and its integers have at most 4,300 digits (it refuses
     more; tests/unit/test_call_from_json.py holds it to that), and the value's size is within the
     text's length, which the parser checked: only depth and finite floats are left to check, and
     integers of more than 640 digits, which the stdlib path refuses when the application lowered
-    Python's digit limit (`leaves` then leaves ints out, so each is looked at).
+    Python's digit limit (looked at only when the text is long enough to hold one).
     """
+    leaves = _PARSED_LEAVES if text_length <= _SHORT_INT_DIGITS else _LONG_TEXT_LEAVES
     kind = type(value)
     if kind is dict:
         return _frozen_object(value, room, leaves)  # type: ignore[arg-type]
     if kind is list:
         return _frozen_array(value, room, leaves)  # type: ignore[arg-type]
-    if kind is float and not _isfinite(value):  # type: ignore[arg-type]
-        raise Unfit
-    if kind is int and not _NEGATIVE_SHORT_INT_BOUND < value < _SHORT_INT_BOUND:  # type: ignore[operator]
-        raise Unfit
+    _check_scalar(kind, value)
     return value
-
-
-def long_text_leaves(length: int) -> frozenset[type]:
-    """The `leaves` of `frozen_parsed` for text of `length` bytes: ints looked at only when one
-    could have more than `_SHORT_INT_DIGITS` digits."""
-    return _PARSED_LEAVES if length <= _SHORT_INT_DIGITS else _LONG_TEXT_LEAVES
 
 
 def _frozen_object(value: dict[str, Any], room: int, leaves: frozenset[type]) -> FrozenDict[Any]:
@@ -454,9 +446,11 @@ def _frozen_object(value: dict[str, Any], room: int, leaves: frozenset[type]) ->
     if not leaves.issuperset(map(type, value.values())):  # one C pass for flat objects
         for key, item in value.items():
             kind = type(item)
-            if kind is dict or kind is list:
-                _set_key(frozen, key, frozen_parsed(item, room - 1, leaves))
-            else:
+            if kind is dict:
+                _set_key(frozen, key, _frozen_object(item, room - 1, leaves))
+            elif kind is list:
+                _set_key(frozen, key, _frozen_array(item, room - 1, leaves))
+            elif kind not in leaves:
                 _check_scalar(kind, item)
     return frozen
 
@@ -469,9 +463,11 @@ def _frozen_array(value: list[Any], room: int, leaves: frozenset[type]) -> Froze
     if not leaves.issuperset(map(type, value)):
         for index, item in enumerate(value):
             kind = type(item)
-            if kind is dict or kind is list:
-                _set_index(frozen, index, frozen_parsed(item, room - 1, leaves))
-            else:
+            if kind is dict:
+                _set_index(frozen, index, _frozen_object(item, room - 1, leaves))
+            elif kind is list:
+                _set_index(frozen, index, _frozen_array(item, room - 1, leaves))
+            elif kind not in leaves:
                 _check_scalar(kind, item)
     return frozen
 

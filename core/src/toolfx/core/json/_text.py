@@ -23,7 +23,6 @@ from toolfx.core.json._snapshot import (
     TextNumberRejected,
     Unfit,
     frozen_parsed,
-    long_text_leaves,
     snapshot_or_error,
 )
 
@@ -58,6 +57,7 @@ _DECODER: Final = json.JSONDecoder(
 )
 _TEXT_TOKEN: Final = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[][{},]', re.DOTALL)
 _jiter_parse: Final = jiter.from_json
+_TEXT_TYPES: Final = (str, bytes)
 
 
 def parse_json(
@@ -80,7 +80,7 @@ def parse_or_error(text: str | bytes, limits: JsonLimits = DEFAULT_LIMITS) -> An
     two accept the same texts and give the same values and errors
     (tests/properties/test_json_text_properties.py).
     """
-    if not isinstance(text, str | bytes):  # a caller's mistake, not the model's text
+    if not isinstance(text, _TEXT_TYPES):  # a caller's mistake, not the model's text
         raise TypeError(f"JSON text is str or bytes, not {type(text).__name__}")
     if len(text) > limits.max_size:
         return JsonError(
@@ -92,7 +92,7 @@ def parse_or_error(text: str | bytes, limits: JsonLimits = DEFAULT_LIMITS) -> An
         data = text if isinstance(text, bytes) else text.encode()
         # NaN and the infinities as literals are refused, and an object repeating a key
         parsed = _jiter_parse(data, allow_inf_nan=False, catch_duplicate_keys=True)
-        return frozen_parsed(parsed, limits.max_depth, long_text_leaves(len(data)))
+        return frozen_parsed(parsed, limits.max_depth, len(data))
     except (ValueError, RecursionError, Unfit):  # UnicodeEncodeError is a ValueError
         pass
     if isinstance(text, bytes):

@@ -138,10 +138,10 @@ class ToolCall:
     arguments_error: JsonError | None = field(default=None, init=False, repr=False)
     """Why the given arguments are not lossless JSON (the call gives INVALID_ARGS), or None."""
 
-    # Stores through the slot descriptors, as results do (half the cost of the generated frozen
-    # __init__); tests/unit/test_materialize.py checks the parameters match the fields.
-    def __init__(  # noqa: PLR0917 (the dataclass signature, positional as declared)
-        self,
+    # Built whole by `__new__` (see `_built`: a ToolCall's own stores would go through its frozen
+    # `__setattr__`); tests/unit/test_materialize.py checks the parameters match the fields.
+    def __new__(  # noqa: PLR0917 (the dataclass signature, positional as declared)
+        cls,
         call_id: str,
         name: str,
         arguments: object,
@@ -150,21 +150,28 @@ class ToolCall:
         parent: ExecutionToken | None = None,
         parent_call_id: str | None = None,
         deps: object = None,
-    ) -> None:
+    ) -> ToolCall:
         snapshot = snapshot_or_error(arguments)  # later changes to the caller's dict: unseen
-        failed_snapshot = type(snapshot) is JsonError
-        _filled(
-            self,
-            call_id,
-            name,
-            arguments if failed_snapshot else snapshot,
-            snapshot if failed_snapshot else None,
-            signal,
-            root_call_id,
-            parent,
-            parent_call_id,
-            deps,
+        if type(snapshot) is JsonError:
+            return _built(
+                call_id,
+                name,
+                arguments,
+                snapshot,
+                signal,
+                root_call_id,
+                parent,
+                parent_call_id,
+                deps,
+            )
+        return _built(
+            call_id, name, snapshot, None, signal, root_call_id, parent, parent_call_id, deps
         )
+
+    def __getnewargs__(self) -> tuple[str, str, object, CancelSignal]:
+        """What `__new__` is given when a copy or an unpickled call is made (its fields, all
+        of them, are then set from its state)."""
+        return (self.call_id, self.name, self.arguments, self.signal)
 
     @classmethod
     def from_json(  # noqa: PLR0917 (as the constructor's, with the text for the arguments)
@@ -182,21 +189,13 @@ class ToolCall:
         frozen JSON; text that is not lossless JSON makes a call failing INVALID_ARGS that says
         what is wrong and where (`arguments` then keeps the text as it came)."""
         parsed = parse_or_error(text)  # frozen already: no second snapshot
-        problem = parsed if type(parsed) is JsonError else None
-        call = object.__new__(cls)
-        _filled(
-            call,
-            call_id,
-            name,
-            text if problem is not None else parsed,
-            problem,
-            signal,
-            root_call_id,
-            parent,
-            parent_call_id,
-            deps,
+        if type(parsed) is JsonError:
+            return _built(
+                call_id, name, text, parsed, signal, root_call_id, parent, parent_call_id, deps
+            )
+        return _built(
+            call_id, name, parsed, None, signal, root_call_id, parent, parent_call_id, deps
         )
-        return call
 
     def record(self, agent: str | None) -> ToolCallRecord:
         """The `tool/call` record of this call made by `agent` (its arguments, if JSON)."""
@@ -215,14 +214,28 @@ class ToolCall:
     ) -> ToolCall:
         """A call whose arguments arrived as text that is not JSON: it fails INVALID_ARGS,
         naming `problem`; `arguments` keeps the text as it came."""
-        call = cls(call_id, name, None, signal)
-        _arguments(call, text)
-        _arguments_error(call, problem)
-        return call
+        return _built(call_id, name, text, problem, signal, None, None, None, None)
 
 
-def _filled(  # noqa: PLR0917 (every field, positional: the hot path of every call)
-    call: ToolCall,
+@final
+class _CallDraft:
+    """A `ToolCall` being built: the same slots, stored with plain attribute stores (a ToolCall's
+    own go through its frozen `__setattr__`, or a slot descriptor's `__set__` at 7x the cost),
+    then made the ToolCall it stands for by `__class__` assignment (the layouts are the same)."""
+
+    __slots__ = ToolCall.__slots__
+    call_id: str
+    name: str
+    arguments: object
+    signal: CancelSignal
+    root_call_id: str | None
+    parent: ExecutionToken | None
+    parent_call_id: str | None
+    deps: object
+    arguments_error: JsonError | None
+
+
+def _built(  # noqa: PLR0917 (every field, positional: the hot path of every call)
     call_id: str,
     name: str,
     arguments: object,
@@ -232,45 +245,21 @@ def _filled(  # noqa: PLR0917 (every field, positional: the hot path of every ca
     parent: ExecutionToken | None,
     parent_call_id: str | None,
     deps: object,
-) -> None:
-    """Store a new call's fields (a model's text may hold lone surrogates the records could not
+) -> ToolCall:
+    """A new call of these fields (a model's text may hold lone surrogates the records could not
     encode: ids and names are written out printable)."""
-    _call_id(call, call_id if call_id.isascii() else printable(call_id))
-    _name(call, name if name.isascii() else printable(name))
-    _arguments(call, arguments)
-    _signal(call, signal)
-    _root_call_id(call, root_call_id if root_call_id is None else printable(root_call_id))
-    _parent(call, parent)
-    _parent_call_id(call, parent_call_id if parent_call_id is None else printable(parent_call_id))
-    _deps(call, deps)
-    _arguments_error(call, arguments_error)
-
-
-_call_id = ToolCall.__dict__["call_id"].__set__
-
-
-_name = ToolCall.__dict__["name"].__set__
-
-
-_arguments = ToolCall.__dict__["arguments"].__set__
-
-
-_signal = ToolCall.__dict__["signal"].__set__
-
-
-_root_call_id = ToolCall.__dict__["root_call_id"].__set__
-
-
-_parent = ToolCall.__dict__["parent"].__set__
-
-
-_parent_call_id = ToolCall.__dict__["parent_call_id"].__set__
-
-
-_deps = ToolCall.__dict__["deps"].__set__
-
-
-_arguments_error = ToolCall.__dict__["arguments_error"].__set__
+    draft = _CallDraft()
+    draft.call_id = call_id if call_id.isascii() else printable(call_id)
+    draft.name = name if name.isascii() else printable(name)
+    draft.arguments = arguments
+    draft.signal = signal
+    draft.root_call_id = root_call_id if root_call_id is None else printable(root_call_id)
+    draft.parent = parent
+    draft.parent_call_id = parent_call_id if parent_call_id is None else printable(parent_call_id)
+    draft.deps = deps
+    draft.arguments_error = arguments_error
+    draft.__class__ = ToolCall  # type: ignore[assignment]  # what mypy cannot follow: it is one now
+    return draft  # type: ignore[return-value]
 
 
 def execute(
