@@ -13,7 +13,7 @@ import itertools
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, final
 
-from pyrsistent import PMap, pmap
+from immutables import Map
 
 from toolfx.core.registry._model import (
     GLOBAL,
@@ -95,7 +95,7 @@ class Location:
         if deps is not None:
             start = start.with_deps(deps)
         self._cell = AtomicCell(start)
-        self._listeners: AtomicCell[PMap[int, ChangeListener]] = AtomicCell(pmap())
+        self._listeners: AtomicCell[Map[int, ChangeListener]] = AtomicCell(Map())
         self._keys = itertools.count()
         self._on_defect = on_defect
 
@@ -225,7 +225,9 @@ class Location:
         """Hear every change to any scope's visible tools (unfiltered)."""
         key = next(self._keys)
         self._listeners.update(lambda ls: (ls.set(key, listener), None))
-        return Disposer(lambda: self._listeners.update(lambda ls: (ls.discard(key), None)))
+        return Disposer(
+            lambda: self._listeners.update(lambda ls: (_without_listener(ls, key), None))
+        )
 
     # Internals ------------------------------------------------------------------------------------
 
@@ -273,6 +275,10 @@ class Location:
                 listener()
             except Exception as error:  # contained: one listener cannot break the others
                 self._on_defect(error, f"change listener {listener!r}")
+
+
+def _without_listener(listeners: Map[int, ChangeListener], key: int) -> Map[int, ChangeListener]:
+    return listeners.delete(key) if key in listeners else listeners
 
 
 def _without_handles(registry: Registry, handles: tuple[Handle, ...]) -> Registry:
