@@ -140,13 +140,20 @@ def _held_equal(raw: object, profile: Profile) -> tuple[CompiledSchema | None, s
 def _exact_text(schema: FrozenJson) -> str:
     """The schema as JSON text in its own key order (no spaces): equal text, equal schema with
     the same order, so a shared compiled schema shows every holder its own properties' order."""
-    return json.dumps(schema, ensure_ascii=False, separators=(",", ":"))
+    return _EXACT_WRITER(schema)
 
 
 def _canonical_text(schema: FrozenJson) -> str:
     """The schema as canonical JSON text (keys sorted, no spaces): equal text, equal schema
     (whatever the key order: what a validator depends on)."""
-    return json.dumps(schema, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return _CANONICAL_WRITER(schema)
+
+
+# What json.dumps with these options does, with the encoder made once instead of per call.
+_EXACT_WRITER: Final = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+_CANONICAL_WRITER: Final = json.JSONEncoder(
+    sort_keys=True, ensure_ascii=False, separators=(",", ":")
+).encode
 
 
 _COMPILED: Final[weakref.WeakValueDictionary[tuple[Profile, str], CompiledSchema]] = (
