@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterable
+from functools import partial
 from typing import TYPE_CHECKING, Any, final
 
 from immutables import Map
@@ -254,12 +255,14 @@ class Location:
         attempts: list[tuple[Handle, ...]] = []
         self._change(apply)
         handles = attempts[-1]  # the attempt that won (a contended change runs again)
+        return Disposer(partial(self._dispose, handles), owner=self._cell, handles=handles)
 
+    def _dispose(self, handles: tuple[Handle, ...]) -> None:
         def dispose(registry: Registry) -> tuple[Registry, bool]:
             seen = any(registry.affects_tools(handle) for handle in handles)
             return _without_handles(registry, handles), seen
 
-        return Disposer(lambda: self._change(dispose), owner=self._cell, handles=handles)
+        self._change(dispose)  # (made when called: a registration keeps no closure for it)
 
     def _change(self, change: Callable[[Registry], tuple[Registry, bool]]) -> None:
         old, new, visible = self._cell.update(change)
