@@ -13,7 +13,7 @@ from returns.result import Failure, Success
 
 from toolfx.core.json import FrozenDict, FrozenList, JsonValue, parse_json
 from toolfx.core.jsonschema import ValidationFailure
-from toolfx.core.schema import SchemaDerivationError, schema_of
+from toolfx.core.schema import SchemaDerivationError, _types, schema_of
 from toolfx.core.schema._types import type_hints
 
 
@@ -322,3 +322,52 @@ def test_annotations_that_evaluate_to_themselves_are_read_without_get_type_hints
     assert type_hints(aliased, "Aliased") == expected[aliased]
     assert type_hints(quoted, "Quoted") == {"a": int}
     assert calls == [aliased, quoted]
+
+
+def test_plain_class_fields_are_read_without_looking_for_qualifiers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    made_by_call: Any = TypedDict
+    plain = made_by_call("PlainFields", {"a": int, "b": str}, total=False)
+    qualified = made_by_call("QualifiedFields", {"a": Required[int], "b": NotRequired[str]})
+    calls: list[object] = []
+    original = typing.get_origin
+
+    def counted(tp: Any) -> Any:
+        calls.append(tp)
+        return original(tp)
+
+    monkeypatch.setattr(_types, "get_origin", counted)
+    fields, required = _types.typed_dict_fields(plain, "PlainFields")
+    assert (fields, required) == ({"a": int, "b": str}, frozenset())
+    assert calls == []  # only classes: no qualifier to read or strip
+    fields, required = _types.typed_dict_fields(qualified, "QualifiedFields")
+    assert (fields, required) == ({"a": int, "b": str}, frozenset({"a"}))
+    assert calls  # qualifiers are read, and stripped
+
+
+def test_schemas_sharing_a_compiled_schema_share_its_bound_validator() -> None:
+    make: Any = TypedDict
+    first, second = (make(f"BoundValidator{i}", {"bound_path": str}) for i in range(2))
+    compiled = schema_of(first).compiled
+    assert schema_of(second).compiled is compiled
+    assert compiled.is_valid_frozen is compiled.is_valid_frozen  # bound once, not per access
+    assert schema_of(first)._is_valid is schema_of(second)._is_valid is compiled.is_valid_frozen
+
+
+class BaseFields(TypedDict):
+    a: int
+
+
+class InheritedFields(BaseFields, total=False):
+    b: str
+
+
+@pytest.mark.parametrize(
+    "tp", [SameFieldsFirst, Partial, ReadArgs, BaseFields, InheritedFields, SwappedFields]
+)
+def test_typed_dict_fields_agree_with_get_type_hints(tp: type) -> None:
+    hints = typing.get_type_hints(tp, include_extras=True)
+    fields, required = _types.typed_dict_fields(tp, tp.__name__)
+    assert fields == {key: _types.strip_qualifiers(hint) for key, hint in hints.items()}
+    assert required == _types._required_keys(tp, hints)

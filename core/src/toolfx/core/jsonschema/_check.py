@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import json
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final, cast, final
 
@@ -62,6 +63,12 @@ class CompiledSchema:
 
     checked: CheckedSchema
     validator: jsonschema_rs.Validator = field(repr=False)
+    is_valid_frozen: Callable[[FrozenJson], bool] = field(init=False, repr=False)
+    """Whether an already frozen value is valid: the hot path, with no snapshot (the validator's
+    own method, bound once here and shared by every schema holding this one)."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "is_valid_frozen", self.validator.is_valid)
 
     def validate(self, value: object) -> Result[FrozenJson, ValidationFailure]:
         """Give the value deep-frozen when it is valid, or every problem in it."""
@@ -78,10 +85,6 @@ class CompiledSchema:
         if self.validator.is_valid(frozen):
             return Success(frozen)
         return Failure(self.failure_for(frozen))
-
-    def is_valid_frozen(self, value: FrozenJson) -> bool:
-        """Whether an already frozen value is valid: the hot path, with no snapshot."""
-        return self.validator.is_valid(value)
 
     def failure_for(self, value: FrozenJson) -> ValidationFailure:
         """Collect every problem in a frozen value the validator rejects."""
@@ -137,13 +140,20 @@ def _held_equal(raw: object, profile: Profile) -> tuple[CompiledSchema | None, s
 def _exact_text(schema: FrozenJson) -> str:
     """The schema as JSON text in its own key order (no spaces): equal text, equal schema with
     the same order, so a shared compiled schema shows every holder its own properties' order."""
-    return json.dumps(schema, ensure_ascii=False, separators=(",", ":"))
+    return _EXACT_WRITER(schema)
 
 
 def _canonical_text(schema: FrozenJson) -> str:
     """The schema as canonical JSON text (keys sorted, no spaces): equal text, equal schema
     (whatever the key order: what a validator depends on)."""
-    return json.dumps(schema, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return _CANONICAL_WRITER(schema)
+
+
+# What json.dumps with these options does, with the encoder made once instead of per call.
+_EXACT_WRITER: Final = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+_CANONICAL_WRITER: Final = json.JSONEncoder(
+    sort_keys=True, ensure_ascii=False, separators=(",", ":")
+).encode
 
 
 _COMPILED: Final[weakref.WeakValueDictionary[tuple[Profile, str], CompiledSchema]] = (

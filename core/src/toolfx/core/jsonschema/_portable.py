@@ -9,7 +9,7 @@ offending path, by `portable_problems`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Final
 
 from toolfx.core.json import FrozenJson, describe_value, render_literal
@@ -43,14 +43,14 @@ _Path = tuple[str | int, ...]
 
 
 def portable_problems(schema: FrozenJson) -> list[SchemaProblem]:
-    """Every place where a frozen schema leaves the portable subset (empty when it is inside)."""
+    """Every place where a frozen schema leaves the portable subset (empty when it is inside).
+
+    Frozen JSON holds objects as dicts and arrays as lists only (no tuple, no other mapping), so
+    the walk asks for those concrete classes, not the slower abstract Mapping and Sequence.
+    """
     problems = Problems()
     _node(schema, (), problems)
     return problems.items
-
-
-def _is_list(value: object) -> bool:
-    return isinstance(value, Sequence) and not isinstance(value, str)
 
 
 def _scalar_matches(value: object, kind: str) -> bool:
@@ -87,7 +87,7 @@ def _node(node: object, at: _Path, out: Problems) -> None:
             "use {} for any value, or profile 'full'",
         )
         return
-    if not isinstance(node, Mapping):
+    if not isinstance(node, dict):
         out.add(at, f"a schema node must be an object, found {describe_value(node)}")
         return
     declared = node.get("type")
@@ -122,7 +122,7 @@ def _keyword(
         case "oneOf":
             _one_of(value, at, out)
         case "properties":
-            if isinstance(value, Mapping):
+            if isinstance(value, dict):
                 for name, sub in value.items():
                     _node(sub, (*at, name), out)
             else:
@@ -139,7 +139,7 @@ def _keyword(
                     f"(found {describe_value(value)}; a schema needs profile 'full')",
                 )
         case "items":
-            if _is_list(value):
+            if isinstance(value, list):
                 out.add(at, "items must be one schema (a list of schemas is not supported)")
             else:
                 _node(value, at, out)
@@ -156,14 +156,14 @@ def _keyword(
 
 def _type(value: object, at: _Path, out: Problems) -> None:
     names = ", ".join(JSON_TYPES)
-    if _is_list(value):
+    if isinstance(value, list):
         out.add(at, f"type must be a single name; for several types use oneOf (one of: {names})")
     elif value not in JSON_TYPES or not isinstance(value, str):
         out.add(at, f"type must be one of {names}; found {describe_value(value)}")
 
 
 def _one_of(value: object, at: _Path, out: Problems) -> None:
-    if not isinstance(value, Sequence) or isinstance(value, str):
+    if not isinstance(value, list):
         out.add(at, f"oneOf must be a list of at least 2 schemas, found {describe_value(value)}")
         return
     if len(value) < 2:
@@ -173,10 +173,10 @@ def _one_of(value: object, at: _Path, out: Problems) -> None:
 
 
 def _required(value: object, properties: object, at: _Path, out: Problems) -> None:
-    if not isinstance(value, Sequence) or isinstance(value, str):
+    if not isinstance(value, list):
         out.add(at, f"required must be a list of property names, found {describe_value(value)}")
         return
-    declared = properties if isinstance(properties, Mapping) else {}
+    declared = properties if isinstance(properties, dict) else {}
     seen: set[str] = set()
     for index, name in enumerate(value):
         here = (*at, index)
@@ -191,7 +191,7 @@ def _required(value: object, properties: object, at: _Path, out: Problems) -> No
 
 
 def _enum(value: object, at: _Path, kind: str | None, out: Problems) -> None:
-    if not isinstance(value, Sequence) or isinstance(value, str) or not value:
+    if not isinstance(value, list) or not value:
         out.add(at, f"enum must be a non-empty list of scalars, found {describe_value(value)}")
         return
     for index, item in enumerate(value):
@@ -199,7 +199,7 @@ def _enum(value: object, at: _Path, kind: str | None, out: Problems) -> None:
 
 
 def _scalar(value: object, at: _Path, kind: str | None, what: str, out: Problems) -> None:
-    if isinstance(value, Mapping) or _is_list(value):
+    if isinstance(value, dict | list):
         out.add(
             at, f"{what} must be a string, number, boolean or null, found {describe_value(value)}"
         )
@@ -213,17 +213,17 @@ def validation_view(schema: FrozenJson) -> FrozenJson:
     The spec lets `examples` hold any JSON, which Draft 2020-12 validators refuse to compile; the
     annotations do not change validation, so they are dropped before compiling.
     """
-    if not isinstance(schema, Mapping):
+    if not isinstance(schema, dict):
         return schema
     view: dict[str, FrozenJson] = {}
     for key, value in schema.items():
         if key in _ANNOTATIONS:
             continue
-        if key == "properties" and isinstance(value, Mapping):
+        if key == "properties" and isinstance(value, dict):
             view[key] = {name: validation_view(sub) for name, sub in value.items()}
         elif key == "items":
             view[key] = validation_view(value)
-        elif key == "oneOf" and isinstance(value, Sequence) and not isinstance(value, str):
+        elif key == "oneOf" and isinstance(value, list):
             view[key] = [validation_view(branch) for branch in value]
         else:
             view[key] = value

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterable
+from functools import partial
 from typing import TYPE_CHECKING, Any, final
 
-from pyrsistent import PMap, pmap
+from immutables import Map
 
 from toolfx.core.registry._model import (
     GLOBAL,
@@ -95,7 +96,7 @@ class Location:
         if deps is not None:
             start = start.with_deps(deps)
         self._cell = AtomicCell(start)
-        self._listeners: AtomicCell[PMap[int, ChangeListener]] = AtomicCell(pmap())
+        self._listeners: AtomicCell[Map[int, ChangeListener]] = AtomicCell(Map())
         self._keys = itertools.count()
         self._on_defect = on_defect
 
@@ -225,7 +226,9 @@ class Location:
         """Hear every change to any scope's visible tools (unfiltered)."""
         key = next(self._keys)
         self._listeners.update(lambda ls: (ls.set(key, listener), None))
-        return Disposer(lambda: self._listeners.update(lambda ls: (ls.discard(key), None)))
+        return Disposer(
+            lambda: self._listeners.update(lambda ls: (_without_listener(ls, key), None))
+        )
 
     # Internals ------------------------------------------------------------------------------------
 
@@ -252,12 +255,14 @@ class Location:
         attempts: list[tuple[Handle, ...]] = []
         self._change(apply)
         handles = attempts[-1]  # the attempt that won (a contended change runs again)
+        return Disposer(partial(self._dispose, handles), owner=self._cell, handles=handles)
 
+    def _dispose(self, handles: tuple[Handle, ...]) -> None:
         def dispose(registry: Registry) -> tuple[Registry, bool]:
             seen = any(registry.affects_tools(handle) for handle in handles)
             return _without_handles(registry, handles), seen
 
-        return Disposer(lambda: self._change(dispose), owner=self._cell, handles=handles)
+        self._change(dispose)  # (made when called: a registration keeps no closure for it)
 
     def _change(self, change: Callable[[Registry], tuple[Registry, bool]]) -> None:
         old, new, visible = self._cell.update(change)
@@ -273,6 +278,10 @@ class Location:
                 listener()
             except Exception as error:  # contained: one listener cannot break the others
                 self._on_defect(error, f"change listener {listener!r}")
+
+
+def _without_listener(listeners: Map[int, ChangeListener], key: int) -> Map[int, ChangeListener]:
+    return listeners.delete(key) if key in listeners else listeners
 
 
 def _without_handles(registry: Registry, handles: tuple[Handle, ...]) -> Registry:

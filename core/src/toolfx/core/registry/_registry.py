@@ -11,9 +11,10 @@ removes only it and reveals the one before.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final, final
 
-from pyrsistent import PMap, PVector, pmap, pvector
+from immutables import Map
 
 from toolfx.core.registry._catalog import Catalog, compile_catalog, with_one_change
 from toolfx.core.registry._model import (
@@ -51,8 +52,11 @@ if TYPE_CHECKING:
 
 __all__ = ["Registry"]
 
-_Layer = PMap[str, PVector[Registration]]
-_EMPTY_LAYER: Final[_Layer] = pmap()
+_Stack = tuple[Registration, ...]
+"""One placement's registrations, the active one last (shadowing is rare: a tuple is enough)."""
+
+_Layer = Map[str, _Stack]
+_EMPTY_LAYER: Final[_Layer] = Map()
 
 
 @final
@@ -75,13 +79,13 @@ class Registry:
         "_scope_handles",
     )
 
-    _parents: PMap[ScopeKey, ScopeKey | None]
-    _scope_handles: PMap[ScopeKey, Handle]
-    _layers: PMap[ScopeKey | None, _Layer]
-    _placements: PMap[Handle, tuple[ScopeKey | None, str]]
-    _restrictions: PMap[Handle, Restriction]
-    _hooks: PMap[Handle, Hook]
-    _modes: PMap[ScopeKey, tuple[Handle, PresentationMode]]
+    _parents: Map[ScopeKey, ScopeKey | None]
+    _scope_handles: Map[ScopeKey, Handle]
+    _layers: Map[ScopeKey | None, _Layer]
+    _placements: Map[Handle, tuple[ScopeKey | None, str]]
+    _restrictions: Map[Handle, Restriction]
+    _hooks: Map[Handle, Hook]
+    _modes: Map[ScopeKey, tuple[Handle, PresentationMode]]
     _next: Handle
     _default_mode: PresentationMode
     _output_limits: OutputLimits
@@ -96,13 +100,13 @@ class Registry:
         default_mode: PresentationMode = "native",
         output_limits: OutputLimits = DEFAULT_OUTPUT_LIMITS,
     ) -> None:
-        self._parents = pmap()
-        self._scope_handles = pmap()
-        self._layers = pmap()
-        self._placements = pmap()
-        self._restrictions = pmap()
-        self._hooks = pmap()
-        self._modes = pmap()
+        self._parents = Map()
+        self._scope_handles = Map()
+        self._layers = Map()
+        self._placements = Map()
+        self._restrictions = Map()
+        self._hooks = Map()
+        self._modes = Map()
         self._next = 1
         self._default_mode = default_mode
         self._output_limits = _checked_limits(output_limits)
@@ -146,8 +150,9 @@ class Registry:
 
     @property
     def scopes(self) -> Mapping[ScopeKey, ScopeKey | None]:
-        """Every agent scope and its parent (None: directly under the global layer)."""
-        return self._parents
+        """Every agent scope and its parent (None: directly under the global layer): a read-only
+        dict view, equal to any mapping with the same items."""
+        return MappingProxyType(dict(self._parents))
 
     def add_scope(self, scope: ScopeKey, parent: ScopeKey | None = GLOBAL) -> Registry:
         """Add an agent scope under `parent` (the global layer by default)."""
@@ -175,11 +180,11 @@ class Registry:
             _parents=without(self._parents, doomed),
             _scope_handles=without(self._scope_handles, doomed),
             _layers=without(self._layers, doomed),
-            _placements=pmap({h: p for h, p in self._placements.items() if p[0] not in doomed}),
-            _restrictions=pmap(
+            _placements=Map({h: p for h, p in self._placements.items() if p[0] not in doomed}),
+            _restrictions=Map(
                 {h: r for h, r in self._restrictions.items() if r.scope not in doomed}
             ),
-            _hooks=pmap({h: k for h, k in self._hooks.items() if k.scope not in doomed}),
+            _hooks=Map({h: k for h, k in self._hooks.items() if k.scope not in doomed}),
             _modes=without(self._modes, doomed),
         )
 
@@ -197,7 +202,7 @@ class Registry:
         name = flat_name(definition)
         check_tool_name(name)
         layer = self._layers.get(scope, _EMPTY_LAYER)
-        stack = layer.get(name, pvector())
+        stack = layer.get(name, ())
         if stack and not shadow:
             where = "the global layer" if scope is GLOBAL else f"scope {scope!r}"
             raise RegistryError(
@@ -208,7 +213,7 @@ class Registry:
         handle = self._next
         registration = Registration(handle, scope, name, definition)
         new = self._evolve(
-            _layers=self._layers.set(scope, layer.set(name, stack.append(registration))),
+            _layers=self._layers.set(scope, layer.set(name, (*stack, registration))),
             _placements=self._placements.set(handle, (scope, name)),
             _next=handle + 1,
             _origin=(self._memo, name),
@@ -291,12 +296,12 @@ class Registry:
         if placement is not None:
             return self._unregister(handle, placement)
         if handle in self._restrictions:
-            return self._evolve(_restrictions=self._restrictions.remove(handle))
+            return self._evolve(_restrictions=self._restrictions.delete(handle))
         if handle in self._hooks:
-            return self._evolve(_hooks=self._hooks.remove(handle))
+            return self._evolve(_hooks=self._hooks.delete(handle))
         for scope, (declared, _) in self._modes.items():
             if declared == handle:
-                return self._evolve(_modes=self._modes.remove(scope))
+                return self._evolve(_modes=self._modes.delete(scope))
         for scope, incarnation in self._scope_handles.items():
             if incarnation == handle:  # only this incarnation: a re-added scope is another
                 return self.remove_scope(scope)
@@ -305,11 +310,11 @@ class Registry:
     def _unregister(self, handle: Handle, placement: tuple[ScopeKey | None, str]) -> Registry:
         scope, name = placement
         layer = self._layers[scope]
-        stack = pvector(r for r in layer[name] if r.handle != handle)
-        layer = layer.set(name, stack) if stack else layer.remove(name)
-        layers = self._layers.set(scope, layer) if layer else self._layers.remove(scope)
+        stack = tuple(r for r in layer[name] if r.handle != handle)
+        layer = layer.set(name, stack) if stack else layer.delete(name)
+        layers = self._layers.set(scope, layer) if layer else self._layers.delete(scope)
         return self._evolve(
-            _layers=layers, _placements=self._placements.remove(handle), _origin=(self._memo, name)
+            _layers=layers, _placements=self._placements.delete(handle), _origin=(self._memo, name)
         )
 
     # Views -----------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from pyrsistent import PMap
+from immutables import Map
 
 from toolfx.core.registry._model import (
     GLOBAL,
@@ -67,13 +67,12 @@ def descendants(
     return frozenset(found)
 
 
-def without(mapping: PMap[Any, Any], keys: Iterable[object]) -> PMap[Any, Any]:
+def without(mapping: Map[Any, Any], keys: Iterable[object]) -> Map[Any, Any]:
     """The mapping without those keys (the scopes removed with a scope)."""
-    evolver = mapping.evolver()
+    mutation = mapping.mutate()
     for key in keys:
-        if key in mapping:
-            evolver.remove(key)
-    return evolver.persistent()
+        mutation.pop(key, None)
+    return mutation.finish()
 
 
 def check_restricted_names(

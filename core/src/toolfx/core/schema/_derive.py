@@ -7,7 +7,7 @@ import enum
 import types
 import typing
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Literal, Union, get_args, get_origin
+from typing import Any, Final, Literal, Union, get_args, get_origin
 
 import typing_extensions
 from returns.result import Success
@@ -44,13 +44,22 @@ from toolfx.core.schema._types import (
     add_doc,
     allows_extra_keys,
     fail,
-    required_keys,
-    strip_qualifiers,
     type_hints,
     type_name,
+    typed_dict_fields,
 )
 
 __all__ = ["derive"]
+
+
+# The nodes of JSON's own types, shared: a node's schema is never changed once made (a parent
+# that adds to one, like a description, copies it).
+_ANY: Final = Node({})
+_STRING: Final = Node({"type": "string"}, kinds=frozenset({"string"}))
+_BOOLEAN: Final = Node({"type": "boolean"}, kinds=frozenset({"boolean"}))
+_INTEGER: Final = Node({"type": "integer"}, decode_int, frozenset({"integer"}))
+_NUMBER: Final = Node({"type": "number"}, decode_float, frozenset({"integer", "number"}))
+_NULL: Final = Node({"type": "null"}, kinds=frozenset({"null"}))
 
 
 class _Deriver:
@@ -62,17 +71,17 @@ class _Deriver:
 
     def node(self, tp: object, where: str) -> Node:
         if tp is JsonValue:
-            return Node({})
+            return _ANY
         if tp is str:
-            return Node({"type": "string"}, kinds=frozenset({"string"}))
+            return _STRING
         if tp is bool:
-            return Node({"type": "boolean"}, kinds=frozenset({"boolean"}))
+            return _BOOLEAN
         if tp is int:
-            return Node({"type": "integer"}, decode_int, frozenset({"integer"}))
+            return _INTEGER
         if tp is float:
-            return Node({"type": "number"}, decode_float, frozenset({"integer", "number"}))
+            return _NUMBER
         if tp is None or tp is type(None):
-            return Node({"type": "null"}, kinds=frozenset({"null"}))
+            return _NULL
         if isinstance(tp, typing.NewType):
             return self.node(tp.__supertype__, where)
         origin = get_origin(tp)
@@ -157,13 +166,12 @@ class _Deriver:
         )
 
     def typed_dict(self, tp: type, where: str) -> Node:
-        hints = type_hints(tp, where)
-        required_names = required_keys(tp, hints)
+        hints, required_names = typed_dict_fields(tp, where)
         properties: dict[str, Any] = {}
         decoders: list[tuple[str, Decoder]] = []
         tags: dict[str, frozenset[object]] = {}
         for key, hint in hints.items():
-            node = self.node(strip_qualifiers(hint), f"{where}.{key}")
+            node = self.node(hint, f"{where}.{key}")
             properties[key] = node.schema
             if node.decode is not None:
                 decoders.append((key, node.decode))

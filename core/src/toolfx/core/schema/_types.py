@@ -15,10 +15,10 @@ __all__ = [
     "add_doc",
     "allows_extra_keys",
     "fail",
-    "required_keys",
     "strip_qualifiers",
     "type_hints",
     "type_name",
+    "typed_dict_fields",
 ]
 
 
@@ -47,8 +47,21 @@ def type_name(tp: object) -> str:
 def type_hints(tp: type, where: str) -> dict[str, Any]:
     """The evaluated annotations of a TypedDict or dataclass, with Annotated kept."""
     settled = _settled_annotations(tp)
-    if settled is not None:
-        return settled
+    return settled if settled is not None else _evaluated_hints(tp, where)
+
+
+def typed_dict_fields(tp: type, where: str) -> tuple[dict[str, Any], frozenset[str]]:
+    """A TypedDict's field types (qualifiers stripped, Annotated kept) and its required keys."""
+    settled = _settled_annotations(tp)
+    if settled is not None:  # every annotation a plain class: no qualifier to read or strip
+        baseline: frozenset[str] = getattr(tp, "__required_keys__", frozenset())
+        return settled, baseline.intersection(settled)
+    hints = _evaluated_hints(tp, where)
+    required = _required_keys(tp, hints)
+    return {key: strip_qualifiers(hint) for key, hint in hints.items()}, required
+
+
+def _evaluated_hints(tp: type, where: str) -> dict[str, Any]:
     try:
         return typing.get_type_hints(tp, include_extras=True)
     except NameError as exc:
@@ -102,7 +115,7 @@ _REQUIRED: Final = (typing.Required, typing_extensions.Required)
 _NOT_REQUIRED: Final = (typing.NotRequired, typing_extensions.NotRequired)
 
 
-def required_keys(tp: type, hints: Mapping[str, object]) -> frozenset[str]:
+def _required_keys(tp: type, hints: Mapping[str, object]) -> frozenset[str]:
     """Required keys, trusting explicit Required/NotRequired over `__required_keys__`.
 
     Python 3.11 computes `__required_keys__` from string annotations (PEP 563) without seeing

@@ -62,7 +62,7 @@ class ValueSchema(Generic[T]):
         store(self, "json_schema", compiled.checked.schema)
         store(self, "compiled", compiled)
         store(self, "_decode", node.decode)
-        store(self, "_is_valid", compiled.validator.is_valid)  # the validator itself: no call
+        store(self, "_is_valid", compiled.is_valid_frozen)  # the validator itself: no call
         bare = _BARE_TYPES.get(node.schema.get("type")) if len(node.schema) == 1 else None
         store(self, "_bare", bare)
 
