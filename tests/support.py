@@ -1,5 +1,5 @@
 """Helpers the interpreter tests share: a sample approval request, a cancel from a thread,
-whether a process is still alive, and the checks of `Runtime.report`.
+whether a process is still alive, the checks of `Runtime.report`, and the smallest tool body.
 
 No helper bounds a duration: a wait ends when what it waits for happens, and `SAFETY_NET` only
 turns a hang into a failure."""
@@ -11,6 +11,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TypedDict
 
 import pytest
 
@@ -22,10 +23,13 @@ from toolfx.core.runtime import (
     FileSystem,
     Runtime,
 )
+from toolfx.core.tools import ToolRunContext
 
 __all__ = [
     "SAFETY_NET",
     "ForwardingFiles",
+    "Pair",
+    "add",
     "alive",
     "approval_request",
     "assert_report_hands_over",
@@ -36,6 +40,19 @@ __all__ = [
     "marked",
     "unmarked_soon",
 ]
+
+
+class Pair(TypedDict):
+    """The arguments of `add`: two integers."""
+
+    a: int
+    b: int
+
+
+def add(args: Pair, ctx: ToolRunContext) -> int:
+    """The smallest plain body: the sum of the pair."""
+    return args["a"] + args["b"]
+
 
 SAFETY_NET = 60.0
 """Seconds after which a wait for something that happens promptly is taken for a hang."""

@@ -3,10 +3,11 @@ coroutine and without a `ToolExecution` unless something asks for one (counted, 
 
 from __future__ import annotations
 
-from typing import Any, TypedDict
+from typing import Any
 
 import pytest
 
+from tests.support import Pair, add
 from toolfx.core.pipeline import ToolCall, _call, execute
 from toolfx.core.registry import Location
 from toolfx.core.runtime import CancelSignal
@@ -19,16 +20,6 @@ from toolfx.core.tools import (
     define_tool,
 )
 from toolfx.interpreters.sync import SyncRuntime, run_sync
-
-
-class Pair(TypedDict):
-    a: int
-    b: int
-
-
-def add(args: Pair, ctx: ToolRunContext) -> int:
-    return args["a"] + args["b"]
-
 
 seen: list[object] = []
 

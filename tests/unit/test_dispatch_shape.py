@@ -2,10 +2,10 @@
 is made for a plain body (one object and one frame less on every such call)."""
 
 import inspect
-from typing import TypedDict
 
 import pytest
 
+from tests.support import Pair, add
 from toolfx.core.pipeline import ToolCall
 from toolfx.core.pipeline._body import CallState, dispatch
 from toolfx.core.registry import Location
@@ -17,15 +17,6 @@ from toolfx.core.tools import (
     define_tool,
 )
 from toolfx.interpreters.sync import SyncRuntime
-
-
-class Pair(TypedDict):
-    a: int
-    b: int
-
-
-def add(args: Pair, ctx: ToolRunContext) -> int:
-    return args["a"] + args["b"]
 
 
 async def add_later(args: Pair, ctx: ToolRunContext) -> int:

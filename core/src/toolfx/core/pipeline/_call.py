@@ -329,6 +329,7 @@ def started_call(  # noqa: PLR0917 (run_call's parameters, as it passes them)
         if sink is None
         else write_record(runtime, sink, ToolCallRecord.of(state.execution, call.parent_call_id))
     )
+    parts = (runtime, registration, state, view.output_limits, plan.result, sink, unrecorded, keep)
     if unrecorded is not None:
         result: ToolExecutionResult = defect(
             unrecorded, f"writing the `tool/call` record of `{call.name}` (the call was not run)"
@@ -341,54 +342,36 @@ def started_call(  # noqa: PLR0917 (run_call's parameters, as it passes them)
         result = _unknown_tool(catalog, call.name, direct=call.parent is None)
     elif call.signal.is_cancelled():
         result = aborted_execution(state.execution, state)
-    elif (
-        plan.pre_execute
-        or plan.guards
-        or plan.execute
-        or plan.post_execute
-        or registration.definition.timeout is not None
-    ):
-        ending = _Ending(  # what the coroutine ends the call with, once it has a result
-            runtime,
-            registration,
-            state,
-            view.output_limits,
-            plan.result,
-            sink,
-            unrecorded,
-            keep,
-        )
-        return _policed(plan, registration, state, ending)
-    else:  # nothing before or around the body: it is dispatched here, no coroutine unless it waits
-        state.stage = "an execute wrapper"
-        try:
-            dispatched = dispatch(runtime, registration.definition, state)
-        except BaseException as error:  # the one boundary for defects: the turn goes on
-            dispatched = _defect_of(error, state)
-        if not isinstance(dispatched, _RESULTS):
-            ending = _Ending(
-                runtime,
-                registration,
-                state,
-                view.output_limits,
-                plan.result,
-                sink,
-                unrecorded,
-                keep,
+    else:
+        hooked = (
+            plan.pre_execute
+            or plan.guards
+            or plan.execute
+            or plan.post_execute
+            or registration.definition.timeout is not None
+        )  # else nothing before or around the body: dispatched here, no coroutine unless it waits
+        dispatched = None if hooked else _dispatched_now(runtime, registration, state)
+        if dispatched is None or not isinstance(dispatched, _RESULTS):
+            ending = _Ending._make(parts)  # what the coroutine ends the call with
+            return (
+                _policed(plan, registration, state, ending)
+                if dispatched is None
+                else _dispatched_later(dispatched, state, ending)
             )
-            return _dispatched_later(dispatched, state, ending)
         result = _after_body(dispatched, state)
-    return _ended(
-        result,
-        runtime,
-        registration,
-        state,
-        view.output_limits,
-        plan.result,
-        sink,
-        unrecorded,
-        keep,
-    )
+    return _ended(result, *parts)
+
+
+def _dispatched_now(
+    runtime: Runtime, registration: Registration, state: CallState
+) -> ToolExecutionResult | Coroutine[Any, Any, ToolExecutionResult]:
+    """The body of a call with no hook before or around it, dispatched at once: its result, or
+    the coroutine awaiting its value."""
+    state.stage = "an execute wrapper"
+    try:
+        return dispatch(runtime, registration.definition, state)
+    except BaseException as error:  # the one boundary for defects: the turn goes on
+        return _defect_of(error, state)
 
 
 class _Ending(NamedTuple):
