@@ -7,6 +7,8 @@ turns a hang into a failure."""
 from __future__ import annotations
 
 import logging
+import os
+import select
 import threading
 import time
 from collections.abc import Callable
@@ -116,20 +118,39 @@ def marked(marker: str) -> list[int]:
     return found
 
 
+def _exit_of(pid: int) -> None:
+    """Wait for `pid` to exit, woken by its pidfd (no polling); `SAFETY_NET` only against a
+    hang."""
+    try:
+        handle = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return  # gone already
+    try:
+        select.select([handle], [], [], SAFETY_NET)  # readable once the process has exited
+    finally:
+        os.close(handle)
+
+
 def gone_soon(pid: int) -> bool:
-    """Whether `pid` is dead, or dies before `SAFETY_NET` seconds have passed."""
-    deadline = time.monotonic() + SAFETY_NET
-    while alive(pid) and time.monotonic() < deadline:
-        time.sleep(0.02)
+    """Whether `pid` is dead, once it has exited (a hang ends after `SAFETY_NET`)."""
+    _exit_of(pid)
     return not alive(pid)
 
 
 def unmarked_soon(marker: str) -> bool:
-    """Whether no process has `marker` as its argv[0], now or before `SAFETY_NET` seconds."""
-    deadline = time.monotonic() + SAFETY_NET
-    while marked(marker) and time.monotonic() < deadline:
-        time.sleep(0.01)
+    """Whether no process has `marker` as its argv[0] once every one found has exited (a
+    process found in a later pass, a child forked meanwhile, is waited for too)."""
+    for _ in range(_PASSES):
+        found = marked(marker)
+        if not found:
+            return True
+        for pid in found:
+            _exit_of(pid)
     return not marked(marker)
+
+
+_PASSES = 8
+"""How many times `unmarked_soon` lists the marked processes and waits for them."""
 
 
 def assert_report_hands_over(make: Callable[[DefectReporter], Runtime]) -> None:
