@@ -1,12 +1,15 @@
-"""The two routes of one call give the same result: a call with no hook before or around its
-body is dispatched at once (`started_call`, no coroutine when nothing waits), a call with hooks
-runs the whole policy in a coroutine. Here a pass-through guard or pre-execute listener sends
-the same call down the hooked route, over varied tools, arguments, outputs and signals; and the
-sync interpreter (which starts calls eagerly) agrees with the deterministic one (which runs the
-program's coroutine)."""
+"""The routes of one call give the same result: a plain tool in a scope with no hooks takes the
+plain route (`_plain_call`), a call with no hook before or around its body is dispatched at once
+(`started_call`, no coroutine when nothing waits), a call with hooks runs the whole policy in a
+coroutine. Here a pass-through result observer sends the same call down the hook-free route, a
+pass-through guard or pre-execute listener down the hooked one, over varied tools, arguments,
+outputs and signals; and the sync interpreter (which starts calls eagerly) agrees with the
+deterministic one (which runs the program's coroutine). A defect's traceback names the frames
+of its route: it is left out of the comparison."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, TypedDict
 
 from hypothesis import given, settings
@@ -25,6 +28,7 @@ from toolfx.core.tools import (
     PreToolDecision,
     TextBlock,
     ToolExecution,
+    ToolExecutionFailure,
     ToolExecutionResult,
     ToolFailure,
     ToolRunContext,
@@ -50,6 +54,7 @@ OUTCOMES = (
     "with content",
     "bad block",
     "deferred",
+    "deferred, a plain value",
     "concludes",
     "async",
     "reads the execution",
@@ -81,6 +86,9 @@ def body_of(outcome: str) -> Any:
         if outcome == "deferred":
             ctx.defer_context(ContextMessage((TextBlock("noted"),), "test"))
             return Success(total)
+        if outcome == "deferred, a plain value":
+            ctx.defer_context(ContextMessage((TextBlock("noted"),), "test"))
+            return total
         if outcome == "concludes":
             ctx.conclude_turn()
             return total
@@ -111,7 +119,9 @@ def location(outcome: str, hook: str) -> Location:
             output_limits=OutputLimits(lines=5, bytes=4096),
         )
     )
-    if hook == "guard":
+    if hook == "observer":
+        place.on_result(lambda execution, result: None)
+    elif hook == "guard":
         place.guard(lambda execution: None)
     elif hook == "pre-execute":
 
@@ -133,7 +143,20 @@ def run(outcome: str, hook: str, arguments: object, cancelled: bool, *, eager: b
         result = run_sync(description, SyncRuntime(spills=MemorySpills()))
     else:
         result = DeterministicInterpreter(seed=0, spills=MemorySpills()).run(description)
-    return result
+    return without_traceback(result)
+
+
+def without_traceback(result: ToolExecutionResult) -> ToolExecutionResult:
+    """`result` with a defect's traceback (which names its route's frames) taken out."""
+    if not isinstance(result, ToolExecutionFailure):
+        return result
+    details = result.error.info.details
+    if not isinstance(details, dict) or "traceback" not in details:
+        return result
+    info = dataclasses.replace(
+        result.error.info, details={k: v for k, v in details.items() if k != "traceback"}
+    )
+    return dataclasses.replace(result, error=dataclasses.replace(result.error, info=info))
 
 
 ARGUMENTS = st.one_of(
@@ -149,7 +172,7 @@ ARGUMENTS = st.one_of(
     outcome=st.sampled_from(OUTCOMES),
     arguments=ARGUMENTS,
     cancelled=st.booleans(),
-    hook=st.sampled_from(("guard", "pre-execute")),
+    hook=st.sampled_from(("observer", "guard", "pre-execute")),
 )
 def test_the_hooked_route_gives_what_the_plain_route_gives(
     outcome: str, arguments: object, cancelled: bool, hook: str

@@ -16,6 +16,7 @@ from toolfx.core.tools import (
     ContentBlock,
     ErrorCode,
     ExecutionToken,
+    SuccessDraft,
     ToolExecution,
     ToolExecutionFailure,
     ToolExecutionSuccess,
@@ -43,7 +44,18 @@ if TYPE_CHECKING:
         ToolExecutionResult,
     )
 
-__all__ = ["BLOCK_TYPES", "CallState", "CodeBridge", "dispatch", "success_of"]
+__all__ = [
+    "BLOCK_TYPES",
+    "PLAIN_VALUES",
+    "CallState",
+    "CodeBridge",
+    "awaited",
+    "body_failure",
+    "dispatch",
+    "invalid_arguments",
+    "outcome",
+    "success_of",
+]
 
 CodeBridge = Callable[
     ["ToolExecution", "CancelSignal", "Sequence[SubCall]", int],
@@ -213,7 +225,7 @@ class CallState:
             self._runtime.report(error, f"reporting the progress of `{self.call.name}`")
 
 
-_PLAIN_VALUES: Final = frozenset({str, int, float, bool, type(None), dict, list, tuple})
+PLAIN_VALUES: Final = frozenset({str, int, float, bool, type(None), dict, list, tuple})
 """Exact types a body's value can have that are never awaitable and never a `Result`."""
 
 BLOCK_TYPES: Final = frozenset(get_args(ContentBlock))
@@ -238,11 +250,7 @@ def dispatch(
     if decoded is None:
         decoded = definition.parameters.decode_or_failure(call.arguments)
     if isinstance(decoded, ValidationFailure):
-        return failed(
-            ErrorCode.INVALID_ARGS,
-            decoded.message(f"Invalid arguments for tool `{call.name}`"),
-            _issue_details(decoded.issues),
-        )
+        return invalid_arguments(call.name, decoded)
     args = state.args = decoded[1]
     state.body_started = True
     context = state if watched is None else state.watching(watched)
@@ -251,17 +259,30 @@ def dispatch(
     try:
         if definition.blocking and not inspect.iscoroutinefunction(body):
             pending = runtime.run_blocking(functools.partial(body, args, context))
-            return _awaited(pending, definition, args, state, outer_stage)
+            return awaited(pending, definition, args, state, outer_stage)
         returned = body(args, context)
     except BaseException as error:  # the wrappers and post-execute see a result, not a raise
-        return _body_failure(error, state)
-    if type(returned) not in _PLAIN_VALUES and inspect.isawaitable(returned):
-        return _awaited(returned, definition, args, state, outer_stage)
+        return body_failure(error, state)
+    if type(returned) in PLAIN_VALUES:  # neither awaitable nor a Result: the value itself
+        state.stage = outer_stage
+        checked = definition.output.schema.round_trip_or_failure(returned)
+        return success_of(definition, args, checked, state)
+    if inspect.isawaitable(returned):
+        return awaited(returned, definition, args, state, outer_stage)
     state.stage = outer_stage
-    return _outcome(definition, args, returned, state)
+    return outcome(definition, args, returned, state)
 
 
-async def _awaited(
+def invalid_arguments(name: str, failure: ValidationFailure) -> ToolExecutionFailure:
+    """The INVALID_ARGS failure of a call of `name` whose arguments its parameters refused."""
+    return failed(
+        ErrorCode.INVALID_ARGS,
+        failure.message(f"Invalid arguments for tool `{name}`"),
+        _issue_details(failure.issues),
+    )
+
+
+async def awaited(
     pending: Awaitable[object],
     definition: ToolDefinition[Any, Any],
     args: object,
@@ -273,12 +294,12 @@ async def _awaited(
     try:
         returned = await pending
     except BaseException as error:
-        return _body_failure(error, state)
+        return body_failure(error, state)
     state.stage = outer_stage
-    return _outcome(definition, args, returned, state)
+    return outcome(definition, args, returned, state)
 
 
-def _body_failure(error: BaseException, state: CallState) -> ToolExecutionFailure:
+def body_failure(error: BaseException, state: CallState) -> ToolExecutionFailure:
     """What a body's raise makes: ABORTED for `Cancelled`, else a defect (an interrupt is
     raised on)."""
     if isinstance(error, Cancelled):
@@ -289,14 +310,14 @@ def _body_failure(error: BaseException, state: CallState) -> ToolExecutionFailur
     return _deferred(failure, state)
 
 
-def _outcome(
+def outcome(
     definition: ToolDefinition[Any, Any],
     args: object,
     returned: object,
     state: CallState,
 ) -> ToolExecutionResult:
     """The result of what the body gave: its value checked and rendered, or its failure."""
-    if type(returned) in _PLAIN_VALUES:  # neither awaitable nor a Result: the value itself
+    if type(returned) in PLAIN_VALUES:  # neither awaitable nor a Result: the value itself
         checked = definition.output.schema.round_trip_or_failure(returned)
         return success_of(definition, args, checked, state)
     if isinstance(returned, Failure):
@@ -393,7 +414,14 @@ def success_of(
         return _deferred(meta, state)
     if state.meta is not None:  # what the body attached
         meta = state.meta
-    return ToolExecutionSuccess(frozen, content, meta, state.deferred, state.concludes_turn)
+    success = SuccessDraft()  # one per call: built with plain stores, then made a success
+    success.value = frozen
+    success.content = content
+    success.meta = meta
+    success.additional_contexts = state.deferred
+    success.concludes_turn = state.concludes_turn
+    success.__class__ = ToolExecutionSuccess  # type: ignore[assignment]  # (it is one now)
+    return success  # type: ignore[return-value]
 
 
 def _presentation_meta(

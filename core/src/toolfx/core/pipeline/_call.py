@@ -24,12 +24,23 @@ body). tests/properties/test_call_routes_properties.py checks the routes agree.
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, NamedTuple, final
 
 from toolfx.core.json import JsonError, parse_or_error, snapshot_or_error
-from toolfx.core.pipeline._body import CallState, dispatch, success_of
+from toolfx.core.jsonschema import ValidationFailure
+from toolfx.core.pipeline._body import (
+    PLAIN_VALUES,
+    CallState,
+    awaited,
+    body_failure,
+    dispatch,
+    invalid_arguments,
+    outcome,
+    success_of,
+)
 from toolfx.core.pipeline._bounding import bound_result, over_limits
 from toolfx.core.pipeline._code_bridge import dispatch_sub_calls
 from toolfx.core.pipeline._schedule import Decoding
@@ -267,13 +278,17 @@ def execute(
 ) -> Description[ToolExecutionResult]:
     """The description of one call through the whole pipeline (inert until interpreted)."""
 
-    def program(runtime: Runtime) -> Coroutine[Any, Any, ToolExecutionResult]:
-        return run_call(runtime, catalog, call, sink)
+    return Description(
+        functools.partial(_program, catalog, call, sink),
+        functools.partial(started_call, catalog, call, sink),
+    )
 
-    def eager(runtime: Runtime) -> ToolExecutionResult | Coroutine[Any, Any, ToolExecutionResult]:
-        return started_call(runtime, catalog, call, sink)
 
-    return Description(program, eager)
+def _program(
+    catalog: Catalog, call: ToolCall, sink: RecordSink | None, runtime: Runtime
+) -> Coroutine[Any, Any, ToolExecutionResult]:
+    """`execute`'s program: `run_call` of the call (bound by a partial, as its eager start)."""
+    return run_call(runtime, catalog, call, sink)
 
 
 async def run_call(  # noqa: PLR0917 (positional: partials bind them on the hot path)
@@ -292,15 +307,15 @@ async def run_call(  # noqa: PLR0917 (positional: partials bind them on the hot 
     `decoded` is the call's arguments as its tool's parameters decoded them already (a batch's
     scheduling did): the body gets them without a second validation.
     """
-    started = started_call(runtime, catalog, call, sink, keep, resumption, decoded)
+    started = started_call(catalog, call, sink, runtime, keep, resumption, decoded)
     return started if isinstance(started, _RESULTS) else await started
 
 
-def started_call(  # noqa: PLR0917 (run_call's parameters, as it passes them)
-    runtime: Runtime,
+def started_call(  # noqa: PLR0917 (run_call's parameters; a partial binds the first three)
     catalog: Catalog,
     call: ToolCall,
-    sink: RecordSink | None = None,
+    sink: RecordSink | None,
+    runtime: Runtime,
     keep: Callable[[ToolExecutionResult], object] | None = None,
     resumption: Resumption | None = None,
     decoded: Decoding | None = None,
@@ -309,15 +324,87 @@ def started_call(  # noqa: PLR0917 (run_call's parameters, as it passes them)
     around the body, a body giving its value at once, text within the limits), else the
     coroutine that finishes the call from where it had to wait.
 
-    The route is chosen by the scope's hook plan and the tool's timeout: with neither a
-    pre-execute listener, a guard, an execute wrapper, a post-execute listener nor a timeout,
-    the body is dispatched here; otherwise the whole policy runs in `_policed`. Both go on to
-    the same ending (`_ended`).
+    A plain tool (`Registration.plain`) in a scope with no hooks and no observers, called with
+    no record sink and no one keeping the result, takes the plain route, here: its usual
+    outcome (a plain value that is valid output, nothing deferred, text within the limits, no
+    cancellation) is the success `success_of` builds, given as it is (its value is checked
+    lossless JSON and its one text block `render_json`'s writing of it: materializing it would
+    change nothing); every other outcome ends as on the other routes (`_after_body`,
+    `_ended`). Any other call takes `_routed_call`.
+    tests/properties/test_call_routes_properties.py checks the routes agree.
     """
-    problem = call.arguments_error
     view = catalog.view  # Code Mode: a model-direct call (no parent) reaches only native tools
     registration = (view.direct if call.parent is None else view.code).get(call.name)
+    if (
+        registration is None
+        or not registration.plain
+        or not view.plan.bare
+        or sink is not None
+        or keep is not None
+        or decoded is not None
+        or call.arguments_error is not None
+        or call.signal.is_cancelled()
+    ):
+        return _routed_call(registration, catalog, call, sink, runtime, keep, resumption, decoded)
+    limits = view.output_limits
+    definition = registration.definition
+    state = CallState(call, runtime, catalog, None, None)
+    state.stage = "an execute wrapper"
+    try:  # the one boundary for defects, as on the other routes
+        decoded = definition.parameters.decode_or_failure(call.arguments)
+        if isinstance(decoded, ValidationFailure):
+            result: ToolExecutionResult = invalid_arguments(call.name, decoded)
+            return _ended(result, runtime, registration, state, limits, (), None, None, None)
+        args = state.args = decoded[1]
+        state.body_started = True
+        state.stage = "the body"
+        try:
+            returned = definition.execute(args, state)
+        except BaseException as error:  # the steps after the body see a result, not a raise
+            result = body_failure(error, state)
+        else:
+            state.stage = "an execute wrapper"
+            if type(returned) in PLAIN_VALUES:
+                checked = definition.output.schema.round_trip_or_failure(returned)
+                result = success_of(definition, args, checked, state)
+                if (
+                    type(checked) is tuple
+                    and type(result) is ToolExecutionSuccess
+                    and not state.deferred
+                    and not call.signal.is_cancelled()
+                ):
+                    own = definition.output_limits or limits
+                    size = len(result.content[0].text) + 1  # type: ignore[union-attr]  # (one text block)
+                    if size <= own.lines and size * 4 <= own.bytes:  # as `over_limits` bounds it
+                        return result
+            elif inspect.isawaitable(returned):  # a plain body handing back an awaitable
+                ending = _Ending(runtime, registration, state, limits, (), None, None, None)
+                pending = awaited(returned, definition, args, state, state.stage)
+                return _dispatched_later(pending, state, ending)
+            else:
+                result = outcome(definition, args, returned, state)
+        result = _after_body(result, state)
+    except BaseException as error:
+        result = _defect_of(error, state)
+    return _ended(result, runtime, registration, state, limits, (), None, None, None)
+
+
+def _routed_call(  # noqa: PLR0917 (started_call's parameters, as it passes them)
+    registration: Registration | None,
+    catalog: Catalog,
+    call: ToolCall,
+    sink: RecordSink | None,
+    runtime: Runtime,
+    keep: Callable[[ToolExecutionResult], object] | None,
+    resumption: Resumption | None,
+    decoded: Decoding | None,
+) -> ToolExecutionResult | Coroutine[Any, Any, ToolExecutionResult]:
+    """A call off the plain route: with no pre-execute listener, guard, execute wrapper,
+    post-execute listener or timeout its body is dispatched here; otherwise the whole policy
+    runs in `_policed`. Both go on to the same ending (`_ended`)."""
+    view = catalog.view
     plan = view.plan
+    problem = call.arguments_error
     bridge = (  # `run_code`: its program's calls are sub-dispatches with this call's deps
         functools.partial(_sub_dispatch, runtime, catalog, sink, resumption, call.deps)
         if registration is not None and registration.handle == TRANSPORT_HANDLE
@@ -342,36 +429,18 @@ def started_call(  # noqa: PLR0917 (run_call's parameters, as it passes them)
         result = _unknown_tool(catalog, call.name, direct=call.parent is None)
     elif call.signal.is_cancelled():
         result = aborted_execution(state.execution, state)
-    else:
-        hooked = (
-            plan.pre_execute
-            or plan.guards
-            or plan.execute
-            or plan.post_execute
-            or registration.definition.timeout is not None
-        )  # else nothing before or around the body: dispatched here, no coroutine unless it waits
-        dispatched = None if hooked else _dispatched_now(runtime, registration, state)
-        if dispatched is None or not isinstance(dispatched, _RESULTS):
-            ending = _Ending._make(parts)  # what the coroutine ends the call with
-            return (
-                _policed(plan, registration, state, ending)
-                if dispatched is None
-                else _dispatched_later(dispatched, state, ending)
-            )
+    elif plan.around_body or registration.definition.timeout is not None:
+        return _policed(plan, registration, state, _Ending._make(parts))
+    else:  # nothing before or around the body: dispatched here, no coroutine unless it waits
+        state.stage = "an execute wrapper"
+        try:
+            dispatched = dispatch(runtime, registration.definition, state)
+        except BaseException as error:  # the one boundary for defects: the turn goes on
+            dispatched = _defect_of(error, state)
+        if not isinstance(dispatched, _RESULTS):
+            return _dispatched_later(dispatched, state, _Ending._make(parts))
         result = _after_body(dispatched, state)
     return _ended(result, *parts)
-
-
-def _dispatched_now(
-    runtime: Runtime, registration: Registration, state: CallState
-) -> ToolExecutionResult | Coroutine[Any, Any, ToolExecutionResult]:
-    """The body of a call with no hook before or around it, dispatched at once: its result, or
-    the coroutine awaiting its value."""
-    state.stage = "an execute wrapper"
-    try:
-        return dispatch(runtime, registration.definition, state)
-    except BaseException as error:  # the one boundary for defects: the turn goes on
-        return _defect_of(error, state)
 
 
 class _Ending(NamedTuple):

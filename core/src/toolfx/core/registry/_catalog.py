@@ -90,6 +90,17 @@ class HookPlan:
     code_dispatch_log: tuple[CodeDispatchLogListener, ...]
     result: tuple[ResultObserver, ...]
     guards: tuple[ToolGuard, ...]
+    around_body: bool = field(init=False, repr=False, compare=False)
+    """Whether a call has hooks before or around its body to go through: a pre-execute
+    listener, a guard, an execute wrapper or a post-execute listener."""
+    bare: bool = field(init=False, repr=False, compare=False)
+    """Whether a call goes through none of them: no hook before or around its body and no
+    result observer (Code Mode's dispatch log aside: it sees `run_code` calls only)."""
+
+    def __post_init__(self) -> None:
+        around = bool(self.pre_execute or self.guards or self.execute or self.post_execute)
+        object.__setattr__(self, "around_body", around)
+        object.__setattr__(self, "bare", not around and not self.result)
 
     def of_kind(self, kind: HookKind) -> tuple[HookFunction, ...]:
         """The hooks of one kind."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import inspect
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Literal, final
@@ -16,6 +17,7 @@ from toolfx.core.tools import (
     PreExecuteListener,
     ResultObserver,
     ToolGuard,
+    render_json,
 )
 
 if TYPE_CHECKING:
@@ -117,11 +119,26 @@ class Registration:
     definition: ToolDefinition[Any, Any]
     schema: ToolSchema = field(init=False, repr=False, compare=False)
     """The model-facing schema, built once here and shared by every catalog that shows it."""
+    plain: bool = field(init=False, repr=False, compare=False)
+    """Whether a call of it is its body and nothing around it: a body that is neither a
+    coroutine function nor blocking, the default rendering, and no timeout, `finalize_content`,
+    presentation meta or Code Mode transport (what the pipeline's plain route runs)."""
 
     def __post_init__(self) -> None:
         definition = self.definition
         schema = ToolSchema(self.name, definition.description, definition.parameters.json_schema)
         object.__setattr__(self, "schema", schema)
+        output = definition.output
+        plain = (
+            self.handle != TRANSPORT_HANDLE
+            and definition.timeout is None
+            and definition.finalize_content is None
+            and not definition.blocking
+            and not inspect.iscoroutinefunction(definition.execute)
+            and output.render is render_json
+            and output.presentation_meta is None
+        )
+        object.__setattr__(self, "plain", plain)
 
     @property
     def permission(self) -> str:

@@ -103,7 +103,12 @@ class ValueSchema(Generic[T]):
 
     def round_trip_or_failure(self, value: T) -> tuple[FrozenJson, T] | ValidationFailure:
         """Encode a typed value, check it once and decode it back (scalars skip the encoding)."""
-        if type(value) is self._bare and _plainly_valid(value):
+        kind = type(value)
+        if kind is self._bare and (  # `_plainly_valid`, inline: a body's int, once per call
+            NEGATIVE_INT_BOUND < value < INT_BOUND  # type: ignore[operator]
+            if kind is int
+            else _plainly_valid(value)
+        ):
             return (value, value)  # type: ignore[return-value]
         return self.decode_or_failure(value if is_frozen_json(value) else to_plain(value))
 

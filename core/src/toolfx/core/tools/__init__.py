@@ -91,6 +91,7 @@ from toolfx.core.tools._output_limits import DEFAULT_OUTPUT_LIMITS, OutputLimits
 from toolfx.core.tools._progress import progress_event
 from toolfx.core.tools._results import (
     DurableResult,
+    SuccessDraft,
     ToolExecutionFailure,
     ToolExecutionResult,
     ToolExecutionSuccess,
@@ -143,6 +144,7 @@ __all__ = [
     "ResultObserver",
     "SearchMatch",
     "SearchResultCard",
+    "SuccessDraft",
     "TerminalCallCard",
     "TerminalResultCard",
     "TextBlock",

@@ -21,6 +21,7 @@ __all__ = [
     "ResourceLinkBlock",
     "ResourceTextBlock",
     "TextBlock",
+    "TextBlockDraft",
     "text",
 ]
 
@@ -49,6 +50,17 @@ class TextBlock:
 
 _set_text = TextBlock.__dict__["text"].__set__
 _set_annotations = TextBlock.__dict__["annotations"].__set__
+
+
+@final
+class TextBlockDraft:
+    """A `TextBlock` being built on a hot path (the default renderer's, once per call): the
+    same slots, stored with plain attribute stores, then made the block it stands for by
+    `__class__` assignment (the layouts are the same). Both fields must be stored first."""
+
+    __slots__ = TextBlock.__slots__
+    text: str
+    annotations: FrozenJson
 
 
 @final

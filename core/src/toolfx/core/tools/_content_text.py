@@ -19,6 +19,7 @@ from toolfx.core.tools._content import (
     ResourceLinkBlock,
     ResourceTextBlock,
     TextBlock,
+    TextBlockDraft,
 )
 
 __all__ = [
@@ -85,11 +86,17 @@ def render_json(args: object, value: object) -> tuple[ContentBlock, ...]:
     """
     kind = type(value)
     if kind is int:  # the scalars as the encoder writes them, without it
-        return (TextBlock(int.__repr__(value)),)
-    if kind is bool:
-        return (TextBlock("true" if value else "false"),)
-    if value is None:
-        return (TextBlock("null"),)
-    if isinstance(value, str):
-        return (TextBlock(value),)
-    return (TextBlock(_COMPACT_JSON.encode(value)),)
+        text = int.__repr__(value)
+    elif kind is bool:
+        text = "true" if value else "false"
+    elif value is None:
+        text = "null"
+    elif isinstance(value, str):
+        text = value
+    else:
+        text = _COMPACT_JSON.encode(value)
+    block = TextBlockDraft()  # one per call: built with plain stores, then made a TextBlock
+    block.text = text
+    block.annotations = None
+    block.__class__ = TextBlock  # type: ignore[assignment]  # (it is one now)
+    return (block,)  # type: ignore[return-value]

@@ -9,7 +9,13 @@ from toolfx.core.json import FrozenJson
 from toolfx.core.tools._content import ContentBlock, ContextMessage
 from toolfx.core.tools._failure import ToolFailure
 
-__all__ = ["DurableResult", "ToolExecutionFailure", "ToolExecutionResult", "ToolExecutionSuccess"]
+__all__ = [
+    "DurableResult",
+    "SuccessDraft",
+    "ToolExecutionFailure",
+    "ToolExecutionResult",
+    "ToolExecutionSuccess",
+]
 
 
 @final
@@ -89,6 +95,21 @@ _failure_contexts = ToolExecutionFailure.__dict__["additional_contexts"].__set__
 
 ToolExecutionResult = ToolExecutionSuccess | ToolExecutionFailure
 """The discriminated outcome of one tool call."""
+
+
+@final
+class SuccessDraft:
+    """A `ToolExecutionSuccess` being built on a hot path: the same slots, stored with plain
+    attribute stores, then made the success it stands for by `__class__` assignment (the
+    layouts are the same; a success's own stores go through its slot descriptors at twice the
+    cost). Every field must be stored before the assignment."""
+
+    __slots__ = ToolExecutionSuccess.__slots__
+    value: FrozenJson
+    content: tuple[ContentBlock, ...]
+    meta: FrozenJson
+    additional_contexts: tuple[ContextMessage, ...]
+    concludes_turn: bool
 
 
 @final
