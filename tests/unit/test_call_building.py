@@ -105,7 +105,7 @@ def test_from_json_parses_once_and_snapshots_nothing_again(
 def test_only_parsed_scalars_that_are_not_kept_as_they_are_are_looked_at_one_by_one(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    looked = _counting(monkeypatch, _snapshot, "_check_scalar")
+    looked = _counting(monkeypatch, _snapshot, "check_scalar")
     call = ToolCall.from_json("c", "t", json.dumps(RECORDS), SIGNAL)
     assert call.arguments == RECORDS
     # each score (a float) and, the text being long enough to hold a 641-digit integer, each id;

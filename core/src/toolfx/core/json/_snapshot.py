@@ -30,12 +30,17 @@ from toolfx.core.json._model import (
 )
 
 __all__ = [
+    "LONG_TEXT_LEAVES",
+    "PARSED_LEAVES",
+    "SHORT_INT_DIGITS",
     "DuplicateKeyMarker",
     "TextNumberRejected",
     "Unfit",
+    "check_scalar",
     "fast_dict",
     "fast_snapshot",
-    "frozen_parsed",
+    "frozen_array",
+    "frozen_object",
     "snapshot_json",
     "snapshot_or_error",
 ]
@@ -405,40 +410,22 @@ def fast_snapshot(value: object, limits: JsonLimits, tally: list[int]) -> Any:
     return value
 
 
-_PARSED_LEAVES: Final[frozenset[type]] = frozenset({str, int, bool, type(None)})
-"""The types of jiter's values that are lossless JSON as they are (see `frozen_parsed`)."""
+PARSED_LEAVES: Final[frozenset[type]] = frozenset({str, int, bool, type(None)})
+"""The types of jiter's values that are lossless JSON as they are (see `parse_or_error`)."""
 
-_LONG_TEXT_LEAVES: Final[frozenset[type]] = frozenset({str, bool, type(None)})
-"""The same for text long enough to hold an integer of more than `_SHORT_INT_DIGITS` digits."""
+LONG_TEXT_LEAVES: Final[frozenset[type]] = frozenset({str, bool, type(None)})
+"""The same for text long enough to hold an integer of more than `SHORT_INT_DIGITS` digits."""
 
-_SHORT_INT_DIGITS: Final = 640
+SHORT_INT_DIGITS: Final = 640
 """The fewest digits Python's int/str limit may be set to (`sys.set_int_max_str_digits`)."""
 
-_SHORT_INT_BOUND: Final[int] = 10**_SHORT_INT_DIGITS
+_SHORT_INT_BOUND: Final[int] = 10**SHORT_INT_DIGITS
 _NEGATIVE_SHORT_INT_BOUND: Final[int] = -_SHORT_INT_BOUND
 
 
-def frozen_parsed(value: object, room: int, text_length: int) -> Any:
-    """Frozen copy of what jiter parsed from `text_length` bytes, nested at most `room` deep
-    (else Unfit).
-
-    jiter's strings are valid UTF-8 and its integers have at most 4,300 digits (it refuses
-    more; tests/unit/test_call_from_json.py holds it to that), and the value's size is within the
-    text's length, which the parser checked: only depth and finite floats are left to check, and
-    integers of more than 640 digits, which the stdlib path refuses when the application lowered
-    Python's digit limit (looked at only when the text is long enough to hold one).
-    """
-    leaves = _PARSED_LEAVES if text_length <= _SHORT_INT_DIGITS else _LONG_TEXT_LEAVES
-    kind = type(value)
-    if kind is dict:
-        return _frozen_object(value, room, leaves)  # type: ignore[arg-type]
-    if kind is list:
-        return _frozen_array(value, room, leaves)  # type: ignore[arg-type]
-    _check_scalar(kind, value)
-    return value
-
-
-def _frozen_object(value: dict[str, Any], room: int, leaves: frozenset[type]) -> FrozenDict[Any]:
+def frozen_object(value: dict[str, Any], room: int, leaves: frozenset[type]) -> FrozenDict[Any]:
+    """Frozen copy of a parsed object, nested at most `room` deep (else Unfit); a value of a
+    type in `leaves` is taken as it is."""
     if room <= 0:
         raise Unfit
     frozen = _new_dict(FrozenDict)
@@ -447,15 +434,16 @@ def _frozen_object(value: dict[str, Any], room: int, leaves: frozenset[type]) ->
         for key, item in value.items():
             kind = type(item)
             if kind is dict:
-                _set_key(frozen, key, _frozen_object(item, room - 1, leaves))
+                _set_key(frozen, key, frozen_object(item, room - 1, leaves))
             elif kind is list:
-                _set_key(frozen, key, _frozen_array(item, room - 1, leaves))
+                _set_key(frozen, key, frozen_array(item, room - 1, leaves))
             elif kind not in leaves:
-                _check_scalar(kind, item)
+                check_scalar(kind, item)
     return frozen
 
 
-def _frozen_array(value: list[Any], room: int, leaves: frozenset[type]) -> FrozenList[Any]:
+def frozen_array(value: list[Any], room: int, leaves: frozenset[type]) -> FrozenList[Any]:
+    """Frozen copy of a parsed array, as `frozen_object` copies an object."""
     if room <= 0:
         raise Unfit
     frozen = _new_list(FrozenList)
@@ -464,15 +452,15 @@ def _frozen_array(value: list[Any], room: int, leaves: frozenset[type]) -> Froze
         for index, item in enumerate(value):
             kind = type(item)
             if kind is dict:
-                _set_index(frozen, index, _frozen_object(item, room - 1, leaves))
+                _set_index(frozen, index, frozen_object(item, room - 1, leaves))
             elif kind is list:
-                _set_index(frozen, index, _frozen_array(item, room - 1, leaves))
+                _set_index(frozen, index, frozen_array(item, room - 1, leaves))
             elif kind not in leaves:
-                _check_scalar(kind, item)
+                check_scalar(kind, item)
     return frozen
 
 
-def _check_scalar(kind: type, item: Any) -> None:
+def check_scalar(kind: type, item: Any) -> None:
     """Unfit unless a parsed scalar is kept as it is: a finite float, an int of few digits."""
     if kind is float:
         if not _isfinite(item):

@@ -19,10 +19,15 @@ from toolfx.core.json._model import (
     json_pointer,
 )
 from toolfx.core.json._snapshot import (
+    LONG_TEXT_LEAVES,
+    PARSED_LEAVES,
+    SHORT_INT_DIGITS,
     DuplicateKeyMarker,
     TextNumberRejected,
     Unfit,
-    frozen_parsed,
+    check_scalar,
+    frozen_array,
+    frozen_object,
     snapshot_or_error,
 )
 
@@ -71,13 +76,14 @@ def parse_json(
 def parse_or_error(text: str | bytes, limits: JsonLimits = DEFAULT_LIMITS) -> Any:
     """`parse_json` as a plain value, for hot paths: the frozen JSON, or a `JsonError`.
 
-    Fast path: jiter, then a frozen copy (`frozen_parsed`: depth and finite floats). jiter
-    refuses repeated keys, NaN, lone surrogates, invalid UTF-8 and integers of more than 4,300
-    digits itself (one of more than 640 takes the exact path: the application may have lowered
-    Python's digit limit, which the stdlib decoder obeys), and a value is never larger than its
-    text; whatever jiter or the copy does
-    not accept takes the exact path, which names what is wrong and where, so the
-    two accept the same texts and give the same values and errors
+    Fast path: jiter, then a frozen copy (nested at most `limits.max_depth` deep, floats
+    finite). jiter refuses repeated keys, NaN, lone surrogates, invalid UTF-8 and integers of
+    more than 4,300 digits itself (tests/unit/test_call_from_json.py holds it to that), and a
+    value is never larger than its text: only depth and finite floats are left to check, and
+    integers of more than 640 digits, which the stdlib path refuses when the application
+    lowered Python's digit limit (looked at only when the text is long enough to hold one).
+    Whatever jiter or the copy does not accept takes the exact path, which names what is wrong
+    and where, so the two accept the same texts and give the same values and errors
     (tests/properties/test_json_text_properties.py).
     """
     if not isinstance(text, _TEXT_TYPES):  # a caller's mistake, not the model's text
@@ -92,7 +98,14 @@ def parse_or_error(text: str | bytes, limits: JsonLimits = DEFAULT_LIMITS) -> An
         data = text if isinstance(text, bytes) else text.encode()
         # NaN and the infinities as literals are refused, and an object repeating a key
         parsed = _jiter_parse(data, allow_inf_nan=False, catch_duplicate_keys=True)
-        return frozen_parsed(parsed, limits.max_depth, len(data))
+        leaves = PARSED_LEAVES if len(data) <= SHORT_INT_DIGITS else LONG_TEXT_LEAVES
+        kind = type(parsed)
+        if kind is dict:
+            return frozen_object(parsed, limits.max_depth, leaves)
+        if kind is list:
+            return frozen_array(parsed, limits.max_depth, leaves)
+        check_scalar(kind, parsed)
+        return parsed
     except (ValueError, RecursionError, Unfit):  # UnicodeEncodeError is a ValueError
         pass
     if isinstance(text, bytes):
