@@ -29,7 +29,15 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, NamedTuple, final
 
 from toolfx.core.json import JsonError, parse_or_error, snapshot_or_error
-from toolfx.core.pipeline._body import CallState, dispatch, success_of
+from toolfx.core.pipeline._body import (
+    CallState,
+    body_failure,
+    body_outcome,
+    dispatch,
+    started_body,
+    success_of,
+    unstarted_abort,
+)
 from toolfx.core.pipeline._bounding import bound_result, over_limits
 from toolfx.core.pipeline._code_bridge import dispatch_sub_calls
 from toolfx.core.pipeline._schedule import Decoding
@@ -109,6 +117,10 @@ MAX_LISTED_TOOLS: Final = 20
 
 _RESULTS: Final = (ToolExecutionSuccess, ToolExecutionFailure)
 """What `dispatch` gives when the body gave its value at once (else a coroutine to await)."""
+
+
+_AROUND_THE_BODY: Final = "an execute wrapper"
+"""The stage of a hook-free call around its body (what a defect there is reported at)."""
 
 
 _ALLOWED: Final = Allow()
@@ -350,26 +362,23 @@ def started_call(  # noqa: PLR0917 (run_call's parameters, as it passes them)
             or plan.post_execute
             or registration.definition.timeout is not None
         )  # else nothing before or around the body: dispatched here, no coroutine unless it waits
-        dispatched = None if hooked else _dispatched_now(runtime, registration, state)
-        if dispatched is None or not isinstance(dispatched, _RESULTS):
-            ending = _Ending._make(parts)  # what the coroutine ends the call with
-            return (
-                _policed(plan, registration, state, ending)
-                if dispatched is None
-                else _dispatched_later(dispatched, state, ending)
-            )
+        if hooked:  # what the coroutine ends the call with: `_Ending`'s fields
+            return _policed(plan, registration, state, _Ending._make(parts))
+        dispatched = _dispatched_now(runtime, registration, state)
+        if not isinstance(dispatched, _RESULTS):  # the body's value comes later
+            return _dispatched_later(dispatched, registration.definition, *parts)
         result = _after_body(dispatched, state)
     return _ended(result, *parts)
 
 
 def _dispatched_now(
     runtime: Runtime, registration: Registration, state: CallState
-) -> ToolExecutionResult | Coroutine[Any, Any, ToolExecutionResult]:
+) -> ToolExecutionResult | Awaitable[object]:
     """The body of a call with no hook before or around it, dispatched at once: its result, or
-    the coroutine awaiting its value."""
-    state.stage = "an execute wrapper"
+    its pending value (`started_body`)."""
+    state.stage = _AROUND_THE_BODY
     try:
-        return dispatch(runtime, registration.definition, state)
+        return started_body(runtime, registration.definition, state)
     except BaseException as error:  # the one boundary for defects: the turn goes on
         return _defect_of(error, state)
 
@@ -419,15 +428,39 @@ async def _policed(
     return ended if isinstance(ended, _RESULTS) else await ended
 
 
-async def _dispatched_later(
-    dispatched: Coroutine[Any, Any, ToolExecutionResult], state: CallState, ending: _Ending
+async def _dispatched_later(  # noqa: PLR0917 (the pending body, then `_Ending`'s fields)
+    pending: Awaitable[object],
+    definition: ToolDefinition[Any, Any],
+    runtime: Runtime,
+    registration: Registration | None,
+    state: CallState,
+    limits: OutputLimits,
+    observers: tuple[ResultObserver, ...],
+    sink: RecordSink | None,
+    unrecorded: Exception | None,
+    keep: Callable[[ToolExecutionResult], object] | None,
 ) -> ToolExecutionResult:
-    """The call of a body whose value comes later: awaited, then ended as `started_call` does."""
+    """The call of a body whose value comes later, in one coroutine: the body's pending value
+    awaited here (no layer between), then the call ended as `started_call` ends it.
+
+    What ends it is this coroutine's own arguments, not an object of their own: ten thousand
+    calls in flight hold that many fewer objects for the collector to walk. A batch's task
+    runs it directly (`execute_batch` starts its calls as the tasks are made): a body that
+    has not run a line when the caller cancels is not run (ABORTED_BEFORE_DISPATCH).
+    """
     try:
-        result = _after_body(await dispatched, state)
+        result: ToolExecutionResult | None = unstarted_abort(pending, state)
+        if result is None:
+            try:
+                returned = await pending
+            except BaseException as error:  # the body's: a result, as `dispatch` makes it
+                result = body_failure(error, state)
+            else:
+                result = body_outcome(definition, returned, state, _AROUND_THE_BODY)
+        result = _after_body(result, state)
     except BaseException as error:  # the one boundary for defects: the turn goes on
         result = _with_deferred(_defect_of(error, state), state)
-    ended = _ended(result, *ending)
+    ended = _ended(result, runtime, registration, state, limits, observers, sink, unrecorded, keep)
     return ended if isinstance(ended, _RESULTS) else await ended
 
 
