@@ -14,7 +14,8 @@ from collections.abc import Callable, Coroutine, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, TypeAlias, cast, final, overload
 
-from toolfx.core.pipeline._call import run_call
+from toolfx.core.pipeline._body import SETTLED
+from toolfx.core.pipeline._call import run_call, started_call
 from toolfx.core.pipeline._schedule import schedule
 from toolfx.core.records import (
     RecordFault,
@@ -158,10 +159,10 @@ class BatchLedger:
         return _Keeper(self.results, index)
 
     def thunk_maker(
-        self, resumption: Resumption | None, decodings: Sequence[Decoding | None]
+        self, resumption: Resumption | None, decodings: list[Decoding | None]
     ) -> Callable[[int], Thunk]:
         """What makes the thunk that runs the call at an index (with the decoding its scheduling
-        made, see `schedule`), keeping its result here."""
+        made, see `schedule`, taken out of `decodings`), keeping its result here."""
         runtime, catalog, calls, sink, keeper = (
             self._runtime,
             self._catalog,
@@ -171,9 +172,10 @@ class BatchLedger:
         )
 
         def thunk(index: int) -> Thunk:  # a partial: no coroutine frame of its own
+            decoded, decodings[index] = decodings[index], None  # handed over: held by the call
             keep = keeper(index)
             return functools.partial(
-                run_call, runtime, catalog, calls[index], sink, keep, resumption, decodings[index]
+                _started, runtime, catalog, calls[index], sink, keep, resumption, decoded
             )
 
         return thunk
@@ -213,6 +215,26 @@ class BatchLedger:
                 ErrorCode.ABORTED, f"`{name}` was interrupted ({why}) before it finished"
             )
             write_record(self._runtime, sink, ToolResultRecord.of(call_id, result))
+
+
+def _started(  # noqa: PLR0917 (a partial's bound state: `run_call`'s parameters)
+    runtime: Runtime,
+    catalog: Catalog,
+    call: ToolCall,
+    sink: RecordSink | None,
+    keep: Callable[[ToolExecutionResult], object],
+    resumption: Resumption | None,
+    decoded: Decoding | None,
+) -> Coroutine[Any, Any, ToolExecutionResult]:
+    """`run_call` started at once, as the runtime takes the thunk: the coroutine that finishes
+    the call (its task runs it directly, no `run_call` frame around it), or its result as one."""
+    started = started_call(catalog, call, sink, runtime, keep, resumption, decoded)
+    return _given(started) if isinstance(started, SETTLED) else started
+
+
+async def _given(result: ToolExecutionResult) -> ToolExecutionResult:
+    """A call's result given at once, as the coroutine a thunk gives."""
+    return result
 
 
 @final

@@ -47,14 +47,16 @@ if TYPE_CHECKING:
 __all__ = [
     "BLOCK_TYPES",
     "PLAIN_VALUES",
+    "SETTLED",
     "CallState",
     "CodeBridge",
-    "awaited",
     "body_failure",
+    "body_outcome",
     "dispatch",
     "invalid_arguments",
-    "outcome",
+    "started_body",
     "success_of",
+    "unstarted_abort",
 ]
 
 CodeBridge = Callable[
@@ -228,6 +230,10 @@ class CallState:
 PLAIN_VALUES: Final = frozenset({str, int, float, bool, type(None), dict, list, tuple})
 """Exact types a body's value can have that are never awaitable and never a `Result`."""
 
+SETTLED: Final = (ToolExecutionSuccess, ToolExecutionFailure)
+"""The types of a settled result: what `started_body` (or `started_call`) gives when there is
+nothing to wait for, else what is pending."""
+
 BLOCK_TYPES: Final = frozenset(get_args(ContentBlock))
 """The exact types of content blocks, which a `WithContent` must hold."""
 
@@ -245,6 +251,22 @@ def dispatch(
 
     The caller has checked the signal: nothing may run between that check and this call.
     """
+    outer_stage = state.stage
+    started = started_body(runtime, definition, state, watched)
+    if isinstance(started, SETTLED):
+        return started
+    return _awaited(started, definition, state, outer_stage)
+
+
+def started_body(
+    runtime: Runtime,
+    definition: ToolDefinition[Any, Any],
+    state: CallState,
+    watched: ToolExecution | None = None,
+) -> ToolExecutionResult | Awaitable[object]:
+    """`dispatch` without a coroutine of its own: the result when the body gave its value at
+    once, else the body's pending value itself (its stage "the body" until then), which the
+    caller awaits and turns into the result with `body_failure` or `body_outcome`."""
     call = state.call
     decoded = state.decoded  # a batch's scheduling decoded them: not validated again
     if decoded is None:
@@ -252,14 +274,14 @@ def dispatch(
     if isinstance(decoded, ValidationFailure):
         return invalid_arguments(call.name, decoded)
     args = state.args = decoded[1]
+    state.decoded = None  # the typed arguments are `args` now: the decoding is not held on
     state.body_started = True
     context = state if watched is None else state.watching(watched)
     outer_stage, state.stage = state.stage, "the body"
     body = definition.execute
     try:
         if definition.blocking and not inspect.iscoroutinefunction(body):
-            pending = runtime.run_blocking(functools.partial(body, args, context))
-            return awaited(pending, definition, args, state, outer_stage)
+            return runtime.run_blocking(functools.partial(body, args, context))
         returned = body(args, context)
     except BaseException as error:  # the wrappers and post-execute see a result, not a raise
         return body_failure(error, state)
@@ -268,9 +290,9 @@ def dispatch(
         checked = definition.output.schema.round_trip_or_failure(returned)
         return success_of(definition, args, checked, state)
     if inspect.isawaitable(returned):
-        return awaited(returned, definition, args, state, outer_stage)
+        return returned
     state.stage = outer_stage
-    return outcome(definition, args, returned, state)
+    return _outcome(definition, args, returned, state)
 
 
 def invalid_arguments(name: str, failure: ValidationFailure) -> ToolExecutionFailure:
@@ -282,10 +304,9 @@ def invalid_arguments(name: str, failure: ValidationFailure) -> ToolExecutionFai
     )
 
 
-async def awaited(
+async def _awaited(
     pending: Awaitable[object],
     definition: ToolDefinition[Any, Any],
-    args: object,
     state: CallState,
     outer_stage: str,
 ) -> ToolExecutionResult:
@@ -295,8 +316,31 @@ async def awaited(
         returned = await pending
     except BaseException as error:
         return body_failure(error, state)
+    return body_outcome(definition, returned, state, outer_stage)
+
+
+def body_outcome(
+    definition: ToolDefinition[Any, Any], returned: object, state: CallState, outer_stage: str
+) -> ToolExecutionResult:
+    """The result of the value a pending body gave (`started_body`), back at `outer_stage`."""
     state.stage = outer_stage
-    return outcome(definition, args, returned, state)
+    return _outcome(definition, state.args, returned, state)
+
+
+def unstarted_abort(pending: Awaitable[object], state: CallState) -> ToolExecutionFailure | None:
+    """ABORTED_BEFORE_DISPATCH if the call's signal is set while its pending body is a coroutine
+    that has not run a line (a batch starts its calls before their tasks first run), which is
+    then closed, never run; else None (the body is awaited)."""
+    signal = state.call.signal
+    if not (
+        signal.is_cancelled()
+        and inspect.iscoroutine(pending)
+        and inspect.getcoroutinestate(pending) == inspect.CORO_CREATED
+    ):
+        return None
+    pending.close()
+    state.body_started = False
+    return aborted(state.call.name, signal.reason, body_started=False)
 
 
 def body_failure(error: BaseException, state: CallState) -> ToolExecutionFailure:
@@ -310,7 +354,7 @@ def body_failure(error: BaseException, state: CallState) -> ToolExecutionFailure
     return _deferred(failure, state)
 
 
-def outcome(
+def _outcome(
     definition: ToolDefinition[Any, Any],
     args: object,
     returned: object,

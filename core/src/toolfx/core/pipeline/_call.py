@@ -33,13 +33,15 @@ from toolfx.core.json import JsonError, parse_or_error, snapshot_or_error
 from toolfx.core.jsonschema import ValidationFailure
 from toolfx.core.pipeline._body import (
     PLAIN_VALUES,
+    SETTLED,
     CallState,
-    awaited,
     body_failure,
+    body_outcome,
     dispatch,
     invalid_arguments,
-    outcome,
+    started_body,
     success_of,
+    unstarted_abort,
 )
 from toolfx.core.pipeline._bounding import bound_result, over_limits
 from toolfx.core.pipeline._code_bridge import dispatch_sub_calls
@@ -118,8 +120,8 @@ MAX_LISTED_TOOLS: Final = 20
 """How many visible tool names an UNKNOWN_TOOL message lists."""
 
 
-_RESULTS: Final = (ToolExecutionSuccess, ToolExecutionFailure)
-"""What `dispatch` gives when the body gave its value at once (else a coroutine to await)."""
+_AROUND_THE_BODY: Final = "an execute wrapper"
+"""The stage of a hook-free call around its body (what a defect there is reported at)."""
 
 
 _ALLOWED: Final = Allow()
@@ -308,7 +310,7 @@ async def run_call(  # noqa: PLR0917 (positional: partials bind them on the hot 
     scheduling did): the body gets them without a second validation.
     """
     started = started_call(catalog, call, sink, runtime, keep, resumption, decoded)
-    return started if isinstance(started, _RESULTS) else await started
+    return started if isinstance(started, SETTLED) else await started
 
 
 def started_call(  # noqa: PLR0917 (run_call's parameters; a partial binds the first three)
@@ -349,7 +351,7 @@ def started_call(  # noqa: PLR0917 (run_call's parameters; a partial binds the f
     limits = view.output_limits
     definition = registration.definition
     state = CallState(call, runtime, catalog, None, None)
-    state.stage = "an execute wrapper"
+    state.stage = _AROUND_THE_BODY
     try:  # the one boundary for defects, as on the other routes
         decoded = definition.parameters.decode_or_failure(call.arguments)
         if isinstance(decoded, ValidationFailure):
@@ -363,7 +365,7 @@ def started_call(  # noqa: PLR0917 (run_call's parameters; a partial binds the f
         except BaseException as error:  # the steps after the body see a result, not a raise
             result = body_failure(error, state)
         else:
-            state.stage = "an execute wrapper"
+            state.stage = _AROUND_THE_BODY
             if type(returned) in PLAIN_VALUES:
                 checked = definition.output.schema.round_trip_or_failure(returned)
                 result = success_of(definition, args, checked, state)
@@ -378,11 +380,11 @@ def started_call(  # noqa: PLR0917 (run_call's parameters; a partial binds the f
                     if size <= own.lines and size * 4 <= own.bytes:  # as `over_limits` bounds it
                         return result
             elif inspect.isawaitable(returned):  # a plain body handing back an awaitable
-                ending = _Ending(runtime, registration, state, limits, (), None, None, None)
-                pending = awaited(returned, definition, args, state, state.stage)
-                return _dispatched_later(pending, state, ending)
+                return _dispatched_later(
+                    returned, definition, runtime, registration, state, limits, (), None, None, None
+                )
             else:
-                result = outcome(definition, args, returned, state)
+                result = body_outcome(definition, returned, state, _AROUND_THE_BODY)
         result = _after_body(result, state)
     except BaseException as error:
         result = _defect_of(error, state)
@@ -432,13 +434,13 @@ def _routed_call(  # noqa: PLR0917 (started_call's parameters, as it passes them
     elif plan.around_body or registration.definition.timeout is not None:
         return _policed(plan, registration, state, _Ending._make(parts))
     else:  # nothing before or around the body: dispatched here, no coroutine unless it waits
-        state.stage = "an execute wrapper"
+        state.stage = _AROUND_THE_BODY
         try:
-            dispatched = dispatch(runtime, registration.definition, state)
+            dispatched = started_body(runtime, registration.definition, state)
         except BaseException as error:  # the one boundary for defects: the turn goes on
             dispatched = _defect_of(error, state)
-        if not isinstance(dispatched, _RESULTS):
-            return _dispatched_later(dispatched, state, _Ending._make(parts))
+        if not isinstance(dispatched, SETTLED):  # the body's value comes later
+            return _dispatched_later(dispatched, registration.definition, *parts)
         result = _after_body(dispatched, state)
     return _ended(result, *parts)
 
@@ -475,7 +477,7 @@ async def _policed(
                 result = await execute_wrapped(runtime, plan, definition, execution, state)
             else:  # a body giving its value at once is no coroutine: nothing to await
                 dispatched = dispatch(runtime, definition, state)
-                result = dispatched if isinstance(dispatched, _RESULTS) else await dispatched
+                result = dispatched if isinstance(dispatched, SETTLED) else await dispatched
             if plan.post_execute:
                 state.stage = "the post-execute policy"
                 result = await post_execute(plan, registration, execution, result, state)
@@ -485,19 +487,43 @@ async def _policed(
     except BaseException as error:  # the one boundary for defects: the turn goes on
         result = _with_deferred(_defect_of(error, state), state)
     ended = _ended(result, *ending)
-    return ended if isinstance(ended, _RESULTS) else await ended
+    return ended if isinstance(ended, SETTLED) else await ended
 
 
-async def _dispatched_later(
-    dispatched: Coroutine[Any, Any, ToolExecutionResult], state: CallState, ending: _Ending
+async def _dispatched_later(  # noqa: PLR0917 (the pending body, then `_Ending`'s fields)
+    pending: Awaitable[object],
+    definition: ToolDefinition[Any, Any],
+    runtime: Runtime,
+    registration: Registration | None,
+    state: CallState,
+    limits: OutputLimits,
+    observers: tuple[ResultObserver, ...],
+    sink: RecordSink | None,
+    unrecorded: Exception | None,
+    keep: Callable[[ToolExecutionResult], object] | None,
 ) -> ToolExecutionResult:
-    """The call of a body whose value comes later: awaited, then ended as `started_call` does."""
+    """The call of a body whose value comes later, in one coroutine: the body's pending value
+    awaited here (no layer between), then the call ended as `started_call` ends it.
+
+    What ends it is this coroutine's own arguments, not an object of their own: ten thousand
+    calls in flight hold that many fewer objects for the collector to walk. A batch's task
+    runs it directly (`execute_batch` starts its calls as the tasks are made): a body that
+    has not run a line when the caller cancels is not run (ABORTED_BEFORE_DISPATCH).
+    """
     try:
-        result = _after_body(await dispatched, state)
+        result: ToolExecutionResult | None = unstarted_abort(pending, state)
+        if result is None:
+            try:
+                returned = await pending
+            except BaseException as error:  # the body's: a result, as `dispatch` makes it
+                result = body_failure(error, state)
+            else:
+                result = body_outcome(definition, returned, state, _AROUND_THE_BODY)
+        result = _after_body(result, state)
     except BaseException as error:  # the one boundary for defects: the turn goes on
         result = _with_deferred(_defect_of(error, state), state)
-    ended = _ended(result, *ending)
-    return ended if isinstance(ended, _RESULTS) else await ended
+    ended = _ended(result, runtime, registration, state, limits, observers, sink, unrecorded, keep)
+    return ended if isinstance(ended, SETTLED) else await ended
 
 
 def _defect_of(error: BaseException, state: CallState) -> ToolExecutionFailure:
@@ -742,7 +768,7 @@ async def _dispatch_unless_cancelled(
     if execution.signal.is_cancelled():  # a wrapper (or its timeout) may have waited
         return aborted_execution(execution, state)
     dispatched = dispatch(runtime, definition, state, execution)
-    return dispatched if isinstance(dispatched, _RESULTS) else await dispatched
+    return dispatched if isinstance(dispatched, SETTLED) else await dispatched
 
 
 def _wrapped(

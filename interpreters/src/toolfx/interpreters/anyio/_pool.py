@@ -42,7 +42,9 @@ class _Pool(Generic[T]):
             if self.failures:  # a thunk swallowed the cancellation: start no more
                 return
             try:
-                self.results[index] = await thunk()
+                pending = thunk()
+                del thunk  # not held while its call runs (nor what it binds)
+                self.results[index] = await pending
             except PASSED_ON as error:
                 if not self.failures:
                     self.failures.append(error)
@@ -109,14 +111,16 @@ class _Gathering(Generic[T]):
         """The tasks, in the order of their thunks."""
 
     def start(self, thunks: Iterable[Callable[[], Awaitable[T]]]) -> None:
-        """Run each thunk's awaitable as a native task, in order."""
-        create, tasks = self._loop.create_task, self.tasks
+        """Run each thunk's awaitable as a native task, in order, the thunk called in the
+        task's own context (a thunk may start its work at once: what it sets stays its own)."""
+        create, tasks, copy = self._loop.create_task, self.tasks, contextvars.copy_context
         on_done = self._done  # bound once, and not kept here: no cycle through this object
-        context = contextvars.Context()  # the callback reads no context variable
+        shared = contextvars.Context()  # the callback reads no context variable
         try:
             for thunk in thunks:
-                task = create(_coroutine(thunk()))
-                task.add_done_callback(on_done, context=context)
+                context = copy()  # the one the task would copy anyway
+                task = create(_coroutine(context.run(thunk)), context=context)
+                task.add_done_callback(on_done, context=shared)
                 tasks.append(task)
         finally:
             self._left = len(tasks)
