@@ -38,19 +38,20 @@ def double(args: Counted, ctx: ToolRunContext) -> int:
 @pytest.fixture
 def checks() -> Iterator[list[FrozenJson]]:
     """Every value the compiled validator of `Counted` checks, while the test runs."""
-    schema = schema_of(Counted)
-    original: Callable[[FrozenJson], bool] = schema._is_valid
+    compiled = schema_of(Counted).compiled
+    original: Callable[[FrozenJson], bool] = compiled.validator.is_valid  # compiled now, so
+    # its first use does not put the validator's method over the spy
     seen: list[FrozenJson] = []
 
     def spy(value: FrozenJson) -> bool:
         seen.append(value)
         return original(value)
 
-    object.__setattr__(schema, "_is_valid", spy)  # frozen for callers; a test may watch it
+    object.__setattr__(compiled, "is_valid_frozen", spy)  # frozen for callers; a test may watch
     try:
         yield seen
     finally:
-        object.__setattr__(schema, "_is_valid", original)
+        object.__setattr__(compiled, "is_valid_frozen", original)
 
 
 def location(classifier: object) -> Location:

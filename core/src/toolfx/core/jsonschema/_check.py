@@ -8,6 +8,13 @@ or every issue; structurally equal schemas (the same JSON text, every keyword an
 included) share one, with its frozen schema and its jsonschema-rs validator, while something
 holds it; schemas equal but for key order share the validator.
 
+A portable schema's validator is compiled on its first use, not when the schema is compiled:
+registering 10,000 tools compiles nothing, and only the tools a model calls pay for it. That is
+safe because the snapshot and the portable check refuse every schema jsonschema-rs would refuse
+(a property test holds them to it), so a portable schema accepted now never fails later. A full
+profile schema is compiled at once: its surface ($ref to the meta-schemas, URIs, regexes, big
+counts) is too wide to prove the check covers, so jsonschema-rs itself is the last check.
+
 Integers with more digits than Python converts to text (`sys.get_int_max_str_digits()`, 4,300 by
 default) are refused in schemas and in validated values: jsonschema-rs reads big integers through
 their text and silently misjudges those (it accepts 10**5000 for `{"maximum": 5}`).
@@ -59,16 +66,43 @@ class CheckedSchema:
 @final
 @dataclass(frozen=True, slots=True, eq=False, weakref_slot=True)
 class CompiledSchema:
-    """A checked schema plus its cached jsonschema-rs validator."""
+    """A checked schema plus its jsonschema-rs validator, compiled once, on first use for the
+    portable profile (see the module's docstring)."""
 
     checked: CheckedSchema
-    validator: jsonschema_rs.Validator = field(repr=False)
+    _validator: jsonschema_rs.Validator | None = field(default=None, init=False, repr=False)
     is_valid_frozen: Callable[[FrozenJson], bool] = field(init=False, repr=False)
-    """Whether an already frozen value is valid: the hot path, with no snapshot (the validator's
-    own method, bound once here and shared by every schema holding this one)."""
+    """Whether an already frozen value is valid: the hot path, with no snapshot. The validator's
+    own method once it is compiled (bound once, shared by every schema holding this one);
+    before, the method that compiles it and then puts it here."""
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "is_valid_frozen", self.validator.is_valid)
+        object.__setattr__(self, "is_valid_frozen", self._is_valid_on_first_use)
+
+    @property
+    def validator(self) -> jsonschema_rs.Validator:
+        """The jsonschema-rs validator, compiled on first use (at once for the full profile)."""
+        validator = self._validator
+        return validator if validator is not None else self._compile_validator()
+
+    def _is_valid_on_first_use(self, value: FrozenJson) -> bool:
+        return self.validator.is_valid(value)
+
+    def _compile_validator(self) -> jsonschema_rs.Validator:
+        """Compile the validator, or share the one of a living schema with the same view.
+
+        Without a lock (the core has no threads): threads first using a schema at the same
+        moment may each compile one, from the same text, so equal; each checks its value with
+        its own, and the last one stored stays for every later use.
+        """
+        text = _view_text(self.checked)
+        living = _BY_VIEW.get(text)  # entered below once its validator is stored
+        validator = living.validator if living is not None else _validator_for(text)
+        object.__setattr__(self, "_validator", validator)
+        object.__setattr__(self, "is_valid_frozen", validator.is_valid)
+        if living is None:
+            _BY_VIEW[text] = self
+        return validator
 
     def validate(self, value: object) -> Result[FrozenJson, ValidationFailure]:
         """Give the value deep-frozen when it is valid, or every problem in it."""
@@ -82,7 +116,7 @@ class CompiledSchema:
                     ValidationFailure((ValidationIssue(error.path, "JSON", error.reason),))
                 )
             frozen = snapshot.unwrap()
-        if self.validator.is_valid(frozen):
+        if self.is_valid_frozen(frozen):
             return Success(frozen)
         return Failure(self.failure_for(frozen))
 
@@ -104,7 +138,8 @@ def check_json_schema(
 def compile_json_schema(
     raw: object | CheckedSchema, profile: Profile = "portable"
 ) -> Result[CompiledSchema, JsonSchemaError]:
-    """Check a raw schema (unless already checked for `profile`) and compile its validator.
+    """Check a raw schema (unless already checked for `profile`) and compile its validator
+    (on its first use for the portable profile: see the module's docstring).
 
     A schema whose exact text (and profile) equals one compiled before, and still held
     somewhere, gives that same `CompiledSchema`: checked and compiled once, stored once.
@@ -198,27 +233,31 @@ def _checked(schema: FrozenJson, profile: Profile) -> Result[CheckedSchema, Json
 
 
 _BY_VIEW: Final[weakref.WeakValueDictionary[str, CompiledSchema]] = weakref.WeakValueDictionary()
-"""A compiled schema something still holds, by the canonical text of its validation view: the
-validator every schema with that view shares while one lives (the LRU below may have let go of
-it), so sharing never depends on how many other schemas were compiled in between."""
+"""A compiled schema whose validator is compiled and which something still holds, by the
+canonical text of its validation view: the validator every schema with that view shares while
+one lives (the LRU below may have let go of it), so sharing never depends on how many other
+schemas were compiled in between."""
 
 
 def _compile(checked: CheckedSchema) -> Result[CompiledSchema, JsonSchemaError]:
-    view = validation_view(checked.schema) if checked.profile == "portable" else checked.schema
-    text = _canonical_text(view)
-    living = _BY_VIEW.get(text)
-    if living is not None:
-        return Success(CompiledSchema(checked, living.validator))
+    compiled = CompiledSchema(checked)
+    if checked.profile == "portable":
+        return Success(compiled)  # compiled on first use: it cannot be refused then
     try:
-        validator = _validator_for(text)
+        compiled._compile_validator()  # the full profile: compiled now, so refused now
     except (ValueError, jsonschema_rs.ReferencingError) as exc:
         path = json_pointer(getattr(exc, "instance_path", None) or ())
         reason = str(exc).split("\n", 1)[0]
         return Failure(
             JsonSchemaError((SchemaProblem(path, f"the validator refused it: {reason}"),))
         )
-    compiled = _BY_VIEW[text] = CompiledSchema(checked, validator)
     return Success(compiled)
+
+
+def _view_text(checked: CheckedSchema) -> str:
+    """The canonical text of what the validator checks: portable annotations left out."""
+    schema = checked.schema
+    return _canonical_text(validation_view(schema) if checked.profile == "portable" else schema)
 
 
 @functools.lru_cache(maxsize=VALIDATOR_CACHE_SIZE)
