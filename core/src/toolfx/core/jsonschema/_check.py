@@ -27,12 +27,19 @@ import json
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Final, cast, final
+from typing import Final, TypeVar, cast, final
 
 import jsonschema_rs
 from returns.result import Failure, Result, Success
 
-from toolfx.core.json import FrozenJson, is_frozen_json, json_pointer, snapshot_json
+from toolfx.core.json import (
+    FrozenJson,
+    JsonError,
+    is_frozen_json,
+    json_pointer,
+    snapshot_json,
+    snapshot_or_error,
+)
 from toolfx.core.jsonschema._full import full_problems
 from toolfx.core.jsonschema._portable import portable_problems, validation_view
 from toolfx.core.jsonschema._problems import JsonSchemaError, Profile, SchemaProblem
@@ -49,6 +56,8 @@ __all__ = [
     "check_json_schema",
     "compile_json_schema",
 ]
+
+_T = TypeVar("_T")
 
 VALIDATOR_CACHE_SIZE: Final = 1024
 """How many compiled validators are kept (least recently used first out)."""
@@ -132,7 +141,10 @@ def check_json_schema(
     raw: object, profile: Profile = "portable"
 ) -> Result[CheckedSchema, JsonSchemaError]:
     """Check a raw schema against a profile, reporting every problem at once."""
-    return _snapshot(raw).bind(lambda schema: _checked(schema, profile))
+    schema = _snapshot(raw)
+    if isinstance(schema, JsonSchemaError):
+        return Failure(schema)
+    return _result(_checked(schema, profile))
 
 
 def compile_json_schema(
@@ -145,16 +157,18 @@ def compile_json_schema(
     somewhere, gives that same `CompiledSchema`: checked and compiled once, stored once.
     """
     if isinstance(raw, CheckedSchema):
-        snapshot: Result[FrozenJson, JsonSchemaError] = Success(raw.schema)
-        text = None
-    else:
-        held, text = _held_equal(raw, profile)
-        if held is not None:
-            return Success(held)
-        snapshot = _snapshot(raw)
-    return snapshot.bind(
-        lambda schema: _compiled_once(raw, schema, profile, text if schema == raw else None)
-    )
+        return _result(_compiled_once(raw, raw.schema, profile))
+    held, text = _held_equal(raw, profile)
+    if held is not None:
+        return Success(held)
+    schema = _snapshot(raw)
+    if isinstance(schema, JsonSchemaError):
+        return Failure(schema)
+    return _result(_compiled_once(raw, schema, profile, text if schema == raw else None))
+
+
+def _result(outcome: _T | JsonSchemaError) -> Result[_T, JsonSchemaError]:
+    return Failure(outcome) if isinstance(outcome, JsonSchemaError) else Success(outcome)
 
 
 def _held_equal(raw: object, profile: Profile) -> tuple[CompiledSchema | None, str | None]:
@@ -200,36 +214,38 @@ with its last holder, so registering hostile schemas grows nothing beyond what h
 
 def _compiled_once(
     raw: object, schema: FrozenJson, profile: Profile, text: str | None = None
-) -> Result[CompiledSchema, JsonSchemaError]:
+) -> CompiledSchema | JsonSchemaError:
     """The compiled schema of a snapshot; `text`, when given, is the exact text of a raw
     schema equal to it (the same text: equal values of JSON types write alike)."""
     key = (profile, _exact_text(schema) if text is None else text)
     found = _COMPILED.get(key)
     if found is not None:
-        return Success(found)
+        return found
     if isinstance(raw, CheckedSchema) and raw.profile == profile:
-        checked: Result[CheckedSchema, JsonSchemaError] = Success(raw)
+        checked: CheckedSchema | JsonSchemaError = raw
     else:
         checked = _checked(schema, profile)
-    compiled = checked.bind(_compile)
-    if isinstance(compiled, Success):
-        _COMPILED[key] = compiled.unwrap()
+    if isinstance(checked, JsonSchemaError):
+        return checked
+    compiled = _compile(checked)
+    if isinstance(compiled, CompiledSchema):
+        _COMPILED[key] = compiled
     return compiled
 
 
-def _snapshot(raw: object) -> Result[FrozenJson, JsonSchemaError]:
-    snapshot = snapshot_json(raw)
-    if isinstance(snapshot, Failure):
-        error = snapshot.failure()
-        return Failure(JsonSchemaError((SchemaProblem(error.path, f"not JSON: {error.reason}"),)))
-    return Success(snapshot.unwrap())
+def _snapshot(raw: object) -> FrozenJson | JsonSchemaError:
+    snapshot = snapshot_or_error(raw)
+    if isinstance(snapshot, JsonError):
+        problem = SchemaProblem(snapshot.path, f"not JSON: {snapshot.reason}")
+        return JsonSchemaError((problem,))
+    return cast(FrozenJson, snapshot)
 
 
-def _checked(schema: FrozenJson, profile: Profile) -> Result[CheckedSchema, JsonSchemaError]:
+def _checked(schema: FrozenJson, profile: Profile) -> CheckedSchema | JsonSchemaError:
     problems = portable_problems(schema) if profile == "portable" else full_problems(schema)
     if problems:
-        return Failure(JsonSchemaError(tuple(problems)))
-    return Success(CheckedSchema(schema, profile))
+        return JsonSchemaError(tuple(problems))
+    return CheckedSchema(schema, profile)
 
 
 _BY_VIEW: Final[weakref.WeakValueDictionary[str, CompiledSchema]] = weakref.WeakValueDictionary()
@@ -239,19 +255,17 @@ one lives (the LRU below may have let go of it), so sharing never depends on how
 schemas were compiled in between."""
 
 
-def _compile(checked: CheckedSchema) -> Result[CompiledSchema, JsonSchemaError]:
+def _compile(checked: CheckedSchema) -> CompiledSchema | JsonSchemaError:
     compiled = CompiledSchema(checked)
     if checked.profile == "portable":
-        return Success(compiled)  # compiled on first use: it cannot be refused then
+        return compiled  # compiled on first use: it cannot be refused then
     try:
         compiled._compile_validator()  # the full profile: compiled now, so refused now
     except (ValueError, jsonschema_rs.ReferencingError) as exc:
         path = json_pointer(getattr(exc, "instance_path", None) or ())
         reason = str(exc).split("\n", 1)[0]
-        return Failure(
-            JsonSchemaError((SchemaProblem(path, f"the validator refused it: {reason}"),))
-        )
-    return Success(compiled)
+        return JsonSchemaError((SchemaProblem(path, f"the validator refused it: {reason}"),))
+    return compiled
 
 
 def _view_text(checked: CheckedSchema) -> str:
