@@ -114,8 +114,9 @@ def distinct_type_cases(differ: bool) -> list[Case]:
     The memory is what tracemalloc sees `define_tool` + `Location.register` allocate and keep
     (the definition, its derived schema, decoder and frozen schema JSON unless shared, the
     caches' entries, the registration, its schema, the persistent maps' entries); the names,
-    descriptions and classes are made before. jsonschema-rs validators live in Rust memory,
-    which tracemalloc does not see (one per distinct schema).
+    descriptions and classes are made before. No jsonschema-rs validator is compiled yet (a
+    tool's is, on its first validation: see `first_validation_us`); they live in Rust memory,
+    which tracemalloc does not see.
     """
     kind = "differing schemas" if differ else "equal schemas"
     seconds = float("inf")
