@@ -38,20 +38,20 @@ def double(args: Counted, ctx: ToolRunContext) -> int:
 @pytest.fixture
 def checks() -> Iterator[list[FrozenJson]]:
     """Every value the compiled validator of `Counted` checks, while the test runs."""
-    compiled = schema_of(Counted).compiled
-    original: Callable[[FrozenJson], bool] = compiled.validator.is_valid  # compiled now, so
-    # its first use does not put the validator's method over the spy
+    schema = schema_of(Counted)
+    original = schema._is_valid  # None until its first validation
+    is_valid: Callable[[FrozenJson], bool] = schema.compiled.is_valid_frozen
     seen: list[FrozenJson] = []
 
     def spy(value: FrozenJson) -> bool:
         seen.append(value)
-        return original(value)
+        return is_valid(value)
 
-    object.__setattr__(compiled, "is_valid_frozen", spy)  # frozen for callers; a test may watch
+    object.__setattr__(schema, "_is_valid", spy)  # frozen for callers; a test may watch it
     try:
         yield seen
     finally:
-        object.__setattr__(compiled, "is_valid_frozen", original)
+        object.__setattr__(schema, "_is_valid", original)
 
 
 def location(classifier: object) -> Location:

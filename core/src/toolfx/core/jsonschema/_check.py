@@ -80,24 +80,23 @@ class CompiledSchema:
 
     checked: CheckedSchema
     _validator: jsonschema_rs.Validator | None = field(default=None, init=False, repr=False)
-    is_valid_frozen: Callable[[FrozenJson], bool] = field(init=False, repr=False)
-    """Whether an already frozen value is valid: the hot path, with no snapshot. The validator's
-    own method once it is compiled (bound once, shared by every schema holding this one);
-    before, the method that compiles it and then puts it here."""
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "is_valid_frozen", self._is_valid_on_first_use)
+    _is_valid: Callable[[FrozenJson], bool] | None = field(default=None, init=False, repr=False)
 
     @property
     def validator(self) -> jsonschema_rs.Validator:
         """The jsonschema-rs validator, compiled on first use (at once for the full profile)."""
         validator = self._validator
-        return validator if validator is not None else self._compile_validator()
+        return validator if validator is not None else self._compile()[0]
 
-    def _is_valid_on_first_use(self, value: FrozenJson) -> bool:
-        return self.validator.is_valid(value)
+    @property
+    def is_valid_frozen(self) -> Callable[[FrozenJson], bool]:
+        """Whether an already frozen value is valid: the validator's own method (bound once,
+        shared by every schema holding this one), for hot paths to keep and call with no
+        snapshot; the validator is compiled on first use."""
+        is_valid = self._is_valid
+        return is_valid if is_valid is not None else self._compile()[1]
 
-    def _compile_validator(self) -> jsonschema_rs.Validator:
+    def _compile(self) -> tuple[jsonschema_rs.Validator, Callable[[FrozenJson], bool]]:
         """Compile the validator, or share the one of a living schema with the same view.
 
         Without a lock (the core has no threads): threads first using a schema at the same
@@ -107,11 +106,12 @@ class CompiledSchema:
         text = _view_text(self.checked)
         living = _BY_VIEW.get(text)  # entered below once its validator is stored
         validator = living.validator if living is not None else _validator_for(text)
+        is_valid = validator.is_valid
         object.__setattr__(self, "_validator", validator)
-        object.__setattr__(self, "is_valid_frozen", validator.is_valid)
+        object.__setattr__(self, "_is_valid", is_valid)
         if living is None:
             _BY_VIEW[text] = self
-        return validator
+        return validator, is_valid
 
     def validate(self, value: object) -> Result[FrozenJson, ValidationFailure]:
         """Give the value deep-frozen when it is valid, or every problem in it."""
@@ -260,7 +260,7 @@ def _compile(checked: CheckedSchema) -> CompiledSchema | JsonSchemaError:
     if checked.profile == "portable":
         return compiled  # compiled on first use: it cannot be refused then
     try:
-        compiled._compile_validator()  # the full profile: compiled now, so refused now
+        compiled._compile()  # the full profile: compiled now, so refused now
     except (ValueError, jsonschema_rs.ReferencingError) as exc:
         path = json_pointer(getattr(exc, "instance_path", None) or ())
         reason = str(exc).split("\n", 1)[0]
