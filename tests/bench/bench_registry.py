@@ -114,8 +114,9 @@ def distinct_type_cases(differ: bool) -> list[Case]:
     The memory is what tracemalloc sees `define_tool` + `Location.register` allocate and keep
     (the definition, its derived schema, decoder and frozen schema JSON unless shared, the
     caches' entries, the registration, its schema, the persistent maps' entries); the names,
-    descriptions and classes are made before. jsonschema-rs validators live in Rust memory,
-    which tracemalloc does not see (one per distinct schema).
+    descriptions and classes are made before. No jsonschema-rs validator is compiled yet (a
+    tool's is, on its first validation: see `first_validation_us`); they live in Rust memory,
+    which tracemalloc does not see.
     """
     kind = "differing schemas" if differ else "equal schemas"
     seconds = float("inf")
@@ -153,6 +154,28 @@ def distinct_type_cases(differ: bool) -> list[Case]:
             (registered - before) / 1024 / LARGE,
         ),
     ]
+
+
+def first_validation_us(batch: int = 200) -> float:
+    """Best µs for a registered tool's first validation of its arguments: it compiles the
+    tool's validator (a schema never compiled before), which defining and registering do not."""
+    best = float("inf")
+    for repeat in range(REPEATS):
+        specs = ToolSpecs.make(batch, differ=True, tag=f"first{repeat}_")
+        location = Location()
+        specs.define_and_register(location)
+        registered = [location.catalog().get(name) for name in specs.names]
+        firsts = [
+            (tool.parameters, parse_json(f'{{"path_first{repeat}_{i}": "a", "limit": 5}}').unwrap())
+            for i, tool in enumerate(registered)
+            if tool is not None
+        ]
+        assert len(firsts) == batch
+        start = time.perf_counter()
+        decoded = [parameters.decode_or_failure(arguments) for parameters, arguments in firsts]
+        best = min(best, (time.perf_counter() - start) / batch)
+        assert all(isinstance(outcome, tuple) for outcome in decoded)  # every one valid
+    return best * 1e6
 
 
 def one_more_registration_ms(batch: int = 20) -> float:
@@ -250,6 +273,10 @@ def run() -> list[Case]:
         *distinct_type_cases(differ=False),
         *distinct_type_cases(differ=True),
         ("target < 1: one more registration + schemas() (ms)", one_more_registration_ms()),
+        (
+            "first validation of a new tool's arguments (compiles its validator)",
+            first_validation_us(),
+        ),
         (f"register {LARGE:,} tools via Location (s)", location_s),
         (f"register {LARGE:,} tools via Registry (s)", registry_s),
         ("memory per registration, beyond its definition (KiB)", bare_kib),

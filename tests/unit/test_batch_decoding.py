@@ -39,12 +39,13 @@ def double(args: Counted, ctx: ToolRunContext) -> int:
 def checks() -> Iterator[list[FrozenJson]]:
     """Every value the compiled validator of `Counted` checks, while the test runs."""
     schema = schema_of(Counted)
-    original: Callable[[FrozenJson], bool] = schema._is_valid
+    original = schema._is_valid  # None until its first validation
+    is_valid: Callable[[FrozenJson], bool] = schema.compiled.is_valid_frozen
     seen: list[FrozenJson] = []
 
     def spy(value: FrozenJson) -> bool:
         seen.append(value)
-        return original(value)
+        return is_valid(value)
 
     object.__setattr__(schema, "_is_valid", spy)  # frozen for callers; a test may watch it
     try:

@@ -351,8 +351,13 @@ def test_schemas_sharing_a_compiled_schema_share_its_bound_validator() -> None:
     first, second = (make(f"BoundValidator{i}", {"bound_path": str}) for i in range(2))
     compiled = schema_of(first).compiled
     assert schema_of(second).compiled is compiled
+    assert schema_of(first)._is_valid is None  # its validator is compiled on first use
+    arguments = parse_json('{"bound_path": "a"}').unwrap()
+    for schema in (schema_of(first), schema_of(second)):
+        assert schema.decode_or_failure(arguments) == (arguments, arguments)
     assert compiled.is_valid_frozen is compiled.is_valid_frozen  # bound once, not per access
     assert schema_of(first)._is_valid is schema_of(second)._is_valid is compiled.is_valid_frozen
+    assert compiled.is_valid_frozen == compiled.validator.is_valid  # its own method: no call
 
 
 class BaseFields(TypedDict):

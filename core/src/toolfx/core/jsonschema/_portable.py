@@ -154,12 +154,16 @@ def _keyword(
             pass
 
 
+_TYPE_NAMES: Final = ", ".join(JSON_TYPES)
+
+
 def _type(value: object, at: _Path, out: Problems) -> None:
-    names = ", ".join(JSON_TYPES)
     if isinstance(value, list):
-        out.add(at, f"type must be a single name; for several types use oneOf (one of: {names})")
+        out.add(
+            at, f"type must be a single name; for several types use oneOf (one of: {_TYPE_NAMES})"
+        )
     elif value not in JSON_TYPES or not isinstance(value, str):
-        out.add(at, f"type must be one of {names}; found {describe_value(value)}")
+        out.add(at, f"type must be one of {_TYPE_NAMES}; found {describe_value(value)}")
 
 
 def _one_of(value: object, at: _Path, out: Problems) -> None:

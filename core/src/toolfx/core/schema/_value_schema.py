@@ -1,7 +1,8 @@
 """Schemas from types: one Python declaration gives the JSON Schema, the validator and the decoder.
 
-`schema_of(T)` derives a JSON Schema inside the portable subset from a type, compiles it once,
-and returns a `ValueSchema[T]` whose `validate` checks JSON and hands back a value of type T.
+`schema_of(T)` derives a JSON Schema inside the portable subset from a type, checks it once
+(its validator is compiled on first use), and returns a `ValueSchema[T]` whose `validate` checks
+JSON and hands back a value of type T.
 Supported: str, int, float, bool, None, Literal, Enum, NewType, list[T], tuple[T, ...],
 Sequence[T], TypedDict (Required/NotRequired; closed), frozen dataclasses, unions (oneOf, which
 must be unambiguous), `Annotated[T, "description"]`, `JsonValue` and `dict[str, JsonValue]`; and
@@ -54,7 +55,9 @@ class ValueSchema(Generic[T]):
     compiled: CompiledSchema
     _decode: Callable[[Any], Any] | None
     _bare: type | None
-    _is_valid: Callable[[FrozenJson], bool]
+    _is_valid: Callable[[FrozenJson], bool] | None
+    """The validator's own method (no call of ours on the hot path), once the first validation
+    has compiled it."""
 
     def __init__(self, type_form: object, node: Node, compiled: CompiledSchema) -> None:
         store = object.__setattr__
@@ -62,7 +65,7 @@ class ValueSchema(Generic[T]):
         store(self, "json_schema", compiled.checked.schema)
         store(self, "compiled", compiled)
         store(self, "_decode", node.decode)
-        store(self, "_is_valid", compiled.is_valid_frozen)  # the validator itself: no call
+        store(self, "_is_valid", None)
         bare = _BARE_TYPES.get(node.schema.get("type")) if len(node.schema) == 1 else None
         store(self, "_bare", bare)
 
@@ -86,7 +89,11 @@ class ValueSchema(Generic[T]):
             return (value, value)  # type: ignore[return-value]
         if type(value) is FrozenDict or is_frozen_json(value):  # arguments: no call for them
             frozen: FrozenJson = value  # type: ignore[assignment]  # (no cast call: hot path)
-            if not self._is_valid(frozen):
+            is_valid = self._is_valid
+            if is_valid is None:  # the first validation: the validator is compiled now
+                is_valid = self.compiled.is_valid_frozen
+                object.__setattr__(self, "_is_valid", is_valid)
+            if not is_valid(frozen):
                 return self.compiled.failure_for(frozen)
         else:
             validated = self.compiled.validate(value)  # snapshots first: non-JSON is an issue
