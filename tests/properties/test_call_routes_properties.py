@@ -10,6 +10,7 @@ of its route: it is left out of the comparison."""
 from __future__ import annotations
 
 import dataclasses
+import sys
 from typing import Any, TypedDict
 
 from hypothesis import given, settings
@@ -59,7 +60,12 @@ OUTCOMES = (
     "async",
     "reads the execution",
     "cancels",  # the caller's signal set while the body runs: ABORTED
+    "attaches meta",
+    "unrenderable",  # an int over Python's lowered digit limit: the default renderer raises
 )
+
+UNRENDERABLE_DIGITS = 640
+"""The lowest digit limit Python allows; "unrenderable" runs under it with a longer int."""
 
 
 def body_of(outcome: str) -> Any:
@@ -95,6 +101,11 @@ def body_of(outcome: str) -> Any:
         if outcome == "cancels":
             ctx.signal.cancel("stopped meanwhile")
             return total
+        if outcome == "attaches meta":
+            ctx.attach_meta({"sum": total})
+            return total
+        if outcome == "unrenderable":
+            return 10 ** (UNRENDERABLE_DIGITS + 1) + total
         if outcome == "reads the execution":
             return total if (ctx.root_call_id, ctx.agent) == (ctx.call_id, None) else -1
         raise AssertionError(outcome)
@@ -139,10 +150,16 @@ def run(outcome: str, hook: str, arguments: object, cancelled: bool, *, eager: b
     catalog = location(outcome, hook).catalog()
     description = execute(catalog, ToolCall("c", "t", arguments, signal))
     result: ToolExecutionResult
-    if eager:
-        result = run_sync(description, SyncRuntime(spills=MemorySpills()))
-    else:
-        result = DeterministicInterpreter(seed=0, spills=MemorySpills()).run(description)
+    digits = sys.get_int_max_str_digits()
+    if outcome == "unrenderable":
+        sys.set_int_max_str_digits(UNRENDERABLE_DIGITS)
+    try:
+        if eager:
+            result = run_sync(description, SyncRuntime(spills=MemorySpills()))
+        else:
+            result = DeterministicInterpreter(seed=0, spills=MemorySpills()).run(description)
+    finally:
+        sys.set_int_max_str_digits(digits)
     return without_traceback(result)
 
 
@@ -197,5 +214,10 @@ def test_each_outcome_is_what_it_says() -> None:
     assert codes["raise"].code is ErrorCode.UNEXPECTED_ERROR  # type: ignore[union-attr]
     assert codes["bad block"].code is ErrorCode.INVALID_TOOL_OUTPUT  # type: ignore[union-attr]
     assert codes["cancels"].code is ErrorCode.ABORTED  # type: ignore[union-attr]
+    assert codes["unrenderable"].code is ErrorCode.UNEXPECTED_ERROR  # type: ignore[union-attr]
+    unrenderable = run("unrenderable", "none", {"a": 1, "b": 2}, False, eager=True)
+    assert "rendering the result of `t`" in unrenderable.error.message  # type: ignore[union-attr]
+    with_meta = run("attaches meta", "none", {"a": 1, "b": 2}, False, eager=True)
+    assert with_meta.meta == {"sum": 3}  # type: ignore[union-attr]
     cut = run("long", "none", {"a": 1, "b": 2}, False, eager=True)
     assert "output cut" in cut.content[0].text  # type: ignore[attr-defined]

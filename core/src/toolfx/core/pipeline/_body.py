@@ -47,6 +47,7 @@ if TYPE_CHECKING:
 __all__ = [
     "BLOCK_TYPES",
     "PLAIN_VALUES",
+    "RENDERING",
     "SETTLED",
     "CallState",
     "CodeBridge",
@@ -54,6 +55,7 @@ __all__ = [
     "body_outcome",
     "dispatch",
     "invalid_arguments",
+    "made_success",
     "started_body",
     "success_of",
     "unstarted_abort",
@@ -229,6 +231,9 @@ class CallState:
 
 PLAIN_VALUES: Final = frozenset({str, int, float, bool, type(None), dict, list, tuple})
 """Exact types a body's value can have that are never awaitable and never a `Result`."""
+
+RENDERING: Final = "rendering the result"
+"""The stage of a call while its value is rendered (what a renderer's defect is reported at)."""
 
 SETTLED: Final = (ToolExecutionSuccess, ToolExecutionFailure)
 """The types of a settled result: what `started_body` (or `started_call`) gives when there is
@@ -450,7 +455,7 @@ def success_of(
             else _presentation_meta(definition, state, args, typed)
         )
     except BaseException as error:  # a renderer is pure and total by contract: a defect otherwise
-        failure = raised(error, f"rendering the result of `{state.call.name}`")
+        failure = raised(error, f"{RENDERING} of `{state.call.name}`")
         if failure is None:  # an interrupt: never caught
             raise
         return _deferred(failure, state)
@@ -458,6 +463,14 @@ def success_of(
         return _deferred(meta, state)
     if state.meta is not None:  # what the body attached
         meta = state.meta
+    return made_success(frozen, content, meta, state)
+
+
+def made_success(
+    frozen: FrozenJson, content: tuple[ContentBlock, ...], meta: FrozenJson, state: CallState
+) -> ToolExecutionSuccess:
+    """The success of a call's checked value shown as `content`, with what its body deferred
+    and whether it concludes the turn."""
     success = SuccessDraft()  # one per call: built with plain stores, then made a success
     success.value = frozen
     success.content = content

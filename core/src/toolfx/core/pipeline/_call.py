@@ -33,12 +33,14 @@ from toolfx.core.json import JsonError, parse_or_error, snapshot_or_error
 from toolfx.core.jsonschema import ValidationFailure
 from toolfx.core.pipeline._body import (
     PLAIN_VALUES,
+    RENDERING,
     SETTLED,
     CallState,
     body_failure,
     body_outcome,
     dispatch,
     invalid_arguments,
+    made_success,
     started_body,
     success_of,
     unstarted_abort,
@@ -78,6 +80,7 @@ from toolfx.core.tools import (
     pending,
     printable,
     raised,
+    render_json,
 )
 
 if TYPE_CHECKING:
@@ -328,11 +331,12 @@ def started_call(  # noqa: PLR0917 (run_call's parameters; a partial binds the f
 
     A plain tool (`Registration.plain`) in a scope with no hooks and no observers, called with
     no record sink and no one keeping the result, takes the plain route, here: its usual
-    outcome (a plain value that is valid output, nothing deferred, text within the limits, no
-    cancellation) is the success `success_of` builds, given as it is (its value is checked
-    lossless JSON and its one text block `render_json`'s writing of it: materializing it would
-    change nothing); every other outcome ends as on the other routes (`_after_body`,
-    `_ended`). Any other call takes `_routed_call`.
+    outcome (a plain value that is valid output, nothing deferred or attached, text within the
+    limits, no cancellation) is built here as `success_of` builds it (`render_json`, then
+    `made_success`; a renderer's defect named as it names one) and given as it is (its value
+    is checked lossless JSON and its one text block `render_json`'s writing of it:
+    materializing it would change nothing); every other outcome ends as on the other routes
+    (`success_of`, `_after_body`, `_ended`). Any other call takes `_routed_call`.
     tests/properties/test_call_routes_properties.py checks the routes agree.
     """
     view = catalog.view  # Code Mode: a model-direct call (no parent) reaches only native tools
@@ -368,17 +372,20 @@ def started_call(  # noqa: PLR0917 (run_call's parameters; a partial binds the f
             state.stage = _AROUND_THE_BODY
             if type(returned) in PLAIN_VALUES:
                 checked = definition.output.schema.round_trip_or_failure(returned)
-                result = success_of(definition, args, checked, state)
-                if (
-                    type(checked) is tuple
-                    and type(result) is ToolExecutionSuccess
-                    and not state.deferred
-                    and not call.signal.is_cancelled()
-                ):
+                if type(checked) is tuple and not state.deferred and state.meta is None:
+                    frozen = checked[0]
+                    state.stage = RENDERING  # a renderer's defect, named as `success_of` names it
+                    content = render_json(args, frozen)
                     own = definition.output_limits or limits
-                    size = len(result.content[0].text) + 1  # type: ignore[union-attr]  # (one text block)
-                    if size <= own.lines and size * 4 <= own.bytes:  # as `over_limits` bounds it
-                        return result
+                    size = len(content[0].text) + 1  # type: ignore[union-attr]  # (one text block)
+                    if (
+                        size <= own.lines  # within the limits as `over_limits` bounds them
+                        and size * 4 <= own.bytes
+                        and not call.signal.is_cancelled()
+                    ):
+                        return made_success(frozen, content, None, state)
+                    state.stage = _AROUND_THE_BODY
+                result = success_of(definition, args, checked, state)
             elif inspect.isawaitable(returned):  # a plain body handing back an awaitable
                 return _dispatched_later(
                     returned, definition, runtime, registration, state, limits, (), None, None, None
