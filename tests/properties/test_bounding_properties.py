@@ -96,3 +96,16 @@ def test_the_model_sees_a_prefix_within_the_limits_and_the_spill_is_the_whole(
         assert f"{SAVED}{path}: " in block.text
     else:  # limits too small for more: the note alone, cut to them
         assert block.text.startswith("[output cut: showing 0 of "[: limit.bytes])
+
+
+@given(st.lists(texts, min_size=1, max_size=3), limits)
+def test_text_within_the_clear_bound_is_within_both_limits(
+    pieces: list[str], limit: OutputLimits
+) -> None:
+    """`clear_chars` bounds blocks joined by line breaks without a pass over them: blocks whose
+    lengths and breaks sum to at most it are within both limits, whatever they hold."""
+    joined = "\n".join(pieces)
+    if sum(len(piece) + 1 for piece in pieces) <= limit.clear_chars:
+        assert count_lines(joined) <= limit.lines
+        assert count_bytes(joined) <= limit.bytes
+    assert limit.clear_chars in {limit.lines, limit.bytes // 4}

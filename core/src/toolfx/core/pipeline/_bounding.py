@@ -67,11 +67,11 @@ def over_limits(
     The limits are the tool's own, else `default` (its Location's).
     """
     limits = default if registration is None else registration.definition.output_limits or default
-    chars = 0  # an upper bound on lines, and a quarter of one on bytes: one pass, no copy
+    chars = 0  # one pass, no copy: `clear_chars` bounds it
     for block in content:
         if type(block) is TextBlock and type(block.text) is str:
             chars += len(block.text) + 1  # and the line break that may join it to the next
-    if chars <= limits.lines and chars * 4 <= limits.bytes:
+    if chars <= limits.clear_chars:
         return None
     return None if content_within(content, limits) else limits
 

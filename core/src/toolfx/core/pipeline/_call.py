@@ -376,11 +376,9 @@ def started_call(  # noqa: PLR0917 (run_call's parameters; a partial binds the f
                     frozen = checked[0]
                     state.stage = RENDERING  # a renderer's defect, named as `success_of` names it
                     content = render_json(args, frozen)
-                    own = definition.output_limits or limits
-                    size = len(content[0].text) + 1  # type: ignore[union-attr]  # (one text block)
-                    if (
-                        size <= own.lines  # within the limits as `over_limits` bounds them
-                        and size * 4 <= own.bytes
+                    own = definition.output_limits or limits  # as `over_limits` bounds it:
+                    if (  # one text block and the line break after it
+                        len(content[0].text) < own.clear_chars  # type: ignore[union-attr]
                         and not call.signal.is_cancelled()
                     ):
                         return made_success(frozen, content, None, state)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final, final
 
 from toolfx.core.tools._naming import ToolDefinitionError
@@ -21,6 +21,9 @@ class OutputLimits:
 
     lines: int = 2000
     bytes: int = 50 * 1024
+    clear_chars: int = field(init=False, repr=False, compare=False)
+    """The most characters a text may have and be within both limits whatever it holds (each
+    character at most a line and four UTF-8 bytes): a bound checked without a pass over it."""
 
     def __post_init__(self) -> None:
         for name in ("lines", "bytes"):
@@ -29,6 +32,7 @@ class OutputLimits:
                 raise ToolDefinitionError(
                     None, f"output_limits.{name}", f"must be a positive int, not {value!r}"
                 )
+        object.__setattr__(self, "clear_chars", min(self.lines, self.bytes // 4))
 
 
 DEFAULT_OUTPUT_LIMITS: Final = OutputLimits()
