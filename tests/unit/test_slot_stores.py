@@ -15,6 +15,7 @@ from toolfx.core.tools import (
     ToolExecutionFailure,
     ToolExecutionSuccess,
     ToolFailure,
+    new_success,
 )
 
 CLASSES = [Description, TextBlock, ToolExecution, ToolExecutionSuccess, ToolExecutionFailure]
@@ -51,3 +52,15 @@ def test_values_are_stored_frozen_and_replaceable() -> None:
     assert (
         repr(TextBlock("x", {"priority": 1})) == "TextBlock(text='x', annotations={'priority': 1})"
     )
+
+
+def test_new_success_takes_every_field_and_builds_the_frozen_success() -> None:
+    parameters = list(inspect.signature(new_success).parameters)
+    assert parameters == [f.name for f in dataclasses.fields(ToolExecutionSuccess)]
+    fields = (3, (TextBlock("t"),), None, (), True)
+    built = new_success(*fields)
+    assert type(built) is ToolExecutionSuccess
+    assert built == ToolExecutionSuccess(*fields)
+    assert hash(built) == hash(ToolExecutionSuccess(*fields))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        built.value = 1  # type: ignore[misc]

@@ -16,7 +16,6 @@ from toolfx.core.tools import (
     ContentBlock,
     ErrorCode,
     ExecutionToken,
-    SuccessDraft,
     ToolExecution,
     ToolExecutionFailure,
     ToolExecutionSuccess,
@@ -25,6 +24,7 @@ from toolfx.core.tools import (
     aborted,
     failed,
     from_failure,
+    new_success,
     printable,
     progress_event,
     raised,
@@ -55,7 +55,6 @@ __all__ = [
     "body_outcome",
     "dispatch",
     "invalid_arguments",
-    "made_success",
     "started_body",
     "success_of",
     "unstarted_abort",
@@ -463,22 +462,7 @@ def success_of(
         return _deferred(meta, state)
     if state.meta is not None:  # what the body attached
         meta = state.meta
-    return made_success(frozen, content, meta, state)
-
-
-def made_success(
-    frozen: FrozenJson, content: tuple[ContentBlock, ...], meta: FrozenJson, state: CallState
-) -> ToolExecutionSuccess:
-    """The success of a call's checked value shown as `content`, with what its body deferred
-    and whether it concludes the turn."""
-    success = SuccessDraft()  # one per call: built with plain stores, then made a success
-    success.value = frozen
-    success.content = content
-    success.meta = meta
-    success.additional_contexts = state.deferred
-    success.concludes_turn = state.concludes_turn
-    success.__class__ = ToolExecutionSuccess  # type: ignore[assignment]  # (it is one now)
-    return success  # type: ignore[return-value]
+    return new_success(frozen, content, meta, state.deferred, state.concludes_turn)
 
 
 def _presentation_meta(

@@ -40,7 +40,6 @@ from toolfx.core.pipeline._body import (
     body_outcome,
     dispatch,
     invalid_arguments,
-    made_success,
     started_body,
     success_of,
     unstarted_abort,
@@ -77,6 +76,7 @@ from toolfx.core.tools import (
     defect,
     failed,
     materialized,
+    new_success,
     pending,
     printable,
     raised,
@@ -333,7 +333,7 @@ def started_call(  # noqa: PLR0917 (run_call's parameters; a partial binds the f
     no record sink and no one keeping the result, takes the plain route, here: its usual
     outcome (a plain value that is valid output, nothing deferred or attached, text within the
     limits, no cancellation) is built here as `success_of` builds it (`render_json`, then
-    `made_success`; a renderer's defect named as it names one) and given as it is (its value
+    `new_success`; a renderer's defect named as it names one) and given as it is (its value
     is checked lossless JSON and its one text block `render_json`'s writing of it:
     materializing it would change nothing); every other outcome ends as on the other routes
     (`success_of`, `_after_body`, `_ended`). Any other call takes `_routed_call`.
@@ -381,7 +381,7 @@ def started_call(  # noqa: PLR0917 (run_call's parameters; a partial binds the f
                         len(content[0].text) < own.clear_chars  # type: ignore[union-attr]
                         and not call.signal.is_cancelled()
                     ):
-                        return made_success(frozen, content, None, state)
+                        return new_success(frozen, content, None, (), state.concludes_turn)
                     state.stage = _AROUND_THE_BODY
                 result = success_of(definition, args, checked, state)
             elif inspect.isawaitable(returned):  # a plain body handing back an awaitable

@@ -91,10 +91,10 @@ from toolfx.core.tools._output_limits import DEFAULT_OUTPUT_LIMITS, OutputLimits
 from toolfx.core.tools._progress import progress_event
 from toolfx.core.tools._results import (
     DurableResult,
-    SuccessDraft,
     ToolExecutionFailure,
     ToolExecutionResult,
     ToolExecutionSuccess,
+    new_success,
 )
 from toolfx.core.tools._with_content import WithContent
 
@@ -144,7 +144,6 @@ __all__ = [
     "ResultObserver",
     "SearchMatch",
     "SearchResultCard",
-    "SuccessDraft",
     "TerminalCallCard",
     "TerminalResultCard",
     "TextBlock",
@@ -177,6 +176,7 @@ __all__ = [
     "failed",
     "from_failure",
     "materialized",
+    "new_success",
     "pending",
     "printable",
     "progress_event",

@@ -11,10 +11,10 @@ from toolfx.core.tools._failure import ToolFailure
 
 __all__ = [
     "DurableResult",
-    "SuccessDraft",
     "ToolExecutionFailure",
     "ToolExecutionResult",
     "ToolExecutionSuccess",
+    "new_success",
 ]
 
 
@@ -97,12 +97,30 @@ ToolExecutionResult = ToolExecutionSuccess | ToolExecutionFailure
 """The discriminated outcome of one tool call."""
 
 
+def new_success(
+    value: FrozenJson,
+    content: tuple[ContentBlock, ...],
+    meta: FrozenJson,
+    additional_contexts: tuple[ContextMessage, ...],
+    concludes_turn: bool,
+) -> ToolExecutionSuccess:
+    """`ToolExecutionSuccess(...)` of every field, at the cost of a function call (the
+    constructor's stores go through the slot descriptors: a hot path builds one per call)."""
+    success = _SuccessDraft()
+    success.value = value
+    success.content = content
+    success.meta = meta
+    success.additional_contexts = additional_contexts
+    success.concludes_turn = concludes_turn
+    success.__class__ = ToolExecutionSuccess  # type: ignore[assignment]  # (it is one now)
+    return success  # type: ignore[return-value]
+
+
 @final
-class SuccessDraft:
-    """A `ToolExecutionSuccess` being built on a hot path: the same slots, stored with plain
-    attribute stores, then made the success it stands for by `__class__` assignment (the
-    layouts are the same; a success's own stores go through its slot descriptors at twice the
-    cost). Every field must be stored before the assignment."""
+class _SuccessDraft:
+    """A `ToolExecutionSuccess` being built: the same slots, stored with plain attribute
+    stores, then made the success it stands for by `__class__` assignment (the layouts are
+    the same). Every field is stored before the assignment."""
 
     __slots__ = ToolExecutionSuccess.__slots__
     value: FrozenJson
