@@ -1,5 +1,5 @@
 """Helpers the interpreter tests share: a sample approval request, a cancel from a thread,
-whether a process is still alive, the checks of `Runtime.report`, and the smallest tool body.
+whether a process is still alive, the checks of `Runtime.report`, and the smallest tool bodies.
 
 No helper bounds a duration: a wait ends when what it waits for happens, and `SAFETY_NET` only
 turns a hang into a failure."""
@@ -32,6 +32,7 @@ __all__ = [
     "ForwardingFiles",
     "Pair",
     "add",
+    "add_later",
     "alive",
     "approval_request",
     "assert_report_hands_over",
@@ -53,6 +54,11 @@ class Pair(TypedDict):
 
 def add(args: Pair, ctx: ToolRunContext) -> int:
     """The smallest plain body: the sum of the pair."""
+    return args["a"] + args["b"]
+
+
+async def add_later(args: Pair, ctx: ToolRunContext) -> int:
+    """`add` as a coroutine function (its value comes from awaiting it)."""
     return args["a"] + args["b"]
 
 

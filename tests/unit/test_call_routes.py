@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tests.support import Pair, add
+from tests.support import Pair, add, add_later
 from toolfx.core.pipeline import ToolCall, _call, execute
 from toolfx.core.registry import Location
 from toolfx.core.runtime import CancelSignal
@@ -26,10 +26,6 @@ seen: list[object] = []
 
 def add_seeing(args: Pair, ctx: ToolRunContext) -> int:
     seen.extend((ctx.root_call_id, ctx.arguments, ctx.agent))  # what the execution holds
-    return args["a"] + args["b"]
-
-
-async def add_later(args: Pair, ctx: ToolRunContext) -> int:
     return args["a"] + args["b"]
 
 

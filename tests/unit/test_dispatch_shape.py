@@ -5,7 +5,7 @@ import inspect
 
 import pytest
 
-from tests.support import Pair, add
+from tests.support import Pair, add, add_later
 from toolfx.core.pipeline import ToolCall
 from toolfx.core.pipeline._body import CallState, dispatch
 from toolfx.core.registry import Location
@@ -13,14 +13,9 @@ from toolfx.core.runtime import CancelSignal
 from toolfx.core.tools import (
     Output,
     ToolExecutionSuccess,
-    ToolRunContext,
     define_tool,
 )
 from toolfx.interpreters.sync import SyncRuntime
-
-
-async def add_later(args: Pair, ctx: ToolRunContext) -> int:
-    return args["a"] + args["b"]
 
 
 def dispatched(body: object) -> object:

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.support import Pair, add
+from tests.support import Pair, add, add_later
 from toolfx.core.pipeline import ToolCall, _call, execute, run_call
 from toolfx.core.registry import Location, Registration
 from toolfx.core.runtime import CancelSignal, Description
@@ -19,15 +19,10 @@ from toolfx.core.tools import (
     TextBlock,
     ToolExecutionResult,
     ToolExecutionSuccess,
-    ToolRunContext,
     define_tool,
     render_json,
 )
 from toolfx.interpreters.sync import SyncRuntime, run_sync
-
-
-async def add_later(args: Pair, ctx: ToolRunContext) -> int:
-    return args["a"] + args["b"]
 
 
 def shown(args: Pair, value: int) -> tuple[TextBlock, ...]:
