@@ -17,9 +17,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from returns.result import Failure, Success
 
-from toolfx.core.pipeline import ToolCall, execute
+from toolfx.core.pipeline import ToolCall, execute, execute_batch
 from toolfx.core.registry import Location
-from toolfx.core.runtime import CancelSignal
+from toolfx.core.runtime import CancelSignal, Description
 from toolfx.core.tools import (
     Allow,
     ContextMessage,
@@ -128,6 +128,7 @@ def location(outcome: str, hook: str) -> Location:
             output=output,
             execute=body_of(outcome),
             output_limits=OutputLimits(lines=5, bytes=4096),
+            is_concurrency_safe=True,  # (a batch of its calls is one parallel run)
         )
     )
     if hook == "observer":
@@ -143,12 +144,29 @@ def location(outcome: str, hook: str) -> Location:
     return place
 
 
-def run(outcome: str, hook: str, arguments: object, cancelled: bool, *, eager: bool) -> object:
+def run(
+    outcome: str,
+    hook: str,
+    arguments: object,
+    cancelled: bool,
+    *,
+    eager: bool,
+    batched: bool = False,
+) -> object:
+    """The call's result; `batched`: as the first of a parallel run of two (kept as it is
+    final, with the arguments its scheduling decoded), its sibling a call of its own."""
     signal = CancelSignal()
     if cancelled:
         signal.cancel("stop")
     catalog = location(outcome, hook).catalog()
-    description = execute(catalog, ToolCall("c", "t", arguments, signal))
+    call = ToolCall("c", "t", arguments, signal)
+    description: Description[ToolExecutionResult] = (
+        execute_batch(
+            catalog, [call, ToolCall("d", "t", arguments, CancelSignal())], limit=None
+        ).map(lambda batch: batch.results[0])
+        if batched
+        else execute(catalog, call)
+    )
     result: ToolExecutionResult
     digits = sys.get_int_max_str_digits()
     if outcome == "unrenderable":
@@ -197,6 +215,8 @@ def test_the_hooked_route_gives_what_the_plain_route_gives(
     plain = run(outcome, "none", arguments, cancelled, eager=True)
     assert run(outcome, hook, arguments, cancelled, eager=True) == plain
     assert run(outcome, "none", arguments, cancelled, eager=False) == plain
+    assert run(outcome, "none", arguments, cancelled, eager=False, batched=True) == plain
+    assert run(outcome, hook, arguments, cancelled, eager=False, batched=True) == plain
 
 
 def test_each_outcome_is_what_it_says() -> None:

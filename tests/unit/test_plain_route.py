@@ -1,4 +1,4 @@
-"""Which calls take the plain route (`Registration.plain`, `HookPlan.bare`, no sink, no keeper),
+"""Which calls take the plain route (`Registration.plain`, `HookPlan.bare`, no sink),
 and that what it builds on the way (a success, its text block) is the frozen value a
 constructor builds (counted, not timed: the route is seen by the steps it does not take)."""
 
@@ -51,9 +51,13 @@ def registration(place: Location) -> Registration:
     return place.catalog().view.direct["add"]
 
 
+PLAIN_TOOLS = ("plain", "async body")
+"""The tools of `TOOLS` that are plain: a body on the caller's thread with nothing around it."""
+
+
 @pytest.mark.parametrize("name", list(TOOLS))
-def test_only_a_sync_body_with_nothing_around_it_is_plain(name: str) -> None:
-    assert registration(location(name)).plain is (name == "plain")
+def test_only_a_body_on_the_callers_thread_with_nothing_around_it_is_plain(name: str) -> None:
+    assert registration(location(name)).plain is (name in PLAIN_TOOLS)
 
 
 def test_the_code_mode_transport_is_not_plain() -> None:
@@ -108,7 +112,7 @@ def test_a_call_takes_the_plain_route_exactly_when_its_tool_is_plain(
 ) -> None:
     result = run_sync(execute(location(name).catalog(), call_of()), SyncRuntime())
     assert isinstance(result, ToolExecutionSuccess), result
-    assert routed == ([] if name == "plain" else ["add"])
+    assert routed == ([] if name in PLAIN_TOOLS else ["add"])
 
 
 @pytest.mark.parametrize("hook", list(HOOKS))
@@ -127,24 +131,34 @@ def with_sink(catalog: Any, call: ToolCall) -> Description[ToolExecutionResult]:
     return execute(catalog, call, records.append)
 
 
-def kept(catalog: Any, call: ToolCall) -> Description[ToolExecutionResult]:
-    async def program(runtime: Any) -> ToolExecutionResult:
-        return await run_call(runtime, catalog, call, None, lambda result: None)
-
-    return Description(program)
-
-
 def cancelled(catalog: Any, call: ToolCall) -> Description[ToolExecutionResult]:
     call.signal.cancel("stop")
     return execute(catalog, call)
 
 
-@pytest.mark.parametrize("describe", [with_sink, kept, cancelled], ids=lambda f: f.__name__)
-def test_a_sink_a_keeper_or_a_cancelled_signal_sends_the_call_off_the_plain_route(
+@pytest.mark.parametrize("describe", [with_sink, cancelled], ids=lambda f: f.__name__)
+def test_a_sink_or_a_cancelled_signal_sends_the_call_off_the_plain_route(
     describe: Callable[[Any, ToolCall], Description[ToolExecutionResult]], routed: list[str]
 ) -> None:
     run_sync(describe(location("plain").catalog(), call_of()), SyncRuntime())
     assert routed == ["add"]
+
+
+@pytest.mark.parametrize("name", PLAIN_TOOLS)
+def test_a_kept_call_stays_on_the_plain_route_and_its_keeper_gets_the_result(
+    name: str, routed: list[str]
+) -> None:
+    catalog, call = location(name).catalog(), call_of()
+    kept: list[ToolExecutionResult] = []
+
+    async def program(runtime: Any) -> ToolExecutionResult:
+        return await run_call(runtime, catalog, call, None, kept.append)
+
+    result = run_sync(Description(program), SyncRuntime())
+    assert result == ToolExecutionSuccess(3, (TextBlock("3"),))
+    assert kept == [result]
+    assert kept[0] is result
+    assert routed == []
 
 
 def test_the_plain_success_is_a_frozen_success_equal_to_a_constructed_one() -> None:

@@ -12,13 +12,16 @@ turn goes on (a body's or a wrapper's as a result the outer wrappers and the pos
 see). A `PermissionDeclined` is DENIED, an `ApprovalDeferred` APPROVAL_PENDING (as is an ask
 answered "deferred"). Interrupts are never caught.
 
-One pipeline, two routes into it, chosen per call by the scope's hook plan and the tool's
-timeout (`started_call`): with no pre-execute listener, guard, execute wrapper, post-execute
-listener or timeout, the body is dispatched at once and a call that never waits gives its
-result with no coroutine (the sync interpreter starts it through `Description.eager`);
-otherwise the policy runs in a coroutine. Both end the same way (`_ended`), and the call's
-`ToolExecution` is built only when something asks for it (a hook, a sink, an observer, the
-body). tests/properties/test_call_routes_properties.py checks the routes agree.
+One pipeline, three routes into it, chosen per call by the tool, the scope's hook plan and
+the caller (`started_call`): a plain tool in a scope with no hooks or observers, called with no
+record sink, is its body and nothing else (the plain route: its usual success is built final,
+`_usual_success`); with no pre-execute listener, guard, execute wrapper, post-execute listener
+or timeout, the body is dispatched at once; otherwise the policy runs in a coroutine. On the
+first two a call that never waits gives its result with no coroutine (the sync interpreter
+starts it through `Description.eager`). All end the same way (`_ended`) but the plain route's
+usual success, and the call's `ToolExecution` is built only when something asks for it (a
+hook, a sink, an observer, the body). tests/properties/test_call_routes_properties.py checks
+the routes agree.
 """
 
 from __future__ import annotations
@@ -330,13 +333,11 @@ def started_call(  # noqa: PLR0917 (run_call's parameters; a partial binds the f
     coroutine that finishes the call from where it had to wait.
 
     A plain tool (`Registration.plain`) in a scope with no hooks and no observers, called with
-    no record sink and no one keeping the result, takes the plain route, here: its usual
-    outcome (a plain value that is valid output, nothing deferred or attached, text within the
-    limits, no cancellation) is built here as `success_of` builds it (`render_json`, then
-    `new_success`; a renderer's defect named as it names one) and given as it is (its value
-    is checked lossless JSON and its one text block `render_json`'s writing of it:
-    materializing it would change nothing); every other outcome ends as on the other routes
-    (`success_of`, `_after_body`, `_ended`). Any other call takes `_routed_call`.
+    no record sink, takes the plain route, here: its body runs at once (its arguments decoded
+    unless `decoded` holds them), a coroutine body's value is awaited in `_dispatched_later`,
+    and the usual outcome is the final success `_usual_success` builds, handed to `keep` if
+    given; every other outcome ends as on the other routes (`body_outcome`, `_after_body`,
+    `_ended`). Any other call takes `_routed_call`.
     tests/properties/test_call_routes_properties.py checks the routes agree.
     """
     view = catalog.view  # Code Mode: a model-direct call (no parent) reaches only native tools
@@ -346,8 +347,6 @@ def started_call(  # noqa: PLR0917 (run_call's parameters; a partial binds the f
         or not registration.plain
         or not view.plan.bare
         or sink is not None
-        or keep is not None
-        or decoded is not None
         or call.arguments_error is not None
         or call.signal.is_cancelled()
     ):
@@ -357,11 +356,13 @@ def started_call(  # noqa: PLR0917 (run_call's parameters; a partial binds the f
     state = CallState(call, runtime, catalog, None, None)
     state.stage = _AROUND_THE_BODY
     try:  # the one boundary for defects, as on the other routes
-        decoded = definition.parameters.decode_or_failure(call.arguments)
+        if decoded is None:  # (a batch's scheduling decoded them: not validated again)
+            decoded = definition.parameters.decode_or_failure(call.arguments)
         if isinstance(decoded, ValidationFailure):
             result: ToolExecutionResult = invalid_arguments(call.name, decoded)
-            return _ended(result, runtime, registration, state, limits, (), None, None, None)
+            return _ended(result, runtime, registration, state, limits, (), None, None, keep)
         args = state.args = decoded[1]
+        decoded = None  # the typed arguments are `args` now: the decoding is not held on
         state.body_started = True
         state.stage = "the body"
         try:
@@ -370,30 +371,53 @@ def started_call(  # noqa: PLR0917 (run_call's parameters; a partial binds the f
             result = body_failure(error, state)
         else:
             state.stage = _AROUND_THE_BODY
-            if type(returned) in PLAIN_VALUES:
-                checked = definition.output.schema.round_trip_or_failure(returned)
-                if type(checked) is tuple and not state.deferred and state.meta is None:
-                    frozen = checked[0]
-                    state.stage = RENDERING  # a renderer's defect, named as `success_of` names it
-                    content = render_json(args, frozen)
-                    own = definition.output_limits or limits  # as `over_limits` bounds it:
-                    if (  # one text block and the line break after it
-                        len(content[0].text) < own.clear_chars  # type: ignore[union-attr]
-                        and not call.signal.is_cancelled()
-                    ):
-                        return new_success(frozen, content, None, (), state.concludes_turn)
-                    state.stage = _AROUND_THE_BODY
-                result = success_of(definition, args, checked, state)
-            elif inspect.isawaitable(returned):  # a plain body handing back an awaitable
+            if type(returned) not in PLAIN_VALUES and inspect.isawaitable(returned):
                 return _dispatched_later(
-                    returned, definition, runtime, registration, state, limits, (), None, None, None
+                    returned, definition, runtime, registration, state, limits, (), None, None, keep
                 )
-            else:
-                result = body_outcome(definition, returned, state, _AROUND_THE_BODY)
+            success = _usual_success(definition, args, returned, state, limits)
+            if success is not None:
+                if keep is not None:
+                    keep(success)
+                return success
+            result = body_outcome(definition, returned, state, _AROUND_THE_BODY)
         result = _after_body(result, state)
     except BaseException as error:
         result = _defect_of(error, state)
-    return _ended(result, runtime, registration, state, limits, (), None, None, None)
+    return _ended(result, runtime, registration, state, limits, (), None, None, keep)
+
+
+def _usual_success(
+    definition: ToolDefinition[Any, Any],
+    args: object,
+    returned: object,
+    state: CallState,
+    limits: OutputLimits,
+) -> ToolExecutionSuccess | None:
+    """The final success of a plain call's usual outcome, built as `success_of` builds it; None
+    for any other (the call then ends as on the other routes).
+
+    Usual: a plain value that is valid output, nothing deferred or attached, its text within
+    the limits as `over_limits` bounds them, the call not cancelled. Its value is checked
+    lossless JSON and its one text block `render_json`'s writing of it: materializing it would
+    change nothing. A renderer's defect is raised at the stage `success_of` names it at.
+    """
+    if type(returned) not in PLAIN_VALUES or state.deferred or state.meta is not None:
+        return None
+    checked = definition.output.schema.round_trip_or_failure(returned)
+    if type(checked) is not tuple:
+        return None
+    frozen = checked[0]
+    state.stage = RENDERING
+    content = render_json(args, frozen)
+    state.stage = _AROUND_THE_BODY
+    own = definition.output_limits or limits
+    if (  # one text block and the line break after it
+        len(content[0].text) < own.clear_chars  # type: ignore[union-attr]
+        and not state.call.signal.is_cancelled()
+    ):
+        return new_success(frozen, content, None, (), state.concludes_turn)
+    return None
 
 
 def _routed_call(  # noqa: PLR0917 (started_call's parameters, as it passes them)
@@ -445,7 +469,18 @@ def _routed_call(  # noqa: PLR0917 (started_call's parameters, as it passes them
         except BaseException as error:  # the one boundary for defects: the turn goes on
             dispatched = _defect_of(error, state)
         if not isinstance(dispatched, SETTLED):  # the body's value comes later
-            return _dispatched_later(dispatched, registration.definition, *parts)
+            return _dispatched_later(
+                dispatched,
+                registration.definition,
+                runtime,
+                registration,
+                state,
+                view.output_limits,
+                plan.result,
+                sink,
+                unrecorded,
+                keep,
+            )
         result = _after_body(dispatched, state)
     return _ended(result, *parts)
 
@@ -499,7 +534,7 @@ async def _dispatched_later(  # noqa: PLR0917 (the pending body, then `_Ending`'
     pending: Awaitable[object],
     definition: ToolDefinition[Any, Any],
     runtime: Runtime,
-    registration: Registration | None,
+    registration: Registration,
     state: CallState,
     limits: OutputLimits,
     observers: tuple[ResultObserver, ...],
@@ -513,20 +548,36 @@ async def _dispatched_later(  # noqa: PLR0917 (the pending body, then `_Ending`'
     What ends it is this coroutine's own arguments, not an object of their own: ten thousand
     calls in flight hold that many fewer objects for the collector to walk. A batch's task
     runs it directly (`execute_batch` starts its calls as the tasks are made): a body that
-    has not run a line when the caller cancels is not run (ABORTED_BEFORE_DISPATCH).
+    has not run a line when the caller cancels is not run (ABORTED_BEFORE_DISPATCH). A plain
+    tool's usual outcome, with no one but `keep` to deliver it to, is given as the plain route
+    gives it (`_usual_success`).
     """
+    success: ToolExecutionSuccess | None = None
     try:
-        result: ToolExecutionResult | None = unstarted_abort(pending, state)
-        if result is None:
+        unstarted = unstarted_abort(pending, state)
+        if unstarted is None:
             try:
                 returned = await pending
             except BaseException as error:  # the body's: a result, as `dispatch` makes it
-                result = body_failure(error, state)
+                result: ToolExecutionResult = body_failure(error, state)
             else:
-                result = body_outcome(definition, returned, state, _AROUND_THE_BODY)
-        result = _after_body(result, state)
+                if registration.plain and not observers and sink is None:
+                    success = _usual_success(definition, state.args, returned, state, limits)
+                result = (
+                    body_outcome(definition, returned, state, _AROUND_THE_BODY)
+                    if success is None
+                    else success
+                )
+        else:
+            result = unstarted
+        if result is not success:
+            result = _after_body(result, state)
     except BaseException as error:  # the one boundary for defects: the turn goes on
         result = _with_deferred(_defect_of(error, state), state)
+    if result is success:  # final: delivered to no one but `keep`
+        if keep is not None:
+            keep(result)
+        return result
     ended = _ended(result, runtime, registration, state, limits, observers, sink, unrecorded, keep)
     return ended if isinstance(ended, SETTLED) else await ended
 

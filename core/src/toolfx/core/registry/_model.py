@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import enum
-import inspect
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Literal, final
@@ -120,8 +119,8 @@ class Registration:
     schema: ToolSchema = field(init=False, repr=False, compare=False)
     """The model-facing schema, built once here and shared by every catalog that shows it."""
     plain: bool = field(init=False, repr=False, compare=False)
-    """Whether a call of it is its body and nothing around it: a body that is neither a
-    coroutine function nor blocking, the default rendering, and no timeout, `finalize_content`,
+    """Whether a call of it is its body and nothing around it: a body run on the caller's
+    thread (not blocking), the default rendering, and no timeout, `finalize_content`,
     presentation meta or Code Mode transport (what the pipeline's plain route runs)."""
 
     def __post_init__(self) -> None:
@@ -134,7 +133,6 @@ class Registration:
             and definition.timeout is None
             and definition.finalize_content is None
             and not definition.blocking
-            and not inspect.iscoroutinefunction(definition.execute)
             and output.render is render_json
             and output.presentation_meta is None
         )
