@@ -30,6 +30,7 @@ import functools
 import inspect
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
+from types import CoroutineType
 from typing import TYPE_CHECKING, Any, Final, NamedTuple, final
 
 from toolfx.core.json import JsonError, parse_or_error, snapshot_or_error
@@ -371,7 +372,9 @@ def started_call(  # noqa: PLR0917 (run_call's parameters; a partial binds the f
             result = body_failure(error, state)
         else:
             state.stage = _AROUND_THE_BODY
-            if type(returned) not in PLAIN_VALUES and inspect.isawaitable(returned):
+            if type(returned) is CoroutineType or (  # a coroutine body's, or another awaitable
+                type(returned) not in PLAIN_VALUES and inspect.isawaitable(returned)
+            ):
                 return _dispatched_later(
                     returned, definition, runtime, registration, state, limits, (), None, None, keep
                 )
@@ -554,7 +557,7 @@ async def _dispatched_later(  # noqa: PLR0917 (the pending body, then `_Ending`'
     """
     success: ToolExecutionSuccess | None = None
     try:
-        unstarted = unstarted_abort(pending, state)
+        unstarted = unstarted_abort(pending, state) if state.call.signal.is_cancelled() else None
         if unstarted is None:
             try:
                 returned = await pending

@@ -337,9 +337,10 @@ class Catalog:
         tool's parameters when finding the mode decoded them (None when it did not): the
         frozen JSON and the typed value, or why they are invalid. A batch hands the decoding to
         the call's run, so each call's arguments are validated once."""
-        definition = self.get(name)
-        if definition is None:
+        registration = self.view.tools.get(name)  # (`get`, inline: once per call of a batch)
+        if registration is None:
             return ("exclusive", None)
+        definition = registration.definition
         classifier = definition.is_concurrency_safe
         if classifier is None or classifier is False:
             return ("exclusive", None)

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import inspect
-from collections.abc import Awaitable, Callable, Coroutine, Iterable, Sequence
-from typing import Any, Final, Generic, TypeVar, final
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from types import CoroutineType
+from typing import Final, Generic, TypeVar, final
 
 from toolfx.core.tools import CALL_FAILURES
 
@@ -119,7 +119,9 @@ class _Gathering(Generic[T]):
         try:
             for thunk in thunks:
                 context = copy()  # the one the task would copy anyway
-                task = create(_coroutine(context.run(thunk)), context=context)
+                awaitable = context.run(thunk)  # (a coroutine's exact type is CoroutineType)
+                coroutine = awaitable if type(awaitable) is CoroutineType else _await(awaitable)
+                task = create(coroutine, context=context)
                 task.add_done_callback(on_done, context=shared)
                 tasks.append(task)
         finally:
@@ -156,12 +158,6 @@ class _Gathering(Generic[T]):
             self.failed(error)
         if not self._left and self._waiter is not None and not self._waiter.done():
             self._waiter.set_result(None)
-
-
-def _coroutine(awaitable: Awaitable[T]) -> Coroutine[Any, Any, T]:
-    if inspect.iscoroutine(awaitable):
-        return awaitable
-    return _await(awaitable)
 
 
 async def _await(awaitable: Awaitable[T]) -> T:
