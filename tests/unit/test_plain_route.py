@@ -180,3 +180,27 @@ def test_the_default_renderer_builds_real_frozen_text_blocks(value: object) -> N
     assert hash(block) == hash(TextBlock(block.text))
     with pytest.raises(dataclasses.FrozenInstanceError):
         block.text = "changed"  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("name", PLAIN_TOOLS)
+@pytest.mark.parametrize("hook", ["none", "observer"])
+def test_a_keeper_that_raises_is_called_once_and_its_error_reaches_the_caller(
+    name: str, hook: str
+) -> None:
+    """As on the other routes: the result is final when kept, so the keeper's error is the
+    caller's own, not the call's defect."""
+    place = location(name)
+    if hook == "observer":  # off the plain route, for comparison
+        HOOKS[hook](place)
+    catalog, call, seen = place.catalog(), call_of(), []
+
+    def keep(result: ToolExecutionResult) -> None:
+        seen.append(result)
+        raise LookupError("the caller's keeper")
+
+    async def program(runtime: Any) -> ToolExecutionResult:
+        return await run_call(runtime, catalog, call, None, keep)
+
+    with pytest.raises(LookupError, match="the caller's keeper"):
+        run_sync(Description(program), SyncRuntime())
+    assert seen == [ToolExecutionSuccess(3, (TextBlock("3"),))]

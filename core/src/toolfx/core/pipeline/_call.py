@@ -356,6 +356,7 @@ def started_call(  # noqa: PLR0917 (run_call's parameters; a partial binds the f
     definition = registration.definition
     state = CallState(call, runtime, catalog, None, None)
     state.stage = _AROUND_THE_BODY
+    success: ToolExecutionSuccess | None = None
     try:  # the one boundary for defects, as on the other routes
         if decoded is None:  # (a batch's scheduling decoded them: not validated again)
             decoded = definition.parameters.decode_or_failure(call.arguments)
@@ -379,14 +380,19 @@ def started_call(  # noqa: PLR0917 (run_call's parameters; a partial binds the f
                     returned, definition, runtime, registration, state, limits, (), None, None, keep
                 )
             success = _usual_success(definition, args, returned, state, limits)
-            if success is not None:
-                if keep is not None:
-                    keep(success)
-                return success
-            result = body_outcome(definition, returned, state, _AROUND_THE_BODY)
-        result = _after_body(result, state)
+            result = (
+                body_outcome(definition, returned, state, _AROUND_THE_BODY)
+                if success is None
+                else success
+            )
+        if result is not success:
+            result = _after_body(result, state)
     except BaseException as error:
         result = _defect_of(error, state)
+    if result is success:  # final: delivered to no one but `keep`
+        if keep is not None:
+            keep(result)
+        return result
     return _ended(result, runtime, registration, state, limits, (), None, None, keep)
 
 
