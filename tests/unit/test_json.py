@@ -231,12 +231,15 @@ def test_not_finite_values(value: object, path: str, reason: str) -> None:
         ("1e400", "", "1e400"),
         ('{"a": [0, -1e400]}', "/a/1", "-1e400"),
         ("[NaN]", "/0", "NaN"),
+        ("NaN", "", "NaN"),
+        ("-Infinity", "", "-Infinity"),
+        (b'{"x": NaN}', "/x", "NaN"),
         ('{"x": Infinity}', "/x", "Infinity"),
         ('{"x": {"y": -Infinity}}', "/x/y", "-Infinity"),
         ("[1.5e309]", "/0", "1.5e309"),
     ],
 )
-def test_not_finite_numbers_in_text(text: str, path: str, number: str) -> None:
+def test_not_finite_numbers_in_text(text: str | bytes, path: str, number: str) -> None:
     error = err(parse_json(text))
     reason = f"the number {number} is not a finite double-precision number"
     assert error == JsonError(K.NOT_FINITE, path, reason)

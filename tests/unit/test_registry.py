@@ -1075,6 +1075,30 @@ def test_a_catalog_is_a_snapshot(location: Location) -> None:
     assert location.get("read", "agent") is None
 
 
+def test_a_catalog_compiles_its_view_once_on_first_use(
+    location: Location, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    location.register(tool("read"))
+    compiled: list[object] = []
+    data = Registry.data
+
+    def counted(self: Registry, scope: str | None) -> object:
+        compiled.append(scope)
+        return data(self, scope)
+
+    monkeypatch.setattr(Registry, "data", counted)
+    catalog = location.catalog()
+    assert compiled == []  # O(1): nothing compiled until looked at
+    first = catalog.view
+    assert catalog.view is first
+    assert "read" in catalog
+    assert compiled == [None]
+    with pytest.raises(AttributeError, match="'Catalog' object has no attribute 'views'"):
+        catalog.views  # type: ignore[attr-defined]
+    assert not hasattr(catalog, "__missing__")
+    assert compiled == [None]
+
+
 def test_a_registry_is_a_persistent_value() -> None:
     empty = Registry()
     one, handle = empty.register(tool("read"))

@@ -7,7 +7,7 @@ import inspect
 
 import pytest
 
-from toolfx.core.runtime import CancelSignal, Description
+from toolfx.core.runtime import CancelSignal, Description, new_description
 from toolfx.core.tools import (
     ExecutionToken,
     TextBlock,
@@ -64,3 +64,15 @@ def test_new_success_takes_every_field_and_builds_the_frozen_success() -> None:
     assert hash(built) == hash(ToolExecutionSuccess(*fields))
     with pytest.raises(dataclasses.FrozenInstanceError):
         built.value = 1  # type: ignore[misc]
+
+
+def test_new_description_takes_every_field_and_builds_the_frozen_description() -> None:
+    parameters = list(inspect.signature(new_description).parameters)
+    assert parameters == [f.name for f in dataclasses.fields(Description)]
+    program = Description.of(1).program
+    built = new_description(program, None)
+    assert type(built) is Description
+    assert built == Description(program)
+    assert (built.program, built.eager) == (program, None)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        built.eager = None  # type: ignore[misc]

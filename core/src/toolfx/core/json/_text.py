@@ -77,9 +77,10 @@ def parse_or_error(text: str | bytes, limits: JsonLimits = DEFAULT_LIMITS) -> An
     """`parse_json` as a plain value, for hot paths: the frozen JSON, or a `JsonError`.
 
     Fast path: jiter, then a frozen copy (nested at most `limits.max_depth` deep, floats
-    finite). jiter refuses repeated keys, NaN, lone surrogates, invalid UTF-8 and integers of
-    more than 4,300 digits itself (tests/unit/test_call_from_json.py holds it to that), and a
-    value is never larger than its text: only depth and finite floats are left to check, and
+    finite). jiter refuses repeated keys, lone surrogates, invalid UTF-8 and integers of more
+    than 4,300 digits itself (tests/unit/test_call_from_json.py holds it to that), reads NaN
+    and the infinities as floats, and a value is never larger than its text: only depth and
+    finite floats (NaN and the infinities among them) are left to check, and
     integers of more than 640 digits, which the stdlib path refuses when the application
     lowered Python's digit limit (looked at only when the text is long enough to hold one).
     Whatever jiter or the copy does not accept takes the exact path, which names what is wrong
@@ -96,8 +97,8 @@ def parse_or_error(text: str | bytes, limits: JsonLimits = DEFAULT_LIMITS) -> An
         )
     try:
         data = text if isinstance(text, bytes) else text.encode()
-        # NaN and the infinities as literals are refused, and an object repeating a key
-        parsed = _jiter_parse(data, allow_inf_nan=False, catch_duplicate_keys=True)
+        # an object repeating a key is refused
+        parsed = _jiter_parse(data, catch_duplicate_keys=True)  # NaN: a float, checked
         leaves = PARSED_LEAVES if len(data) <= SHORT_INT_DIGITS else LONG_TEXT_LEAVES
         kind = type(parsed)
         if kind is dict:

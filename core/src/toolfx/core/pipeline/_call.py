@@ -59,6 +59,7 @@ from toolfx.core.runtime import (
     CancelSignal,
     Description,
     RejectedWithFeedback,
+    new_description,
 )
 from toolfx.core.tools import (
     CALL_FAILURES,
@@ -193,9 +194,8 @@ class ToolCall:
         of them, are then set from its state)."""
         return (self.call_id, self.name, self.arguments, self.signal)
 
-    @classmethod
+    @staticmethod
     def from_json(  # noqa: PLR0917 (as the constructor's, with the text for the arguments)
-        cls,
         call_id: str,
         name: str,
         text: str | bytes,
@@ -287,7 +287,7 @@ def execute(
 ) -> Description[ToolExecutionResult]:
     """The description of one call through the whole pipeline (inert until interpreted)."""
 
-    return Description(
+    return new_description(
         functools.partial(_program, catalog, call, sink),
         functools.partial(started_call, catalog, call, sink),
     )

@@ -228,16 +228,25 @@ def _transport(code: Mapping[str, Registration]) -> ToolDefinition[Any, Any]:
     )
 
 
+def _compiled_view(catalog: Catalog, name: str) -> CatalogData:
+    """A catalog's `__getattr__`: its `view` on first use (the slot still unset), compiled once
+    per registry value and kept in the slot for the next look."""
+    if name != "view":
+        raise AttributeError(f"{type(catalog).__name__!r} object has no attribute {name!r}")
+    compiled = catalog._registry.data(catalog._scope)
+    _set_view(catalog, compiled)
+    return compiled
+
+
 @final
 class Catalog:
     """The tools one scope sees in one Registry: lookup, schemas, hooks and scheduling mode."""
 
-    __slots__ = ("_compiled", "_registry", "_scope")
+    __slots__ = ("_registry", "_scope", "view")
 
     def __init__(self, registry: Registry, scope: ScopeKey | None) -> None:
         self._registry = registry
-        self._scope = scope
-        self._compiled: CatalogData | None = None
+        self._scope = scope  # `view` is left unset: `__getattr__` compiles it on first use
 
     @property
     def registry(self) -> Registry:
@@ -252,13 +261,15 @@ class Catalog:
     def __repr__(self) -> str:
         return f"<Catalog scope={self.scope!r} tools={len(self)}>"
 
-    @property
-    def view(self) -> CatalogData:
-        """This scope's compiled view (compiled on first use, then kept with this catalog)."""
-        compiled = self._compiled
-        if compiled is None:  # compiled once per registry value; kept here for the next look
-            compiled = self._compiled = self._registry.data(self._scope)
-        return compiled
+    if TYPE_CHECKING:  # a slot read-only to its users (a property, read on every call, costs
+        # a frame: the slot is read directly once `__getattr__` has filled it)
+
+        @property
+        def view(self) -> CatalogData:
+            """This scope's compiled view (compiled on first use, then kept with this catalog)."""
+
+    else:  # hidden from type checkers, which would take any attribute for one it gives
+        __getattr__ = _compiled_view
 
     def __len__(self) -> int:
         return len(self.view.tools)
@@ -354,3 +365,7 @@ class Catalog:
         except Exception:  # a raising classifier is exclusive, by the spec
             return ("exclusive", decoded)
         return ("parallel" if verdict is True else "exclusive", decoded)
+
+
+_set_view: Final = Catalog.__dict__["view"].__set__
+"""Fills a catalog's `view` slot (read-only to the type checker)."""

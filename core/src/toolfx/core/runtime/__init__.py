@@ -27,7 +27,7 @@ from toolfx.core.runtime._code import (
 )
 from toolfx.core.runtime._combinators import gather, traverse
 from toolfx.core.runtime._delegating import DelegatingRuntime
-from toolfx.core.runtime._description import Description
+from toolfx.core.runtime._description import Description, new_description
 from toolfx.core.runtime._files import FileError, FileErrorKind, FileKind, FileStat, FileSystem
 from toolfx.core.runtime._interpreter import Interpreter
 from toolfx.core.runtime._processes import (
@@ -124,6 +124,7 @@ __all__ = [
     "deadline_reason",
     "gather",
     "log_defect",
+    "new_description",
     "spill_folder",
     "state_folder",
     "traverse",

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar, final
 if TYPE_CHECKING:
     from toolfx.core.runtime._runtime import Runtime
 
-__all__ = ["Description"]
+__all__ = ["Description", "new_description"]
 
 T_co = TypeVar("T_co", covariant=True)
 U = TypeVar("U")
@@ -69,3 +69,26 @@ class Description(Generic[T_co]):
 
 _set_program = Description.__dict__["program"].__set__
 _set_eager = Description.__dict__["eager"].__set__
+
+
+def new_description(
+    program: Callable[[Runtime], Coroutine[Any, Any, T_co]],
+    eager: Callable[[Runtime], T_co | Coroutine[Any, Any, T_co]] | None,
+) -> Description[T_co]:
+    """`Description(program, eager)` at the cost of a function call (the constructor's stores go
+    through the slot descriptors: a hot path builds one per call)."""
+    draft: _DescriptionDraft[T_co] = _DescriptionDraft()
+    draft.program = program
+    draft.eager = eager
+    draft.__class__ = Description  # type: ignore[assignment]  # (it is one now)
+    return draft  # type: ignore[return-value]
+
+
+@final
+class _DescriptionDraft(Generic[T_co]):
+    """A `Description` being built: the same slots (and base, as `__class__` assignment asks),
+    stored with plain attribute stores. Every field is stored before the assignment."""
+
+    __slots__ = Description.__slots__
+    program: Callable[[Runtime], Coroutine[Any, Any, T_co]]
+    eager: Callable[[Runtime], T_co | Coroutine[Any, Any, T_co]] | None

@@ -146,6 +146,12 @@ def _fields_decoder(decoders: _FieldDecoders) -> Decoder:
     int_keys = tuple(key for key, item in decoders if item is decode_int)
     others = tuple((key, item) for key, item in decoders if item is not decode_int)
 
+    def decode_ints(value: Any) -> Any:  # only int fields: the JSON itself unless one is 2.0
+        for key in int_keys:
+            if type(value.get(key)) is float:
+                return decode(value)
+        return value
+
     def decode(value: Any) -> Any:
         changed: dict[str, Any] | None = None
         for key in int_keys:  # inline: only an integral float (2.0) changes
@@ -165,7 +171,7 @@ def _fields_decoder(decoders: _FieldDecoders) -> Decoder:
                     changed[key] = new
         return value if changed is None else frozen_dict_of(changed)
 
-    return decode
+    return decode if others else decode_ints
 
 
 def dataclass_decoder(

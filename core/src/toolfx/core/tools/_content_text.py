@@ -86,7 +86,7 @@ def render_json(args: object, value: object) -> tuple[ContentBlock, ...]:
     """
     kind = type(value)
     if kind is int:  # the scalars as the encoder writes them, without it
-        text = int.__repr__(value)
+        text = repr(value)
     elif kind is bool:
         text = "true" if value else "false"
     elif value is None:
