@@ -14,8 +14,9 @@ from typing import Any, Final
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toolfx.core.json import FrozenJson, JsonValue, json_pointer, snapshot_json
+from toolfx.core.json import FrozenJson, JsonValue, json_pointer, snapshot_json, thaw_json
 from toolfx.core.jsonschema import SchemaProblem
+from toolfx.core.providers._gemini import _Gemini
 from toolfx.core.providers._openai import (
     OPENAI_LIMITS,
     OpenAILimits,
@@ -26,7 +27,9 @@ from toolfx.core.providers._openai import (
 from toolfx.core.providers._schema import _MADE_LONGEST, _MADE_MOST, _made, problem_at
 
 NAMES: Final = st.sampled_from(["a", "b", "c/d", "e~f", "node"])
-TYPES: Final = st.sampled_from(["object", "array", "string", "integer", "number", "null", "x"])
+TYPES: Final = st.sampled_from(
+    ["object", "array", "string", "integer", "number", "boolean", "null", "x"]
+)
 SCALARS: Final = (
     st.none() | st.booleans() | st.integers(-2, 2) | st.just(1.5) | st.sampled_from(["a", "b"])
 )
@@ -103,6 +106,18 @@ def test_the_strict_rewrite_gives_what_counting_every_schema_gives(
 ) -> None:
     schema = snapshot_json(raw).unwrap()
     assert strict_parameters(schema, limits) == counted_always(schema, limits)
+
+
+@given(parameter_schemas)
+def test_a_rewrite_gives_for_frozen_schemas_what_its_walk_gives_for_plain_ones(raw: Any) -> None:
+    """A frozen `{"type": <scalar>}` is rewritten without the walk (`SCALAR_TYPES`); a plain
+    dict always takes the walk: the two agree on every schema, outcome and problems alike."""
+    frozen = snapshot_json(raw).unwrap()
+    plain = thaw_json(frozen)
+    for rewrite in (_Strict, _Gemini):
+        fast, walked = rewrite(frozen), rewrite(plain)
+        assert fast.node(frozen, ()) == walked.node(plain, ())
+        assert fast.out == walked.out
 
 
 @given(

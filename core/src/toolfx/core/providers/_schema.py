@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ALL_KINDS",
     "SCALAR_KINDS",
+    "SCALAR_TYPES",
     "accepts_null",
     "exclusive",
     "json_kind",
@@ -36,6 +37,10 @@ ALL_KINDS: Final = frozenset({"object", "array", "string", "number", "integer", 
 
 SCALAR_KINDS: Final = frozenset({str, int, float, bool, type(None)})
 """The Python types of JSON scalars: a value of one is its own plain copy (no thawing)."""
+
+SCALAR_TYPES: Final = frozenset({"string", "number", "integer", "boolean"})
+"""The non-null scalar type names: a schema of only `{"type": name}` loses nothing in any wire
+format (a converter may give its form without walking it)."""
 
 _NO_TARGET: Final = object()
 
