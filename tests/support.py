@@ -37,7 +37,6 @@ __all__ = [
     "approval_request",
     "assert_report_hands_over",
     "assert_report_logs",
-    "cancel_later",
     "cancel_when",
     "gone_soon",
     "marked",
@@ -77,14 +76,6 @@ def approval_request(call_id: str = "call-1", agent: str | None = None) -> Appro
         reason="deletes files",
         arguments=None,
     )
-
-
-def cancel_later(signal: CancelSignal, seconds: float, reason: str) -> threading.Timer:
-    """Set `signal` from another thread after `seconds`."""
-    timer = threading.Timer(seconds, signal.cancel, (reason,))
-    timer.daemon = True
-    timer.start()
-    return timer
 
 
 def cancel_when(signal: CancelSignal, ready: Callable[[], bool], reason: str) -> threading.Thread:

@@ -15,7 +15,6 @@ from tests.support import (
     approval_request,
     assert_report_hands_over,
     assert_report_logs,
-    cancel_later,
     cancel_when,
 )
 from toolfx.core.pipeline import ToolCall, execute
@@ -61,22 +60,14 @@ def anyio_backend(request: pytest.FixtureRequest) -> Backend:
     return backend
 
 
-async def cancel_in_loop(signal: CancelSignal, seconds: float, reason: str) -> None:
-    """Set `signal` from another task of the same loop after `seconds`."""
-    await anyio.sleep(seconds)
-    signal.cancel(reason)
-
-
 # now, checkpoint, run_blocking ------------------------------------------------------------------
 
 
-async def test_now_is_the_loop_s_monotonic_clock() -> None:
+async def test_now_is_the_loop_s_monotonic_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    readings = iter([41.5, 42.0])
+    monkeypatch.setattr(anyio, "current_time", lambda: next(readings))  # the loop's clock
     runtime = AnyioRuntime()
-    before = anyio.current_time()
-    first = runtime.now()
-    await anyio.sleep(0.01)
-    second = runtime.now()
-    assert before <= first < second <= anyio.current_time()
+    assert (runtime.now(), runtime.now()) == (41.5, 42.0)  # read each time, nothing kept
 
 
 async def test_checkpoint_lets_another_task_run() -> None:
@@ -167,12 +158,24 @@ async def test_a_sleep_of_no_time_returns(seconds: float) -> None:
 async def test_a_sleep_cancelled_from_another_thread_returns_at_once_with_the_reason() -> None:
     runtime = AnyioRuntime()
     signal = CancelSignal()
-    timer = cancel_later(signal, 0.05, "the user pressed stop")
-    with pytest.raises(Cancelled) as caught:
-        await runtime.sleep(LONG, signal)
-    assert caught.value.reason == "the user pressed stop"
-    assert str(caught.value) == "the user pressed stop"
-    timer.join()
+    caught: list[Cancelled] = []
+    waiting = threading.Event()
+    canceller = cancel_when(signal, waiting.is_set, "the user pressed stop")
+
+    async def sleeper() -> None:
+        try:
+            await runtime.sleep(LONG, signal)
+        except Cancelled as cancelled:
+            caught.append(cancelled)
+
+    with anyio.fail_after(HANG):
+        async with anyio.create_task_group() as group:
+            group.start_soon(sleeper)
+            await anyio.wait_all_tasks_blocked()  # the sleep waits: now the thread cancels
+            waiting.set()
+    canceller.join()
+    assert [c.reason for c in caught] == ["the user pressed stop"]
+    assert str(caught[0]) == "the user pressed stop"
 
 
 async def test_a_sleep_cancelled_from_inside_the_loop_does_not_deadlock() -> None:
@@ -188,7 +191,8 @@ async def test_a_sleep_cancelled_from_inside_the_loop_does_not_deadlock() -> Non
 
     async with anyio.create_task_group() as group:
         group.start_soon(sleeper)
-        await cancel_in_loop(signal, 0.02, "another task")
+        await anyio.wait_all_tasks_blocked()  # the sleep waits
+        signal.cancel("another task")
     assert outcome == ["another task"]
 
 
@@ -206,7 +210,7 @@ async def test_a_sleep_cancelled_from_a_worker_thread_of_the_same_loop() -> None
     with anyio.fail_after(HANG):
         async with anyio.create_task_group() as group:
             group.start_soon(sleeper)
-            await anyio.sleep(0.01)
+            await anyio.wait_all_tasks_blocked()  # the sleep waits
             await runtime.run_blocking(lambda: signal.cancel("from a worker"))
     assert outcome == ["from a worker"]
 
@@ -227,7 +231,7 @@ async def test_a_cancel_from_another_thread_never_waits_for_a_busy_loop() -> Non
 
     async with anyio.create_task_group() as group:
         group.start_soon(sleeper)
-        await anyio.sleep(0.01)
+        await anyio.wait_all_tasks_blocked()  # the sleep waits
         thread = threading.Thread(target=cancel_and_time)
         thread.start()
         thread.join(timeout=30)  # the loop is blocked here: a cancel waiting for it would hang

@@ -19,7 +19,7 @@ from tests.support import (
     approval_request,
     assert_report_hands_over,
     assert_report_logs,
-    cancel_later,
+    cancel_when,
 )
 from toolfx.core.runtime import (
     ApprovalReply,
@@ -127,16 +127,18 @@ def test_a_sleep_of_no_time_returns(seconds: float) -> None:
 
 def test_a_sleep_cancelled_from_another_thread_returns_at_once_with_the_reason() -> None:
     signal = CancelSignal()
+    sleeping = threading.Event()
 
     async def program(runtime: SyncRuntime) -> None:
+        sleeping.set()  # a cancel landing before the wait below is taken there at once
         await runtime.sleep(LONG, signal)
 
-    timer = cancel_later(signal, 0.05, "the user pressed stop")
+    canceller = cancel_when(signal, sleeping.is_set, "the user pressed stop")
     with pytest.raises(Cancelled) as caught:
         perform(program)
+    canceller.join()
     assert caught.value.reason == "the user pressed stop"
     assert str(caught.value) == "the user pressed stop"
-    timer.join()
 
 
 def test_a_sleep_on_a_signal_already_set_raises_at_once() -> None:
