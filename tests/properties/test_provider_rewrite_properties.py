@@ -110,7 +110,7 @@ def test_the_strict_rewrite_gives_what_counting_every_schema_gives(
 
 @given(parameter_schemas)
 def test_a_rewrite_gives_for_frozen_schemas_what_its_walk_gives_for_plain_ones(raw: Any) -> None:
-    """A frozen `{"type": <scalar>}` is rewritten without the walk (`SCALAR_TYPES`); a plain
+    """A frozen `{"type": <scalar>}` is rewritten without the walk (`lone_scalar_type`); a plain
     dict always takes the walk: the two agree on every schema, outcome and problems alike."""
     frozen = snapshot_json(raw).unwrap()
     plain = thaw_json(frozen)

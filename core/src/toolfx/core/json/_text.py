@@ -97,8 +97,8 @@ def parse_or_error(text: str | bytes, limits: JsonLimits = DEFAULT_LIMITS) -> An
         )
     try:
         data = text if isinstance(text, bytes) else text.encode()
-        # an object repeating a key is refused
-        parsed = _jiter_parse(data, catch_duplicate_keys=True)  # NaN: a float, checked
+        # an object repeating a key is refused; NaN and the infinities come as floats (checked)
+        parsed = _jiter_parse(data, catch_duplicate_keys=True)
         leaves = PARSED_LEAVES if len(data) <= SHORT_INT_DIGITS else LONG_TEXT_LEAVES
         kind = type(parsed)
         if kind is dict:

@@ -22,13 +22,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final, final
 
-from toolfx.core.json import FrozenDict, thaw_json
+from toolfx.core.json import thaw_json
 from toolfx.core.providers._schema import (
     SCALAR_KINDS,
-    SCALAR_TYPES,
     exclusive,
     json_kind,
     local_segments,
+    lone_scalar_type,
     problem_at,
     resolve_local,
 )
@@ -81,10 +81,9 @@ class _Gemini:
 
     def node(self, schema: object, at: _Path) -> dict[str, JsonValue]:
         """Gemini's form of one subschema (losses go to `self.out`)."""
-        if type(schema) is FrozenDict and len(schema) == 1:  # most properties: one scalar type
-            declared = schema.get("type")
-            if type(declared) is str and declared in SCALAR_TYPES:
-                return {"type": declared.upper()}  # what the walk below makes of it
+        scalar = lone_scalar_type(schema)
+        if scalar is not None:  # most properties: what the walk below would make of it
+            return {"type": scalar.upper()}
         if not isinstance(schema, dict):
             if schema is False:
                 self.add(at, "a false schema (no value) has no Gemini form")

@@ -26,13 +26,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, final
 
-from toolfx.core.json import FrozenDict, describe_value, thaw_json
+from toolfx.core.json import describe_value, thaw_json
 from toolfx.core.jsonschema import SchemaProblem
 from toolfx.core.providers._schema import (
     SCALAR_KINDS,
-    SCALAR_TYPES,
     accepts_null,
     exclusive,
+    lone_scalar_type,
     problem_at,
     resolve_local,
 )
@@ -128,10 +128,9 @@ class _Strict:
 
     def node(self, schema: object, at: _Path) -> dict[str, JsonValue]:
         """The strict form of one subschema (problems go to `self.out`)."""
-        if type(schema) is FrozenDict and len(schema) == 1:  # most properties: one scalar type
-            declared = schema.get("type")
-            if type(declared) is str and declared in SCALAR_TYPES:
-                return {"type": declared}  # what the walk below makes of it
+        scalar = lone_scalar_type(schema)
+        if scalar is not None:  # most properties: what the walk below would make of it
+            return {"type": scalar}
         if not isinstance(schema, dict):
             self.add(at, f"the schema {describe_value(schema)} has no strict form")
             return {}

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Final
 from urllib.parse import unquote
 
-from toolfx.core.json import json_pointer
+from toolfx.core.json import FrozenDict, json_pointer
 from toolfx.core.jsonschema import SchemaProblem
 
 if TYPE_CHECKING:
@@ -21,12 +21,12 @@ if TYPE_CHECKING:
 __all__ = [
     "ALL_KINDS",
     "SCALAR_KINDS",
-    "SCALAR_TYPES",
     "accepts_null",
     "exclusive",
     "json_kind",
     "kinds",
     "local_segments",
+    "lone_scalar_type",
     "problem_at",
     "required_names",
     "resolve_local",
@@ -38,9 +38,18 @@ ALL_KINDS: Final = frozenset({"object", "array", "string", "number", "integer", 
 SCALAR_KINDS: Final = frozenset({str, int, float, bool, type(None)})
 """The Python types of JSON scalars: a value of one is its own plain copy (no thawing)."""
 
-SCALAR_TYPES: Final = frozenset({"string", "number", "integer", "boolean"})
-"""The non-null scalar type names: a schema of only `{"type": name}` loses nothing in any wire
-format (a converter may give its form without walking it)."""
+_SCALAR_TYPES: Final = frozenset({"string", "number", "integer", "boolean"})
+
+
+def lone_scalar_type(schema: object) -> str | None:
+    """The type name of a frozen schema that is only `{"type": <string, number, integer or
+    boolean>}` (most properties of a derived schema), else None: such a schema loses nothing in
+    any wire format, so a rewrite may give its form without walking it."""
+    if type(schema) is not FrozenDict or len(schema) != 1:
+        return None
+    declared = schema.get("type")
+    return declared if type(declared) is str and declared in _SCALAR_TYPES else None
+
 
 _NO_TARGET: Final = object()
 
