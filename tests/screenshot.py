@@ -24,8 +24,8 @@ from rich.text import Text
 
 from toolfx.interpreters.cli import main
 from toolfx.interpreters.cli._log import read_log
-from toolfx.interpreters.cli._providers import load_catalog
 from toolfx.interpreters.cli._render import PanelDisplay
+from toolfx.interpreters.providers import load_catalog
 
 PICTURE: Final = Path(__file__).resolve().parent.parent / "docs" / "demo.svg"
 """Where the picture is kept (the README shows it)."""

@@ -24,9 +24,9 @@ from toolfx.core.tools import GenericCallCard, TerminalCallCard
 from toolfx.interpreters.cli._approvals import Prompter, Unattended, always_line, choose_answer
 from toolfx.interpreters.cli._asking import Asking
 from toolfx.interpreters.cli._pending import pending_view
-from toolfx.interpreters.cli._providers import load_catalog
 from toolfx.interpreters.cli._render import PanelDisplay
 from toolfx.interpreters.cli._tty import END_OF_INPUT, INTERRUPTED, NOT_ONE_KEY
+from toolfx.interpreters.providers import load_catalog
 
 BASH = ApprovalRequest(
     "b1", "bash", None, "bash", ("git push",), "runs git push", {"command": "git push"}

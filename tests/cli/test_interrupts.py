@@ -28,10 +28,10 @@ from toolfx.interpreters.cli._interrupts import (
     Interrupts,
     cancelled_line,
 )
-from toolfx.interpreters.cli._providers import load_catalog
 from toolfx.interpreters.cli._runner import turn_calls
 from toolfx.interpreters.cli._session import parse_session
 from toolfx.interpreters.journal import SqliteJournal
+from toolfx.interpreters.providers import load_catalog
 
 
 class Exits:

@@ -31,7 +31,7 @@ from toolfx.interpreters.cli import _mcp_calls as mcp_calls
 from toolfx.interpreters.cli._mcp_asks import ASK_SCHEMA
 from toolfx.interpreters.cli._mcp_calls import CALL_ID_META, ERROR_META
 from toolfx.interpreters.cli._mcp_serve import mcp_server
-from toolfx.interpreters.cli._providers import load_catalog
+from toolfx.interpreters.providers import load_catalog
 
 pytestmark = pytest.mark.anyio
 

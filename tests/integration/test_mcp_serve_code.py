@@ -20,7 +20,7 @@ from tests.cli.support import TOOLFX
 from toolfx.core.codemode import RUN_CODE
 from toolfx.interpreters.cli._mcp_calls import ERROR_META
 from toolfx.interpreters.cli._mcp_serve import mcp_server
-from toolfx.interpreters.cli._providers import load_catalog
+from toolfx.interpreters.providers import load_catalog
 
 pytestmark = pytest.mark.anyio
 

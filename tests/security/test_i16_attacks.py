@@ -23,9 +23,9 @@ from toolfx.interpreters._os.spills import FolderSpills
 from toolfx.interpreters._process_common import READ_CHUNK
 from toolfx.interpreters.cli._approvals import Prompter
 from toolfx.interpreters.cli._live import RunningCalls
-from toolfx.interpreters.cli._providers import load_catalog
 from toolfx.interpreters.cli._summary import call_subject, pending_line, result_facts, settled_line
 from toolfx.interpreters.cli._tty import Terminal
+from toolfx.interpreters.providers import load_catalog
 from toolfx.interpreters.testing import ScriptedProcess, ScriptedProcesses
 from toolfx.leaves._rules import Rule
 from toolfx.leaves.workspace import WorkspaceLimits

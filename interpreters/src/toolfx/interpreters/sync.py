@@ -29,6 +29,7 @@ from toolfx.core.runtime import (
     ProcessRunner,
     ProgressEvent,
     ProgressReporter,
+    RemoteRunner,
     Runtime,
     SpillStore,
     deadline_reason,
@@ -56,6 +57,7 @@ class SyncRuntime(Runtime):
         "_on_defect",
         "_on_progress",
         "_processes",
+        "_remote",
         "_spills",
     )
 
@@ -69,6 +71,7 @@ class SyncRuntime(Runtime):
         spills: SpillStore | None = None,
         progress: ProgressReporter | None = None,
         code: CodeEngine | None = None,
+        remote: RemoteRunner | None = None,
     ) -> None:
         self._approvals = approvals
         self._on_defect = on_defect
@@ -77,6 +80,7 @@ class SyncRuntime(Runtime):
         self._processes: ProcessRunner = SyncProcessRunner() if processes is None else processes
         self._spills: SpillStore = FolderSpills() if spills is None else spills
         self._code: CodeEngine = default_engine() if code is None else code
+        self._remote = remote
 
     def now(self) -> float:
         """Monotonic time in seconds (`time.monotonic`)."""
@@ -171,6 +175,11 @@ class SyncRuntime(Runtime):
     def code(self) -> CodeEngine:
         """The Code Mode engine given, else Monty's when installed (`default_engine`)."""
         return self._code
+
+    @property
+    def remote(self) -> RemoteRunner | None:
+        """The remote runner given (None: every body runs here)."""
+        return self._remote
 
 
 def run_sync(description: Description[T], runtime: Runtime | None = None) -> T:

@@ -7,6 +7,7 @@ from toolfx.core.pipeline._batch import DEFAULT_PARALLEL_LIMIT, BatchResult, exe
 from toolfx.core.pipeline._bounding import BoundedText, bound_text, not_kept
 from toolfx.core.pipeline._call import MAX_LISTED_TOOLS, ToolCall, execute, run_call
 from toolfx.core.pipeline._composable import call, call_tool, described, lifted, lifted_result
+from toolfx.core.pipeline._remote import remote_body
 from toolfx.core.pipeline._resumption import Resumption
 
 __all__ = [
@@ -25,5 +26,6 @@ __all__ = [
     "lifted",
     "lifted_result",
     "not_kept",
+    "remote_body",
     "run_call",
 ]

@@ -11,7 +11,13 @@ from returns.result import Failure, Success
 
 from toolfx.core.json import snapshot_json
 from toolfx.core.jsonschema import ValidationFailure
-from toolfx.core.runtime import Cancelled
+from toolfx.core.runtime import (
+    Cancelled,
+    RemoteLost,
+    RemoteNotStarted,
+    RemoteRequest,
+    RemoteSettled,
+)
 from toolfx.core.tools import (
     ContentBlock,
     ErrorCode,
@@ -37,7 +43,7 @@ if TYPE_CHECKING:
     from toolfx.core.pipeline._call import ToolCall
     from toolfx.core.pipeline._schedule import Decoding
     from toolfx.core.registry import Catalog
-    from toolfx.core.runtime import CancelSignal, Runtime
+    from toolfx.core.runtime import CancelSignal, RemotePlacement, RemoteRunner, Runtime
     from toolfx.core.tools import (
         ContextMessage,
         ToolDefinition,
@@ -282,6 +288,11 @@ def started_body(
     state.body_started = True
     context = state if watched is None else state.watching(watched)
     outer_stage, state.stage = state.stage, "the body"
+    placement = definition.remote
+    if placement is not None:
+        runner = runtime.remote
+        if runner is not None:
+            return _remote_body(runner, runtime, placement, definition, state, context.signal)
     body = definition.execute
     try:
         if definition.blocking and not inspect.iscoroutinefunction(body):
@@ -297,6 +308,65 @@ def started_body(
         return returned
     state.stage = outer_stage
     return _outcome(definition, args, returned, state)
+
+
+@final
+class _RemoteResult:
+    """What a remote body's call gave, passed through `_outcome` as it is (the worker checked
+    and rendered the body's value as a local call would)."""
+
+    __slots__ = ("result",)
+
+    def __init__(self, result: ToolExecutionResult) -> None:
+        self.result = result
+
+
+async def _remote_body(  # noqa: PLR0917 (positional: `started_body`'s parts)
+    runner: RemoteRunner,
+    runtime: Runtime,
+    placement: RemotePlacement,
+    definition: ToolDefinition[Any, Any],
+    state: CallState,
+    signal: CancelSignal,
+) -> _RemoteResult:
+    """The body run by `runner` on the call's signal, and what became of it as a result."""
+    call, execution = state.call, state.execution
+    request = RemoteRequest(
+        call.name,
+        execution.arguments,
+        call.call_id,
+        execution.root_call_id,
+        execution.agent,
+        definition.timeout,
+        placement,
+    )
+    outcome = await runner.run(request, signal, runtime)
+    if type(outcome) is RemoteSettled:
+        result = outcome.result
+        if type(result) not in SETTLED:
+            raise TypeError(
+                f"the remote runner gave {type(result).__name__} for `{call.name}`, not a result"
+            )
+        settled: ToolExecutionResult = result  # type: ignore[assignment]  # (checked above)
+        if (
+            type(settled) is ToolExecutionFailure
+            and settled.error.code is ErrorCode.ABORTED_BEFORE_DISPATCH
+        ):
+            state.body_started = False
+        return _RemoteResult(settled)
+    if type(outcome) is RemoteNotStarted:
+        state.body_started = False
+        return _RemoteResult(aborted(call.name, outcome.reason, body_started=False))
+    lost: RemoteLost = outcome
+    return _RemoteResult(
+        failed(
+            ErrorCode.REMOTE_LOST,
+            printable(
+                f"`{call.name}` ran remotely on {lost.worker}, which was lost: {lost.reason}"
+                " (the body may have partly run)"
+            ),
+        )
+    )
 
 
 def invalid_arguments(name: str, failure: ValidationFailure) -> ToolExecutionFailure:
@@ -381,6 +451,8 @@ def _outcome(
             ),
             state,
         )
+    if type(returned) is _RemoteResult:
+        return returned.result
     value = returned.unwrap() if isinstance(returned, Success) else returned
     if type(value) is WithContent:
         return _with_content(definition, args, value, state)

@@ -121,7 +121,8 @@ class Registration:
     plain: bool = field(init=False, repr=False, compare=False)
     """Whether a call of it is its body and nothing around it: a body run on the caller's
     thread (not blocking), the default rendering, and no timeout, `finalize_content`,
-    presentation meta or Code Mode transport (what the pipeline's plain route runs)."""
+    presentation meta, remote placement or Code Mode transport (what the pipeline's plain
+    route runs)."""
 
     def __post_init__(self) -> None:
         definition = self.definition
@@ -135,6 +136,7 @@ class Registration:
             and not definition.blocking
             and output.render is render_json
             and output.presentation_meta is None
+            and definition.remote is None
         )
         object.__setattr__(self, "plain", plain)
 

@@ -1,7 +1,7 @@
 """The capabilities descriptions run over: the only suspension points, and Description itself.
 
 The capabilities a description runs over (the only suspension points): Runtime, Description,
-cancellation, files, processes, approvals, spills.
+cancellation, files, processes, approvals, spills, remote bodies.
 """
 
 from toolfx.core.runtime._cancel import CALLER_CANCELLED, CancelSignal
@@ -42,6 +42,15 @@ from toolfx.core.runtime._processes import (
     ProcessSpec,
     SandboxMechanism,
     SandboxMode,
+)
+from toolfx.core.runtime._remote import (
+    RemoteLost,
+    RemoteNotStarted,
+    RemoteOutcome,
+    RemotePlacement,
+    RemoteRequest,
+    RemoteRunner,
+    RemoteSettled,
 )
 from toolfx.core.runtime._runtime import (
     NO_ONE_TO_ASK,
@@ -112,6 +121,13 @@ __all__ = [
     "ProgressEvent",
     "ProgressReporter",
     "RejectedWithFeedback",
+    "RemoteLost",
+    "RemoteNotStarted",
+    "RemoteOutcome",
+    "RemotePlacement",
+    "RemoteRequest",
+    "RemoteRunner",
+    "RemoteSettled",
     "Runtime",
     "SandboxMechanism",
     "SandboxMode",

@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from toolfx.core.runtime._code import CodeEngine
     from toolfx.core.runtime._files import FileSystem
     from toolfx.core.runtime._processes import ProcessRunner
+    from toolfx.core.runtime._remote import RemoteRunner
     from toolfx.core.runtime._runtime import ApprovalReply, ApprovalRequest, ProgressEvent
     from toolfx.core.runtime._spills import SpillStore
 
@@ -87,3 +88,8 @@ class DelegatingRuntime(Runtime):
     def code(self) -> CodeEngine:
         """The inner runtime's `code`."""
         return self.inner.code
+
+    @property
+    def remote(self) -> RemoteRunner | None:
+        """The inner runtime's `remote`."""
+        return self.inner.remote

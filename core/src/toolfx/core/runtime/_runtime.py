@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from toolfx.core.runtime._code import CodeEngine
     from toolfx.core.runtime._files import FileSystem
     from toolfx.core.runtime._processes import ProcessRunner
+    from toolfx.core.runtime._remote import RemoteRunner
     from toolfx.core.runtime._spills import SpillStore
 
 __all__ = [
@@ -128,7 +129,7 @@ ProgressReporter = Callable[[ProgressEvent], None]
 
 class Runtime(Protocol):
     """Capabilities: time, cancellation points, concurrency, blocking work, approvals, spills,
-    files, processes and the Code Mode engine."""
+    files, processes, the Code Mode engine and remote bodies."""
 
     def now(self) -> float:
         """Monotonic time in seconds."""
@@ -186,4 +187,9 @@ class Runtime(Protocol):
     @property
     def code(self) -> CodeEngine:
         """The engine Code Mode programs run in."""
+        ...
+
+    @property
+    def remote(self) -> RemoteRunner | None:
+        """Where the bodies of tools that opt in (`RemotePlacement`) run; None: here."""
         ...

@@ -23,6 +23,7 @@ from typing import Any, Final, NotRequired, Protocol, TypeAlias, TypeVar, final,
 from returns.result import Failure, Result
 from typing_extensions import TypedDict
 
+from toolfx.core.runtime import RemotePlacement
 from toolfx.core.schema import SchemaDerivationError, schema_of
 from toolfx.core.tools._callables import Callee, read_callable
 from toolfx.core.tools._context import ToolRunContext
@@ -113,6 +114,7 @@ def tool(
     idempotent: bool = False,
     blocking: bool = False,
     output_limits: OutputLimits | None = None,
+    remote: RemotePlacement | None = None,
 ) -> ToolDecorator: ...
 def tool(
     fn: Callable[..., object] | None = None,
@@ -128,6 +130,7 @@ def tool(
     idempotent: bool = False,
     blocking: bool = False,
     output_limits: OutputLimits | None = None,
+    remote: RemotePlacement | None = None,
 ) -> ToolDefinition[ToolArguments, Any] | ToolDecorator:
     """Make a tool definition of a plain or async function: `@tool` or `@tool(name=..., ...)`.
 
@@ -144,6 +147,7 @@ def tool(
         ),
         blocking,
         output_limits,
+        remote,
     )
     if fn is None:
         return _Decorator(settings)
@@ -162,6 +166,7 @@ class _Settings:
     options: ToolOptions
     blocking: bool
     output_limits: OutputLimits | None
+    remote: RemotePlacement | None
 
 
 @final
@@ -264,6 +269,7 @@ def _defined(fn: Callable[..., Any], settings: _Settings) -> ToolDefinition[Tool
         options=settings.options,
         blocking=settings.blocking,
         output_limits=settings.output_limits,
+        remote=settings.remote,
     )
 
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeAlias, final
 from returns.result import Result
 from typing_extensions import TypeForm, TypeVar
 
+from toolfx.core.runtime import RemotePlacement
 from toolfx.core.schema import schema_of
 from toolfx.core.tools._content_text import render_json
 from toolfx.core.tools._context import ToolRunContext
@@ -106,6 +107,8 @@ class ToolDefinition(Generic[ArgsT, OutT]):
     blocking: bool = False
     output_limits: OutputLimits | None = None
     """How much text its results show the model (None: the Location's limits)."""
+    remote: RemotePlacement | None = None
+    """Run its body on the runtime's remote runner, when it has one (None: always here)."""
 
     def __post_init__(self) -> None:
         check_name(self.name, self.name, "name")
@@ -138,6 +141,10 @@ class ToolDefinition(Generic[ArgsT, OutT]):
                 "output_limits",
                 f"must be an OutputLimits or None, not {self.output_limits!r}",
             )
+        if self.remote is not None and not isinstance(self.remote, RemotePlacement):
+            raise ToolDefinitionError(
+                self.name, "remote", f"must be a RemotePlacement or None, not {self.remote!r}"
+            )
         root = self.parameters.json_schema
         if not (isinstance(root, dict) and root.get("type") == "object"):
             raise ToolDefinitionError(
@@ -165,6 +172,7 @@ def define_tool(
     options: ToolOptions = ToolOptions(),
     blocking: bool = False,
     output_limits: OutputLimits | None = None,
+    remote: RemotePlacement | None = None,
 ) -> ToolDefinition[ArgsT, OutT]:
     """Define a tool whose body, renderer and presenters are checked against its declarations."""
     return ToolDefinition(
@@ -181,4 +189,5 @@ def define_tool(
         options=options,
         blocking=blocking,
         output_limits=output_limits,
+        remote=remote,
     )

@@ -53,6 +53,9 @@ class ErrorCode(enum.StrEnum):
     """A journaled call started but its result was never committed: it may have run."""
     CALL_ID_CONFLICT = "CALL_ID_CONFLICT"
     """The journal already holds this call id for another tool or other arguments."""
+    REMOTE_LOST = "REMOTE_LOST"
+    """The worker or node running the body remotely died or could not be reached: the body may
+    have partly run, and gave nothing back."""
 
 
 class PermissionDeclined(BaseException):

@@ -33,6 +33,7 @@ from toolfx.core.runtime import (
     ProgressEvent,
     ProgressReporter,
     RejectedWithFeedback,
+    RemoteRunner,
     Runtime,
     SpillStore,
     deadline_reason,
@@ -65,6 +66,7 @@ class AnyioRuntime(Runtime):
         "_on_defect",
         "_on_progress",
         "_processes",
+        "_remote",
         "_spills",
     )
 
@@ -78,6 +80,7 @@ class AnyioRuntime(Runtime):
         spills: SpillStore | None = None,
         progress: ProgressReporter | None = None,
         code: CodeEngine | None = None,
+        remote: RemoteRunner | None = None,
     ) -> None:
         self._approvals = approvals
         self._on_defect = on_defect
@@ -86,6 +89,7 @@ class AnyioRuntime(Runtime):
         self._processes: ProcessRunner = AnyioProcessRunner() if processes is None else processes
         self._spills: SpillStore = AnyioFolderSpills() if spills is None else spills
         self._code: CodeEngine = default_engine() if code is None else code
+        self._remote = remote
 
     def now(self) -> float:
         """The event loop's monotonic clock (`anyio.current_time`; only inside the loop)."""
@@ -199,6 +203,11 @@ class AnyioRuntime(Runtime):
     def code(self) -> CodeEngine:
         """The Code Mode engine given, else Monty's when installed (`default_engine`)."""
         return self._code
+
+    @property
+    def remote(self) -> RemoteRunner | None:
+        """The remote runner given (None: every body runs here)."""
+        return self._remote
 
 
 def _trio_sleep(delay: float) -> Coroutine[Any, Any, None]:

@@ -42,12 +42,7 @@ from toolfx.interpreters.cli._journaled import (
 )
 from toolfx.interpreters.cli._log import LogError, Recorder, SessionHeader, log_text, read_log
 from toolfx.interpreters.cli._log_file import LogFile
-from toolfx.interpreters.cli._providers import (
-    ProviderError,
-    export_schemas,
-    load_catalog,
-    merged_notes,
-)
+from toolfx.interpreters.cli._providers import export_schemas, merged_notes
 from toolfx.interpreters.cli._render import Display, JsonDisplay, PanelDisplay
 from toolfx.interpreters.cli._run_lock import JournalInUseError, exclusive_run
 from toolfx.interpreters.cli._runner import run_session, turn_calls
@@ -55,6 +50,7 @@ from toolfx.interpreters.cli._session import SessionError, Turn, parse_session
 from toolfx.interpreters.cli._tty import Terminal
 from toolfx.interpreters.cli._visible import visible, visible_id, visible_json
 from toolfx.interpreters.journal import Durability, JournalFileError, SqliteJournal
+from toolfx.interpreters.providers import ProviderError, load_catalog
 
 __all__ = [
     "PLAIN_WIDTH",

@@ -22,10 +22,10 @@ from toolfx.interpreters.cli._interrupts import Interrupted
 from toolfx.interpreters.cli._journaled import JournalWriteError
 from toolfx.interpreters.cli._log import LogError
 from toolfx.interpreters.cli._log_file import LogWriteError
-from toolfx.interpreters.cli._providers import ProviderError
 from toolfx.interpreters.cli._session import SessionError
 from toolfx.interpreters.cli._visible import visible
 from toolfx.interpreters.journal import JournalFileError
+from toolfx.interpreters.providers import ProviderError
 
 __all__ = ["main"]
 

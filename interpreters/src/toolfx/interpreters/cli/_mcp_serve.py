@@ -41,8 +41,8 @@ from toolfx.interpreters.cli._args import McpServeCommand, toolfx_version
 from toolfx.interpreters.cli._commands import load_rules, workspace_root
 from toolfx.interpreters.cli._interrupts import Interrupts, exit_at_once
 from toolfx.interpreters.cli._mcp_calls import McpCalls
-from toolfx.interpreters.cli._providers import load_catalog
 from toolfx.interpreters.cli._visible import visible
+from toolfx.interpreters.providers import load_catalog
 
 __all__ = [
     "LOG_FORMAT",

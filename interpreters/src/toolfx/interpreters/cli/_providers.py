@@ -1,32 +1,16 @@
-"""Tool providers: the factories installed under the `toolfx.tools` entry point group, the
-catalog they make for one workspace, and its schemas in the forms models are given them."""
+"""The ways `toolfx` presents the installed tools, and their schemas in the forms models are
+given them."""
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterable, Mapping, Sequence
-from importlib.metadata import entry_points
-from typing import Any, Final, Literal, Protocol
+from collections.abc import Iterable, Mapping
+from typing import Final, Literal
 
 from toolfx.core.json import JsonValue, thaw_json
 from toolfx.core.providers import ToolNote, anthropic_messages, gemini, openai_chat
-from toolfx.core.registry import Catalog, Location, PresentationMode, Registry
-from toolfx.core.runtime import SandboxMode
-from toolfx.core.tools import ToolDefinition
+from toolfx.core.registry import Catalog, PresentationMode
 
-__all__ = [
-    "GROUP",
-    "PRESENTATIONS",
-    "ProviderError",
-    "SchemaFormat",
-    "ToolProvider",
-    "export_schemas",
-    "load_catalog",
-    "merged_notes",
-]
-
-GROUP: Final = "toolfx.tools"
-"""The entry point group tool providers register under."""
+__all__ = ["PRESENTATIONS", "SchemaFormat", "export_schemas", "merged_notes"]
 
 PRESENTATIONS: Final[Mapping[str, PresentationMode]] = {
     "native": "native",
@@ -37,62 +21,8 @@ PRESENTATIONS: Final[Mapping[str, PresentationMode]] = {
 `run_code`, or both."""
 
 
-class ToolProvider(Protocol):
-    """A provider: the tools over a workspace root (absolute), under permission rules (JSON),
-    with commands confined as `sandbox` says, `environ` the host's environment
-    (where the state folder goes, and the home folder whose secrets commands may not read)."""
-
-    def __call__(
-        self,
-        root: str,
-        rules: JsonValue,
-        /,
-        *,
-        sandbox: SandboxMode,
-        environ: Mapping[str, str],
-    ) -> Sequence[ToolDefinition[Any, Any]]:
-        """The tools."""
-        ...
-
-
 SchemaFormat = Literal["json", "openai", "anthropic", "gemini"]
 """How `toolfx tools` prints the schemas: toolfx's own, or a provider's tool list."""
-
-
-class ProviderError(RuntimeError):
-    """No provider is installed, or one failed to load or to build its tools."""
-
-
-def load_catalog(
-    root: str,
-    rules: JsonValue = None,
-    sandbox: SandboxMode = "auto",
-    environ: Mapping[str, str] | None = None,
-    present: PresentationMode = "native",
-) -> Catalog:
-    """Every installed provider's tools over `root` under `rules` and `sandbox`, in one catalog
-    presented as `present` (under `code` and `both` it offers `run_code` over them).
-
-    `environ` (default: this process's environment) is handed to each provider.
-
-    Providers are taken in the order of their entry point names; one that refuses the root or
-    the rules (a ValueError) is a `ProviderError` naming it.
-    """
-    found = sorted(entry_points(group=GROUP), key=lambda point: point.name)
-    if not found:
-        raise ProviderError(f"no tool provider is installed (entry point group {GROUP!r})")
-    location = Location(Registry(default_mode=present))
-    for point in found:
-        provider: ToolProvider = point.load()
-        try:
-            definitions = provider(
-                root, rules, sandbox=sandbox, environ=os.environ if environ is None else environ
-            )
-        except ValueError as error:
-            raise ProviderError(f"the tool provider {point.name!r} refused: {error}") from None
-        for definition in definitions:
-            location.register(definition)
-    return location.catalog()
 
 
 def export_schemas(catalog: Catalog, form: SchemaFormat) -> tuple[object, tuple[ToolNote, ...]]:

@@ -70,6 +70,7 @@ from toolfx.core.runtime import (
     ProcessRunner,
     ProgressEvent,
     ProgressReporter,
+    RemoteRunner,
     Runtime,
     SpillStore,
     deadline_reason,
@@ -108,6 +109,7 @@ class DeterministicRuntime(Runtime):
         "_files",
         "_on_progress",
         "_processes",
+        "_remote",
         "_scheduler",
         "_spills",
     )
@@ -122,6 +124,7 @@ class DeterministicRuntime(Runtime):
         spills: SpillStore | None = None,
         progress: ProgressReporter | None = None,
         code: CodeEngine | None = None,
+        remote: RemoteRunner | None = None,
     ) -> None:
         self._scheduler = scheduler
         self._approvals = approvals
@@ -130,6 +133,7 @@ class DeterministicRuntime(Runtime):
         self._processes = (ScriptedProcesses() if processes is None else processes).on(scheduler)
         self._spills: SpillStore = MemorySpills() if spills is None else spills
         self._code: CodeEngine = default_engine() if code is None else code
+        self._remote = remote
 
     def now(self) -> float:
         """The virtual time in seconds: 0 when the run starts, moved only by timers."""
@@ -237,6 +241,11 @@ class DeterministicRuntime(Runtime):
         """The Code Mode engine given, else Monty's when installed (`default_engine`)."""
         return self._code
 
+    @property
+    def remote(self) -> RemoteRunner | None:
+        """The remote runner given (None: every body runs here)."""
+        return self._remote
+
 
 async def _child(thunk: Callable[[], Awaitable[T]], index: int, results: dict[int, T]) -> None:
     results[index] = await thunk()
@@ -264,6 +273,7 @@ class DeterministicInterpreter:
         "_mortal",
         "_processes",
         "_progress",
+        "_remote",
         "_reported",
         "_seed",
         "_spills",
@@ -284,6 +294,7 @@ class DeterministicInterpreter:
         wrap: Callable[[Runtime], Runtime] | None = None,
         code: CodeEngine | None = None,
         mortal: Sequence[Mortal] = (),
+        remote: RemoteRunner | None = None,
     ) -> None:
         if isinstance(approvals, str):
             raise TypeError("approvals must be a sequence of replies, not one reply")
@@ -301,6 +312,7 @@ class DeterministicInterpreter:
         self._progress = progress
         self._wrap = wrap
         self._code = code
+        self._remote = remote
         self._mortal = tuple(mortal)
         self._trace: tuple[TraceEvent, ...] = ()
         self._reported: tuple[Reported, ...] = ()
@@ -334,6 +346,7 @@ class DeterministicInterpreter:
             spills=self._spills,
             code=self._code,
             progress=self._progress,
+            remote=self._remote,
         )
         if self._wrap is not None:
             runtime = self._wrap(runtime)

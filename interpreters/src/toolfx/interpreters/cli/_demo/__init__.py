@@ -26,10 +26,10 @@ from toolfx.interpreters.cli._args import DemoCommand
 from toolfx.interpreters.cli._asking import terminal_answers
 from toolfx.interpreters.cli._commands import play, terminal_console
 from toolfx.interpreters.cli._log import SessionHeader
-from toolfx.interpreters.cli._providers import load_catalog
 from toolfx.interpreters.cli._render import Display
 from toolfx.interpreters.cli._session import parse_session
 from toolfx.interpreters.cli._visible import visible
+from toolfx.interpreters.providers import load_catalog
 
 __all__ = ["BUILD_LOG_LINES", "DEMO_PRESENTATION", "demo"]
 
