@@ -44,6 +44,7 @@ def builtin_factory(name: Builtin, folder: Path) -> InterpreterFactory:
                 progress=host.progress,
                 wrap=lambda runtime: Reporting(runtime, host.report),
                 code=host.code,
+                remote=host.remote,
             )
         if name == "sync":
             spills = FolderSpills(str(folder)) if host.spills is None else host.spills
@@ -54,11 +55,17 @@ def builtin_factory(name: Builtin, folder: Path) -> InterpreterFactory:
                     progress=host.progress,
                     spills=spills,
                     code=host.code,
+                    remote=host.remote,
                 )
             )
         store = AnyioFolderSpills(str(folder)) if host.spills is None else host.spills
         runtime = AnyioRuntime(
-            host.approvals, host.report, progress=host.progress, spills=store, code=host.code
+            host.approvals,
+            host.report,
+            progress=host.progress,
+            spills=store,
+            code=host.code,
+            remote=host.remote,
         )
         return AnyioInterpreter(name, runtime)
 

@@ -37,7 +37,7 @@ CALLS: dict[str, tuple[Any, ...]] = {
 }
 """Each method of the protocol, with arguments to call it with."""
 
-PROPERTIES = frozenset({"files", "processes", "spills", "code"})
+PROPERTIES = frozenset({"files", "processes", "spills", "code", "remote"})
 """Each property of the protocol."""
 
 

@@ -13,7 +13,7 @@ import pytest
 from tests.support import Pair, add, add_later
 from toolfx.core.pipeline import ToolCall, _call, execute, run_call
 from toolfx.core.registry import Location, Registration
-from toolfx.core.runtime import CancelSignal, Description
+from toolfx.core.runtime import CancelSignal, Description, RemotePlacement
 from toolfx.core.tools import (
     Output,
     TextBlock,
@@ -37,6 +37,7 @@ TOOLS: dict[str, dict[str, Any]] = {  # define_tool's options beyond the plain t
     "finalize_content": {"finalize_content": lambda execution, result: None},
     "own renderer": {"output": Output(int, render=shown)},
     "presentation meta": {"output": Output(int, presentation_meta=lambda args, value: {})},
+    "remote placement": {"remote": RemotePlacement()},
 }
 
 

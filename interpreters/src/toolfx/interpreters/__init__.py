@@ -46,8 +46,10 @@ from toolfx.interpreters.testing import (
     ScriptedCode,
     ScriptedProcess,
     ScriptedProcesses,
+    ScriptedRemote,
     ScriptedSession,
     TraceEvent,
+    WorkerCrash,
 )
 
 __all__ = [
@@ -88,12 +90,14 @@ __all__ = [
     "ScriptedCode",
     "ScriptedProcess",
     "ScriptedProcesses",
+    "ScriptedRemote",
     "ScriptedSession",
     "SqliteJournal",
     "SyncInterpreter",
     "SyncProcessRunner",
     "SyncRuntime",
     "TraceEvent",
+    "WorkerCrash",
     "run_anyio",
     "run_anyio_async",
     "run_sync",

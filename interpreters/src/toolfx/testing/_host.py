@@ -14,6 +14,7 @@ from toolfx.core.runtime import (
     Interpreter,
     ProgressEvent,
     ProgressReporter,
+    RemoteRunner,
     SpillStore,
 )
 
@@ -37,14 +38,16 @@ def ignore_progress(event: ProgressEvent) -> None:
 class Host:
     """What a scenario's interpreter must use: its runtime's `approve` answers with `approvals`,
     `report` hands each defect to `report`, `progress` hands each event to `progress`, its
-    `spills` is `spills` when given (else the interpreter's own store), and its `code` engine is
-    `code` when given (else the interpreter's own)."""
+    `spills` is `spills` when given (else the interpreter's own store), its `code` engine is
+    `code` when given (else the interpreter's own), and its `remote` runner is `remote` (None:
+    none, every body runs locally)."""
 
     approvals: Callable[[ApprovalRequest], ApprovalReply]
     report: Callable[[BaseException, str], None]
     progress: ProgressReporter
     spills: SpillStore | None = None
     code: CodeEngine | None = None
+    remote: RemoteRunner | None = None
 
 
 InterpreterFactory = Callable[[Host], Interpreter]

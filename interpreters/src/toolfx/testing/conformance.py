@@ -32,6 +32,7 @@ from toolfx.testing._scenarios_journal_code import JournalCodeScenarios
 from toolfx.testing._scenarios_materialization import MaterializationScenarios
 from toolfx.testing._scenarios_pipeline import PipelineScenarios
 from toolfx.testing._scenarios_progress import ProgressScenarios
+from toolfx.testing._scenarios_remote import RemoteScenarios
 
 __all__ = ["ConformanceReport", "ConformanceSuite", "run_conformance"]
 
@@ -51,6 +52,7 @@ class ConformanceSuite(
     JournalScenarios,
     JournalAskScenarios,
     JournalCodeScenarios,
+    RemoteScenarios,
 ):
     """Every scenario an interpreter must pass, as pytest test methods.
 

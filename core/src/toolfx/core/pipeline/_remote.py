@@ -8,16 +8,16 @@ its value checked and rendered, its deferred contexts and turn conclusion kept i
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, final
 
 from toolfx.core.pipeline._body import SETTLED, CallState, dispatch
 from toolfx.core.pipeline._call import ToolCall
 from toolfx.core.registry import Registry
-from toolfx.core.runtime import Description
+from toolfx.core.runtime import DelegatingRuntime, Description
 from toolfx.core.tools import ExecutionToken, ToolExecution, aborted
 
 if TYPE_CHECKING:
-    from toolfx.core.runtime import CancelSignal, RemoteRequest, Runtime
+    from toolfx.core.runtime import CancelSignal, RemoteRequest, RemoteRunner, Runtime
     from toolfx.core.tools import ToolDefinition, ToolExecutionResult
 
 __all__ = ["remote_body"]
@@ -37,7 +37,8 @@ def remote_body(
     body sees as `ctx.deps` (a driver's dependencies do not travel).
     """
 
-    async def program(runtime: Runtime) -> ToolExecutionResult:
+    async def program(given: Runtime) -> ToolExecutionResult:
+        runtime = _HereOnly(given)
         if signal.is_cancelled():
             return aborted(request.tool, signal.reason, body_started=False)
         call = ToolCall(
@@ -62,3 +63,13 @@ def remote_body(
         return dispatched if isinstance(dispatched, SETTLED) else await dispatched
 
     return Description(program)
+
+
+@final
+class _HereOnly(DelegatingRuntime):
+    """The worker's runtime with no remote runner: a body sent here runs here, never onwards."""
+
+    @property
+    def remote(self) -> RemoteRunner | None:
+        """None: no body is sent on from a worker."""
+        return None

@@ -2,10 +2,10 @@
 
 The child leads a new session (its own process group), so the body's subprocesses are in its
 group. A cancel is a message: the child sets its body's signal with the driver's reason, and a
-body still running `kill_grace` seconds later has the whole group killed. A child whose parent
-goes away ends its group too (Linux's parent-death signal, on the forkserver that forked it,
-which exits with the process that started it). A child that dies without a result is a lost
-worker, named with its pid and how it ended.
+body still running `kill_grace` seconds later has the whole group killed. A child whose driver
+goes away (its end of the pipe closes, however the driver died) treats it as a cancel and ends
+its own group after the same grace. A child that dies without a result is a lost worker, named
+with its pid and how it ended.
 
 Children come from a forkserver preloaded with this module: each starts with toolfx imported,
 not a copy of a threaded parent.
@@ -14,7 +14,6 @@ not a copy of a threaded parent.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import multiprocessing
 import multiprocessing.connection
 import os
@@ -40,8 +39,6 @@ if TYPE_CHECKING:
     from toolfx.interpreters.remote._worker import ProvidedTools
 
 __all__ = ["run_in_child"]
-
-_PR_SET_PDEATHSIG: Final = 1
 
 _CONTEXT: Final = multiprocessing.get_context("forkserver")
 _CONTEXT.set_forkserver_preload([__name__])
@@ -76,7 +73,16 @@ def run_in_child(
 class _Child:
     """The driver's hold on one child: its messages, its cancel and its kill."""
 
-    __slots__ = ("_cancelled", "_connection", "_grace", "_killed", "_lock", "_process", "_timer")
+    __slots__ = (
+        "_cancelled",
+        "_connection",
+        "_grace",
+        "_killed",
+        "_lock",
+        "_process",
+        "_reaped",
+        "_timer",
+    )
 
     def __init__(self, process: Any, connection: Connection, grace: float) -> None:
         self._process = process
@@ -85,6 +91,7 @@ class _Child:
         self._lock = threading.Lock()
         self._cancelled: str | None = None
         self._killed = False
+        self._reaped = False  # once reaped, its pid may be another process's: never signalled
         self._timer: threading.Timer | None = None
 
     def cancel(self, reason: str) -> None:
@@ -100,14 +107,29 @@ class _Child:
             self._timer.start()
 
     def kill(self) -> None:
-        """SIGKILL the child's process group (every process the body started)."""
+        """SIGKILL the child's process group (every process the body started), unless the
+        child has been reaped."""
         with self._lock:
-            self._killed = True
+            if not self._reaped:
+                self._killed = True
+                self._end_group()
+
+    def _end_group(self) -> None:
+        """SIGKILL the group and its leader (called with the lock held, before the reaping:
+        until then the leader's pid, a zombie's at worst, names this group and no other)."""
         pid = self._process.pid
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(pid, signals.SIGKILL)
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(pid, signals.SIGKILL)  # before it led its group
+
+    def _reap(self) -> None:
+        """End what is left of the group, then wait for the child."""
+        with self._lock:
+            if not self._reaped:
+                self._end_group()
+                self._reaped = True
+        self._process.join()
 
     def outcome(self, request: RemoteRequest, worker: str) -> RemoteOutcome:
         """What the child gives back, or what its death means."""
@@ -125,7 +147,7 @@ class _Child:
                 started = True
             elif kind == "result":
                 return RemoteSettled(payload, worker)
-        self._process.join()
+        self._reap()
         with self._lock:
             cancelled, killed = self._cancelled, self._killed
         if cancelled is not None and killed:
@@ -135,14 +157,13 @@ class _Child:
         return RemoteLost(worker, _ending(self._process.exitcode))
 
     def close(self) -> None:
-        """Stop the kill timer, end the child if it still runs, release the pipe."""
+        """Stop the kill timer, end the child's group (what the body left running ends with its
+        call, as the child itself may have), release the pipe."""
         with self._lock:
             timer = self._timer
         if timer is not None:
             timer.cancel()
-        if self._process.is_alive():
-            self.kill()
-        self._process.join()
+        self._reap()
         self._connection.close()
 
 
@@ -157,16 +178,16 @@ def _ending(exitcode: int | None) -> str:
 def _child_main(
     connection: Connection, request: RemoteRequest, source: ProvidedTools | None
 ) -> None:
-    """The child: lead a group, die with the parent, run the body, send back its result."""
+    """The child: lead a group, run the body, send back its result (ending the group if the
+    driver has gone)."""
     os.setsid()
-    signals.signal(signals.SIGTERM, _end_group)
-    ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signals.SIGTERM, 0, 0, 0)
-    if os.getppid() == 1:  # the forkserver went before the death signal was set
-        _end_group(signals.SIGTERM, None)
     body_signal = CancelSignal()
     sending = threading.Lock()
     threading.Thread(
-        target=_listen, args=(connection, body_signal), name="toolfx-remote-cancel", daemon=True
+        target=_listen,
+        args=(connection, body_signal, request.placement.kill_grace),
+        name="toolfx-remote-cancel",
+        daemon=True,
     ).start()
     with sending:
         connection.send(("started", None))
@@ -179,30 +200,31 @@ def _child_main(
         )
     with sending:
         try:
-            connection.send(("result", result))
-        except Exception as error:
-            connection.send(
-                (
-                    "result",
-                    failed(
-                        ErrorCode.UNEXPECTED_ERROR,
-                        printable(f"the result of `{request.tool}` could not be sent: {error!r}"),
-                    ),
-                )
-            )
+            _send_result(connection, request, result)
+        except OSError:  # the driver has gone: nothing of the call may outlive it
+            os.killpg(0, signals.SIGKILL)
 
 
-def _listen(connection: Connection, body_signal: CancelSignal) -> None:
-    """Set the body's signal when the driver cancels, or when the driver's end goes away."""
+def _send_result(connection: Connection, request: RemoteRequest, result: object) -> None:
+    try:
+        connection.send(("result", result))
+    except OSError:
+        raise
+    except Exception as error:  # a result that does not pickle
+        message = f"the result of `{request.tool}` could not be sent back: {error!r}"
+        connection.send(("result", failed(ErrorCode.UNEXPECTED_ERROR, printable(message))))
+
+
+def _listen(connection: Connection, body_signal: CancelSignal, grace: float) -> None:
+    """Set the body's signal when the driver cancels; when the driver goes away, set it and
+    end the whole group after `grace` seconds."""
     while True:
         try:
             kind, reason = connection.recv()
         except (EOFError, OSError):
             body_signal.cancel("the driver went away")
+            threading.Event().wait(grace)
+            os.killpg(0, signals.SIGKILL)
             return
         if kind == "cancel":
             body_signal.cancel(reason)
-
-
-def _end_group(signum: int, frame: object) -> None:
-    os.killpg(0, signals.SIGKILL)

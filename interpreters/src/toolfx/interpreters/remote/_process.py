@@ -9,14 +9,19 @@ from __future__ import annotations
 import functools
 import os
 import threading
-from typing import TYPE_CHECKING, Final, final
+from typing import Final, final
 
-from toolfx.core.runtime import CALLER_CANCELLED, RemoteNotStarted, RemoteRunner
+from toolfx.core.runtime import (
+    CALLER_CANCELLED,
+    CancelSignal,
+    RemoteNotStarted,
+    RemoteOutcome,
+    RemoteRequest,
+    RemoteRunner,
+    Runtime,
+)
 from toolfx.interpreters.remote._child import run_in_child
-
-if TYPE_CHECKING:
-    from toolfx.core.runtime import CancelSignal, RemoteOutcome, RemoteRequest, Runtime
-    from toolfx.interpreters.remote._worker import ProvidedTools
+from toolfx.interpreters.remote._worker import ProvidedTools
 
 __all__ = ["ProcessRemote"]
 

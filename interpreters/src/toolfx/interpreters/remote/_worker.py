@@ -17,16 +17,22 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, final
 
+from toolfx.core.json import JsonValue
 from toolfx.core.pipeline import remote_body
-from toolfx.core.tools import ErrorCode, ToolDefinition, failed, printable
+from toolfx.core.runtime import CancelSignal, RemoteRequest, SandboxMode
+from toolfx.core.tools import (
+    ErrorCode,
+    ToolDefinition,
+    ToolExecutionFailure,
+    ToolExecutionResult,
+    failed,
+    printable,
+)
 from toolfx.interpreters.providers import ProviderError, load_catalog
 from toolfx.interpreters.sync import SyncRuntime, run_sync
 
 if TYPE_CHECKING:
-    from toolfx.core.json import JsonValue
     from toolfx.core.registry import Catalog
-    from toolfx.core.runtime import CancelSignal, RemoteRequest, SandboxMode
-    from toolfx.core.tools import ToolExecutionFailure, ToolExecutionResult
 
 __all__ = ["ProvidedTools", "find_tool", "run_request"]
 

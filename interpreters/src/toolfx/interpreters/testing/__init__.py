@@ -1,8 +1,9 @@
 """The deterministic interpreter and its in-memory doubles: virtual time, seeded interleavings.
 
 The deterministic interpreter and its in-memory doubles: virtual time, seeded interleavings, faults
-(crashes among them, with `MemoryJournal` as the store that dies), scripted processes, and
-`ScriptedCode`, a Code Mode engine running scripted programs (no worker).
+(crashes among them, with `MemoryJournal` as the store that dies), scripted processes,
+`ScriptedCode`, a Code Mode engine running scripted programs (no worker), and `ScriptedRemote`,
+a remote runner that plays the cluster (no cluster).
 """
 
 from toolfx.interpreters.testing._errors import Crashed, Deadlock, DeterministicForeignAwaitError
@@ -31,6 +32,7 @@ from toolfx.interpreters.testing._scripted_processes import (
     ScriptedProcess,
     ScriptedProcesses,
 )
+from toolfx.interpreters.testing._scripted_remote import ScriptedRemote, WorkerCrash
 from toolfx.interpreters.testing._trace import TraceEvent
 
 __all__ = [
@@ -57,6 +59,8 @@ __all__ = [
     "ScriptedCode",
     "ScriptedProcess",
     "ScriptedProcesses",
+    "ScriptedRemote",
     "ScriptedSession",
     "TraceEvent",
+    "WorkerCrash",
 ]
