@@ -10,36 +10,28 @@ import signal
 import subprocess
 import sys
 import textwrap
-from collections.abc import Callable
+import threading
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from tests.integration.remote_calls import RUNS, Run, call, failure_of, pids
 from tests.remote_tools import patient, stubborn, where
 from tests.support import SAFETY_NET, cancel_when, gone_soon
 from toolfx.core.pipeline import ToolCall, execute, execute_batch
 from toolfx.core.registry import Location
-from toolfx.core.runtime import CancelSignal, Description, RemotePlacement, RemoteRunner
-from toolfx.core.tools import (
-    ErrorCode,
-    ToolDefinition,
-    ToolExecutionFailure,
-    ToolExecutionResult,
-    ToolExecutionSuccess,
+from toolfx.core.runtime import (
+    CancelSignal,
+    RemoteOutcome,
+    RemotePlacement,
+    RemoteRequest,
+    RemoteRunner,
+    Runtime,
 )
+from toolfx.core.tools import ErrorCode, ToolExecutionSuccess
 from toolfx.interpreters.anyio import AnyioRuntime, run_anyio
 from toolfx.interpreters.remote import ProcessRemote, ProvidedTools
-from toolfx.interpreters.sync import SyncRuntime, run_sync
-
-Run = Callable[[Description[Any], RemoteRunner], Any]
-
-RUNS: dict[str, Run] = {
-    "sync": lambda description, remote: run_sync(description, SyncRuntime(remote=remote)),
-    "asyncio": lambda description, remote: run_anyio(
-        description, "asyncio", AnyioRuntime(remote=remote)
-    ),
-}
 
 
 @pytest.fixture(params=sorted(RUNS))
@@ -50,29 +42,6 @@ def run(request: pytest.FixtureRequest) -> Run:
 @pytest.fixture(scope="module")
 def remote() -> ProcessRemote:
     return ProcessRemote(workers=4)
-
-
-def call(
-    run: Run,
-    remote: RemoteRunner,
-    tool: ToolDefinition[Any, Any],
-    arguments: object,
-    signal: CancelSignal | None = None,
-) -> ToolExecutionResult:
-    location = Location()
-    location.register(tool)
-    given = ToolCall("call-1", tool.name, arguments, signal or CancelSignal())
-    result: ToolExecutionResult = run(execute(location.catalog(), given), remote)
-    return result
-
-
-def failure_of(result: ToolExecutionResult) -> ToolExecutionFailure:
-    assert isinstance(result, ToolExecutionFailure), result
-    return result
-
-
-def pids(marker: Path) -> list[int]:
-    return [int(pid) for pid in marker.read_text("utf-8").split()]
 
 
 def test_a_remote_body_runs_in_another_process_and_its_result_comes_back(
@@ -120,7 +89,7 @@ def test_a_cooperative_body_stops_on_its_own_signal_and_its_context_comes_back(
 
 def test_a_timeout_ends_the_remote_body(run: Run, remote: ProcessRemote, tmp_path: Path) -> None:
     marker = tmp_path / "pids"
-    timed = ToolDefinition(**{**_fields(stubborn), "timeout": 0.3})
+    timed = replace(stubborn, timeout=0.3)
     failure = failure_of(call(run, remote, timed, {"marker": str(marker)}))
     assert failure.error.code is ErrorCode.TOOL_TIMEOUT
     assert all(gone_soon(pid) for pid in pids(marker))
@@ -149,25 +118,39 @@ def test_a_worker_killed_mid_call_is_remote_lost_naming_it(
 def test_a_cancel_before_a_worker_is_free_never_starts_the_body(tmp_path: Path) -> None:
     one = ProcessRemote(workers=1)
     marker = tmp_path / "pids"
+    queued = threading.Event()
+
+    class SecondWaits(RemoteRunner):
+        """`one`, with the call "waiting" handed over only once "busy" holds the only slot."""
+
+        async def run(
+            self, request: RemoteRequest, signal: CancelSignal, runtime: Runtime
+        ) -> RemoteOutcome:
+            if request.call_id == "waiting":
+                while not marker.exists():
+                    await runtime.sleep(0.01)
+                queued.set()
+            return await one.run(request, signal, runtime)
+
     location = Location()
     location.register(where)
+    location.register(replace(stubborn, is_concurrency_safe=True))
     first, second = CancelSignal(), CancelSignal()
     calls = [
         ToolCall("busy", "stubborn", {"marker": str(marker)}, first),
         ToolCall("waiting", "where", {"n": 1}, second),
     ]
-    parallel = ToolDefinition(**{**_fields(stubborn), "is_concurrency_safe": True})
-    location.register(parallel)
 
     def cancel_both() -> bool:
-        if not marker.exists():
+        if not queued.is_set():
             return False
         second.cancel("never mind")
         first.cancel("never mind")
         return True
 
     cancel_when(CancelSignal(), cancel_both, "unused")
-    batch = run_anyio(execute_batch(location.catalog(), calls), runtime=AnyioRuntime(remote=one))
+    runtime = AnyioRuntime(remote=SecondWaits())
+    batch = run_anyio(execute_batch(location.catalog(), calls), runtime=runtime)
     codes = [failure_of(r).error.code for r in batch.results]
     assert codes == [ErrorCode.ABORTED, ErrorCode.ABORTED_BEFORE_DISPATCH]
 
@@ -175,9 +158,7 @@ def test_a_cancel_before_a_worker_is_free_never_starts_the_body(tmp_path: Path) 
 def test_a_reference_the_worker_cannot_import_is_unknown_tool(
     run: Run, remote: ProcessRemote
 ) -> None:
-    lost = ToolDefinition(
-        **{**_fields(where), "remote": RemotePlacement(reference="tests.no_such_module:where")}
-    )
+    lost = replace(where, remote=RemotePlacement(reference="tests.no_such_module:where"))
     failure = failure_of(call(run, remote, lost, {"n": 1}))
     assert failure.error.code is ErrorCode.UNKNOWN_TOOL
     assert "tests.no_such_module:where" in failure.error.message
@@ -191,7 +172,7 @@ def test_workers_find_the_providers_tools_over_a_shared_workspace(run: Run, tmp_
     read = catalog.get("read")
     assert read is not None
     location = Location()
-    location.register(ToolDefinition(**{**_fields(read), "remote": RemotePlacement()}))
+    location.register(replace(read, remote=RemotePlacement()))
     remote = ProcessRemote(ProvidedTools.of(str(tmp_path), None, "off"), workers=1)
     given = ToolCall("r", "read", {"path": "notes.txt"}, CancelSignal())
     result = run(execute(location.catalog(), given), remote)
@@ -227,7 +208,3 @@ def test_a_driver_that_dies_takes_its_remote_bodies_with_it(tmp_path: Path) -> N
         driver.kill()
         driver.wait()
     assert all(gone_soon(pid) for pid in pids(marker))
-
-
-def _fields(definition: ToolDefinition[Any, Any]) -> dict[str, Any]:
-    return {name: getattr(definition, name) for name in ToolDefinition.__dataclass_fields__}

@@ -16,6 +16,7 @@ from toolfx.core.runtime import SANDBOX_MODES, SandboxMode
 from toolfx.interpreters.cli._exits import EXIT_STATUSES
 from toolfx.interpreters.cli._log import INTERPRETERS, Interpreter
 from toolfx.interpreters.cli._providers import PRESENTATIONS, SchemaFormat
+from toolfx.interpreters.cli._remote_option import RemoteOption, parse_remote
 from toolfx.interpreters.cli._visible import visible_id
 from toolfx.interpreters.journal import Durability
 
@@ -71,6 +72,8 @@ class RunCommand:
     """Answer asks "deferred" (only with a journal): `toolfx approve` answers them later."""
     durability: Durability = "process"
     """What each journaled record survives: the process dying, or a power loss too."""
+    remote: RemoteOption | None = None
+    """Where the parallel-safe tools' bodies run (None: here, as every other body)."""
 
 
 DURABILITIES: Final[Mapping[str, Durability]] = {"process": "process", "power": "power"}
@@ -197,6 +200,15 @@ def _parser() -> argparse.ArgumentParser:
         help="what each journaled record survives: the process dying (process, the default) "
         "or a power loss too (power: an fsync per record)",
     )
+    run.add_argument(
+        "--remote",
+        type=_remote,
+        metavar="WHERE",
+        help="run the bodies of the parallel-safe tools (glob, grep; read stays here) "
+        "elsewhere: on a Ray cluster (ray, or ray:ADDRESS; needs toolfx[ray]) or in N worker "
+        "processes here (local, or local:N); every worker must see the workspace at the same "
+        "path, and an ask a remote body makes fails (rules must allow what it does)",
+    )
     for command in (demo, run):
         command.add_argument(
             "--interpreter",
@@ -302,6 +314,7 @@ def parse_args(argv: Sequence[str]) -> Command:
         args.journal,
         _deferring(parser, args),
         _durability(parser, args),
+        args.remote,
     )
 
 
@@ -357,6 +370,14 @@ def _suggested(given: str, choices: Sequence[str]) -> str:
     """`; did you mean X?` for the choice closest to `given`, or "" when none is close."""
     close = difflib.get_close_matches(given, choices, n=1, cutoff=0.6)
     return f"; did you mean {close[0]}?" if close else ""
+
+
+def _remote(text: str) -> RemoteOption:
+    """`--remote WHERE`, or a usage error naming the forms it takes."""
+    try:
+        return parse_remote(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _deferring(parser: argparse.ArgumentParser, args: argparse.Namespace) -> bool:

@@ -20,7 +20,7 @@ from rich.console import Console
 from toolfx.core.journal import Journal, JournaledSession, JournalError
 from toolfx.core.json import JsonValue, parse_json, plural, thaw_json
 from toolfx.core.registry import Catalog
-from toolfx.core.runtime import ApprovalReply, RejectedWithFeedback, spill_folder
+from toolfx.core.runtime import ApprovalReply, RejectedWithFeedback, RemoteRunner, spill_folder
 from toolfx.interpreters.cli._approvals import Answer
 from toolfx.interpreters.cli._args import (
     ApproveAnswer,
@@ -43,6 +43,11 @@ from toolfx.interpreters.cli._journaled import (
 from toolfx.interpreters.cli._log import LogError, Recorder, SessionHeader, log_text, read_log
 from toolfx.interpreters.cli._log_file import LogFile
 from toolfx.interpreters.cli._providers import export_schemas, merged_notes
+from toolfx.interpreters.cli._remote import (
+    RemoteUnavailableError,
+    placed_remotely,
+    remote_runner,
+)
 from toolfx.interpreters.cli._render import Display, JsonDisplay, PanelDisplay
 from toolfx.interpreters.cli._run_lock import JournalInUseError, exclusive_run
 from toolfx.interpreters.cli._runner import run_session, turn_calls
@@ -141,9 +146,11 @@ def play(
     log: str | None,
     output: OutputOptions,
     journal: Journal | None = None,
+    remote: RemoteRunner | None = None,
 ) -> tuple[WaitingAsk, ...]:
     """Run the turns, showing each record as it happens and writing the log (if any); with a
     journal, every record is committed to it first, and the asks left waiting are returned.
+    The bodies of the tools placed remotely run on `remote` (None: here).
 
     Ctrl-C cancels the running turn (its calls settle, and are recorded, as cancelled), runs no
     more turns, and ends with `Interrupted` once the summary is shown; a second exits at once.
@@ -177,6 +184,7 @@ def play(
             # to the end of the turn
             after_turn=None if log_file is None else log_file.check,
             interrupts=interrupts,
+            remote=remote,
         )
         if log_file is not None:  # failed in the last turn: the session ran no further
             log_file.check()
@@ -227,8 +235,16 @@ def run(command: RunCommand) -> int:
     root = workspace_root(command.workspace)
     _refuse_inside(root, command.journal)
     turns = _session(command.session)
-    catalog = _catalog(root, command)
+    rules = load_rules(command.rules)
+    catalog = _catalog(root, rules, command)
     _refuse_repeated_ids(turns, catalog)
+    remote = None
+    if command.remote is not None:
+        catalog = placed_remotely(catalog)
+        try:
+            remote = remote_runner(command.remote, root, rules, command.sandbox)
+        except RemoteUnavailableError as error:
+            raise CliError(str(error)) from None
     header = SessionHeader(root, command.interpreter, command.present)
     with contextlib.ExitStack() as stack:
         asking = stack.enter_context(
@@ -256,6 +272,7 @@ def run(command: RunCommand) -> int:
             log=command.log,
             output=command.output,
             journal=journal,
+            remote=remote,
         )
     asking.report()
     if not waiting or command.journal is None:
@@ -279,9 +296,8 @@ def _session(path: str) -> tuple[Turn, ...]:
     return turns
 
 
-def _catalog(root: str, command: RunCommand) -> Catalog:
+def _catalog(root: str, rules: JsonValue, command: RunCommand) -> Catalog:
     """The run's tools; a provider refusing its rules says which file they came from."""
-    rules = load_rules(command.rules)
     try:
         return load_catalog(root, rules, command.sandbox, present=command.present)
     except ProviderError as error:

@@ -18,6 +18,7 @@ from toolfx.core.runtime import (
     CancelSignal,
     Description,
     ProgressReporter,
+    RemoteRunner,
     Runtime,
     log_defect,
 )
@@ -48,6 +49,7 @@ def run_session(
     journaled: JournaledTurns | None = None,
     after_turn: Callable[[], None] | None = None,
     interrupts: Interrupts | None = None,
+    remote: RemoteRunner | None = None,
 ) -> None:
     """Run the turns in order; asks go to `answer` and are recorded with their replies; the
     calls' progress goes to `progress`.
@@ -56,7 +58,8 @@ def run_session(
     With `journaled`, each turn runs through it (which records the asks with their replies).
     `after_turn` is called after each turn: what it raises ends the session there. With
     `interrupts`, each turn's calls share its signal, Ctrl-C at a prompt answers `cancelled`,
-    and no turn starts once Ctrl-C was pressed.
+    and no turn starts once Ctrl-C was pressed. The bodies of the tools placed remotely run on
+    `remote` (None: here).
     """
     if interrupts is not None:
         answer = interrupts.answering(answer)
@@ -104,13 +107,17 @@ def run_session(
     if interpreter == "sync":
         kept = FolderSpills(spill_folder)
         sync_runtime = SyncRuntime(
-            approvals=approve, on_defect=_report, spills=kept, progress=progress
+            approvals=approve, on_defect=_report, spills=kept, progress=progress, remote=remote
         )
         run_sync(description, sync_runtime)
     else:
         folder = AnyioFolderSpills(spill_folder)
         runtime = AnyioRuntime(
-            approvals=approve_in_thread, on_defect=_report, spills=folder, progress=progress
+            approvals=approve_in_thread,
+            on_defect=_report,
+            spills=folder,
+            progress=progress,
+            remote=remote,
         )
         run_anyio(description, interpreter, runtime)
 
