@@ -12,6 +12,7 @@ from pathlib import Path
 
 from toolfx.core.runtime import Cancelled, RemotePlacement
 from toolfx.core.tools import ToolRunContext, tool
+from toolfx.interpreters.remote.ray import start_here
 
 __all__ = ["BIG_CHARS", "ROOT", "big", "big_text", "listening", "local_cluster", "nap", "noop"]
 
@@ -20,48 +21,26 @@ _HERE = "tests.integration.ray_tools"
 ROOT = str(Path(__file__).resolve().parents[2])
 """The repository, on the Ray workers' path so that they import the tools by reference."""
 
-_LOCAL_ONLY = {
-    "RAY_USAGE_STATS_ENABLED": "0",
-    # No cluster of several machines: Ray takes the loopback address for this node (by default
-    # it takes the address other machines reach it at), and every server it starts binds to it.
-    "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0",
-}
-"""The environment of a local cluster, for Ray here and for every process it starts."""
-
 
 @contextlib.contextmanager
 def local_cluster(cpus: int, **system_config: object) -> Iterator[None]:
-    """A Ray cluster of one node on this machine for the block: it listens on the loopback
-    interface only, reports no usage statistics, and its workers import this repository's
-    modules (`system_config`: Ray's `_system_config`)."""
-    saved = {name: os.environ.get(name) for name in _LOCAL_ONLY}
-    os.environ.update(_LOCAL_ONLY)
+    """A Ray cluster of one node on this machine for the block (`start_here`: loopback only,
+    no usage statistics), whose workers import this repository's modules (`system_config`:
+    Ray's `_system_config`)."""
     import ray
-    from ray._private import ray_constants
 
-    cluster_mode = ray_constants.ENABLE_RAY_CLUSTER
-    ray_constants.ENABLE_RAY_CLUSTER = False  # read from the environment when ray was imported
     path = os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")]))
+    start_here(
+        num_cpus=cpus,
+        include_dashboard=False,
+        log_to_driver=False,
+        runtime_env={"env_vars": {"PYTHONPATH": path}},
+        _system_config=system_config or None,
+    )
     try:
-        ray.init(
-            num_cpus=cpus,
-            include_dashboard=False,
-            log_to_driver=False,
-            runtime_env={"env_vars": {"PYTHONPATH": path}},
-            _node_ip_address="127.0.0.1",
-            _system_config=system_config or None,
-        )
-        try:
-            yield
-        finally:
-            ray.shutdown()
+        yield
     finally:
-        ray_constants.ENABLE_RAY_CLUSTER = cluster_mode
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+        ray.shutdown()
 
 
 BIG_CHARS = 4 * 1024 * 1024

@@ -2,30 +2,40 @@
 off): results come back whole (a large one through the object store), a cancel or a timeout
 stops the body and every process it started, a killed body or Ray worker is REMOTE_LOST naming
 the worker, a cancel before the task starts never runs the body, and a batch of 100 remote calls
-comes back in call order, under the sync and anyio interpreters."""
+comes back in call order (under anyio, all 100 in flight at once), under the sync and anyio
+interpreters."""
 
 from __future__ import annotations
 
-import contextlib
-import ipaddress
 import os
 import signal
 import uuid
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import Final, cast
+from typing import Any, cast
 
+import anyio
+import anyio.to_thread
 import pytest
 
 from tests.integration.ray_tools import big, big_text, listening, local_cluster
 from tests.integration.remote_calls import RUNS, Run, call, failure_of, pids
+from tests.integration.sockets import descendants, listening_sockets, loopback
 from tests.remote_tools import stubborn, where
-from tests.support import cancel_when, gone_soon
+from tests.support import SAFETY_NET, cancel_when, gone_soon
 from toolfx.core.pipeline import ToolCall, execute_batch
 from toolfx.core.registry import Location
-from toolfx.core.runtime import CancelSignal, RemotePlacement
+from toolfx.core.runtime import (
+    CancelSignal,
+    RemoteOutcome,
+    RemotePlacement,
+    RemoteRequest,
+    RemoteRunner,
+    Runtime,
+)
 from toolfx.core.tools import ErrorCode, ToolExecutionSuccess
+from toolfx.interpreters.anyio import AnyioRuntime, run_anyio_async
 from toolfx.interpreters.remote.ray import RayRemote
 
 
@@ -74,6 +84,47 @@ def test_a_batch_of_a_hundred_remote_calls_comes_back_in_call_order(
     batch = run(execute_batch(location.catalog(), calls), remote)
     assert [r.value[1] for r in batch.results] == list(range(100))
     assert os.getpid() not in {r.value[0] for r in batch.results}
+
+
+def test_a_hundred_remote_calls_in_flight_at_once_come_back_in_call_order(
+    remote: RayRemote,
+) -> None:
+    location = Location()
+    location.register(where)
+    calls = [ToolCall(f"c{i}", "where", {"n": i}, CancelSignal()) for i in range(100)]
+
+    async def main() -> Any:
+        anyio.to_thread.current_default_thread_limiter().total_tokens = 100  # a wait a thread
+        runtime = AnyioRuntime(remote=AllAtOnce(remote, len(calls)))
+        with anyio.fail_after(SAFETY_NET):  # the test fails rather than hangs
+            return await run_anyio_async(
+                execute_batch(location.catalog(), calls, limit=None), runtime
+            )
+
+    batch = anyio.run(main)
+    assert [r.value[1] for r in batch.results] == list(range(100))
+    assert [c.content[0].text for r in batch.results for c in r.additional_contexts] == [
+        f"ran in {r.value[0]}" for r in batch.results
+    ]
+
+
+class AllAtOnce(RemoteRunner):
+    """`inner`, handed the calls only once `count` of them wait: all in flight together."""
+
+    def __init__(self, inner: RemoteRunner, count: int) -> None:
+        self._inner = inner
+        self._count = count
+        self._arrived = 0
+        self._all = anyio.Event()
+
+    async def run(
+        self, request: RemoteRequest, signal: CancelSignal, runtime: Runtime
+    ) -> RemoteOutcome:
+        self._arrived += 1  # on the event loop's thread: no lock needed
+        if self._arrived == self._count:
+            self._all.set()
+        await self._all.wait()
+        return await self._inner.run(request, signal, runtime)
 
 
 def test_a_reference_the_worker_cannot_import_is_unknown_tool(remote: RayRemote) -> None:
@@ -202,60 +253,6 @@ def test_a_ray_worker_killed_mid_call_is_remote_lost_naming_it(
 
 def test_every_socket_the_cluster_listens_on_is_on_the_loopback(remote: RayRemote) -> None:
     call(RUNS["sync"], remote, where, {"n": 1})  # a worker is up, besides the cluster's servers
-    cluster = _descendants(os.getpid()) | {os.getpid()}
-    sockets = _listening(cluster)
+    sockets = listening_sockets(descendants(os.getpid()) | {os.getpid()})
     assert sockets  # the check sees Ray's servers at all
-    assert [entry for entry in sockets if not _loopback(entry[1])] == []
-
-
-_TABLES: Final = {"tcp": "0A", "tcp6": "0A", "udp": "07", "udp6": "07"}
-"""The /proc/net tables, and the state of a socket that waits for peers there (TCP: LISTEN;
-UDP: bound, unconnected)."""
-
-
-def _descendants(root: int) -> set[int]:
-    parents: dict[int, int] = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            parents[int(stat.parent.name)] = int(stat.read_text().rsplit(")", 1)[1].split()[1])
-        except (OSError, ValueError):
-            continue  # ended while listed
-    found: set[int] = set()
-    frontier = {root}
-    while frontier:
-        frontier = {pid for pid, parent in parents.items() if parent in frontier} - found
-        found |= frontier
-    return found
-
-
-def _listening(pids: set[int]) -> list[tuple[int, str, str]]:
-    """(pid, address, table) of each socket of `pids` that waits for peers."""
-    owners: dict[str, int] = {}
-    for pid in pids:
-        with contextlib.suppress(OSError):  # ended while listed
-            for fd in Path(f"/proc/{pid}/fd").iterdir():
-                with contextlib.suppress(OSError):  # closed while listed
-                    target = os.readlink(fd)
-                    if target.startswith("socket:["):
-                        owners[target[8:-1]] = pid
-    found = []
-    for table, state in _TABLES.items():
-        for line in Path(f"/proc/net/{table}").read_text().splitlines()[1:]:
-            fields = line.split()
-            if fields[3] == state and fields[9] in owners:
-                found.append((owners[fields[9]], _address(fields[1]), table))
-    return found
-
-
-def _address(field: str) -> str:
-    """The address of a /proc/net local address field (hex, in host byte order per word)."""
-    raw = bytes.fromhex(field.split(":", maxsplit=1)[0])
-    words = b"".join(raw[i : i + 4][::-1] for i in range(0, len(raw), 4))
-    return str(ipaddress.ip_address(words))
-
-
-def _loopback(address: str) -> bool:
-    parsed = ipaddress.ip_address(address)
-    if isinstance(parsed, ipaddress.IPv6Address) and parsed.ipv4_mapped is not None:
-        return parsed.ipv4_mapped.is_loopback
-    return parsed.is_loopback
+    assert [entry for entry in sockets if not loopback(entry[1])] == []

@@ -24,9 +24,12 @@ the stream ends), so a body cancelled while it runs is ABORTED, whatever it did 
 plain task that returns after the interrupt would still give its value: not this one).
 
 `RayRemote` connects with `ray.init(address=...)` unless this process is connected already (a
-host's own `ray.init` stands, whatever its address). Ray's usage statistics are turned off
-(`RAY_USAGE_STATS_ENABLED=0`) before Ray is imported; a cluster already started keeps its own
-setting.
+host's own `ray.init` stands, whatever its address). Without an address (and no `RAY_ADDRESS`),
+it joins the cluster `ray start` started on this machine, if any, else starts a Ray of one node
+here (`start_here`) whose every server listens on the loopback interface only: by default Ray
+listens on every interface, and whoever reaches a Ray port runs code. Ray's usage statistics are
+turned off (`RAY_USAGE_STATS_ENABLED=0`) before Ray is imported; a cluster already started keeps
+its own setting.
 """
 
 from __future__ import annotations
@@ -59,7 +62,11 @@ if TYPE_CHECKING:
     from toolfx.core.runtime import RemoteOutcome, RemotePlacement, RemoteRequest, Runtime
     from toolfx.interpreters.remote._worker import ProvidedTools
 
-__all__ = ["RayRemote"]
+__all__ = ["RayRemote", "start_here"]
+
+_CLUSTER_MODE: Final = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
+"""Ray's switch between a node other machines may join (its default on Linux) and a node of
+this machine alone (every server bound to the loopback interface), read by each Ray process."""
 
 _FORCE_MARGIN: Final = 2.0
 """Seconds past a placement's kill grace before a cancelled task that still runs is
@@ -90,7 +97,7 @@ class RayRemote(RemoteRunner):
         import ray  # noqa: PLC0415 (optional: the `ray` extra)
 
         if not ray.is_initialized():
-            ray.init(address=address)
+            _connect(address)
         self._source = source
 
     async def run(
@@ -111,6 +118,40 @@ class RayRemote(RemoteRunner):
         finally:
             unsubscribe()
             cancel.end()
+
+
+def start_here(**options: Any) -> None:
+    """Start a Ray of one node on this machine and connect to it, every server it starts
+    listening on the loopback interface only (`options`: `ray.init`'s, but the address)."""
+    _require_ray()
+    import ray  # noqa: PLC0415 (optional: the `ray` extra)
+    from ray._private import ray_constants  # noqa: PLC0415 (the mode Ray read on import)
+
+    saved_mode, saved_env = ray_constants.ENABLE_RAY_CLUSTER, os.environ.get(_CLUSTER_MODE)
+    os.environ[_CLUSTER_MODE] = "0"  # for the processes Ray starts now, and theirs
+    ray_constants.ENABLE_RAY_CLUSTER = False  # for this one, which read it when it imported Ray
+    try:
+        ray.init(_node_ip_address="127.0.0.1", **options)
+    finally:
+        ray_constants.ENABLE_RAY_CLUSTER = saved_mode
+        if saved_env is None:
+            os.environ.pop(_CLUSTER_MODE, None)
+        else:
+            os.environ[_CLUSTER_MODE] = saved_env
+
+
+def _connect(address: str | None) -> None:
+    """Connect to the cluster at `address`; without one (nor `RAY_ADDRESS`), to the cluster
+    `ray start` started on this machine, else to one started here, on the loopback only."""
+    import ray  # noqa: PLC0415 (optional: the `ray` extra)
+
+    if address is not None or os.environ.get("RAY_ADDRESS"):
+        ray.init(address=address)
+        return
+    try:
+        ray.init(address="auto")
+    except ConnectionError:  # none running: Ray would start one on every interface
+        start_here()
 
 
 def _require_ray() -> None:
