@@ -4,12 +4,14 @@ editing, the interrupt and end-of-input keys read as keys, and the modes restore
 from __future__ import annotations
 
 import os
+import select
 import termios
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.support import SAFETY_NET
 from toolfx.interpreters.cli._tty import (
     END_OF_INPUT,
     INTERRUPTED,
@@ -32,8 +34,15 @@ def pty() -> Iterator[tuple[int, Terminal]]:
         os.close(master)
 
 
-def echoed(master: int) -> str:
-    return os.read(master, 1024).decode()
+def echoed(master: int, through: str) -> str:
+    """What the terminal showed, read until it ends with `through`: a pseudo-terminal hands its
+    output over to the master end asynchronously, so one read may see only part of it."""
+    shown = b""
+    while not shown.decode(errors="replace").endswith(through):
+        ready, _, _ = select.select([master], [], [], SAFETY_NET)
+        assert ready, f"the terminal showed only {shown!r}"
+        shown += os.read(master, 1024)
+    return shown.decode()
 
 
 @pytest.mark.parametrize(
@@ -96,7 +105,7 @@ def test_a_line_is_edited_and_echoed_and_control_keys_are_left_out(
     with terminal.keys():
         os.write(master, b"no\x15ab\x7fc\x1b[Dd\x07!\n")  # kill, erase, an arrow, a bell
         assert terminal.line() == "acd!"
-    shown = echoed(master)
+    shown = echoed(master, through="\r\n")
     assert shown == "no\b \b\b \bab\b \bcd!\r\n"
 
 
