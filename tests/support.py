@@ -1,5 +1,6 @@
 """Helpers the interpreter tests share: a sample approval request, a cancel from a thread,
-whether a process is still alive, the checks of `Runtime.report`, and the smallest tool bodies.
+whether a process is still alive and which run below one, the checks of `Runtime.report`, and
+the smallest tool bodies.
 
 No helper bounds a duration: a wait ends when what it waits for happens, and `SAFETY_NET` only
 turns a hang into a failure."""
@@ -38,6 +39,7 @@ __all__ = [
     "assert_report_hands_over",
     "assert_report_logs",
     "cancel_when",
+    "descendants",
     "gone_soon",
     "marked",
     "unmarked_soon",
@@ -112,6 +114,22 @@ def marked(marker: str) -> list[int]:
                 found.append(int(cmdline.parent.name))
         except OSError:
             continue  # ended while listed
+    return found
+
+
+def descendants(root: int) -> set[int]:
+    """The live processes below `root` (its children, theirs, and so on)."""
+    parents: dict[int, int] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            parents[int(stat.parent.name)] = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError):
+            continue  # ended while listed
+    found: set[int] = set()
+    frontier = {root}
+    while frontier:
+        frontier = {pid for pid, parent in parents.items() if parent in frontier} - found
+        found |= frontier
     return found
 
 

@@ -1,5 +1,4 @@
-"""What the real-process CLI tests share: FIFOs to meet a running command at, and the processes
-below toolfx (to check that none outlives it)."""
+"""What the real-process CLI tests share: FIFOs to meet a running command at."""
 
 from __future__ import annotations
 
@@ -8,7 +7,7 @@ import os
 import threading
 from pathlib import Path
 
-__all__ = ["descendants", "fifos", "met"]
+__all__ = ["fifos", "met"]
 
 
 def fifos(folder: Path, *names: str) -> tuple[Path, ...]:
@@ -37,20 +36,3 @@ def met(fifo: Path, pid: int) -> bytes:
     fifo.unlink()
     assert line, f"toolfx ended before it wrote into {fifo.name}"
     return line
-
-
-def descendants(pid: int) -> set[int]:
-    """The live processes below `pid` (its children, theirs, ...)."""
-    parents: dict[int, int] = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except (FileNotFoundError, ProcessLookupError):
-            continue  # ended while listed
-        parents[int(stat.parent.name)] = int(fields[1])
-    found: set[int] = set()
-    frontier = {pid}
-    while frontier:
-        frontier = {child for child, parent in parents.items() if parent in frontier} - found
-        found |= frontier
-    return found

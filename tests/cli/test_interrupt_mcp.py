@@ -14,9 +14,9 @@ import subprocess
 from pathlib import Path
 from typing import IO, Any
 
-from tests.cli.processes import descendants, fifos, met
+from tests.cli.processes import fifos, met
 from tests.cli.support import TOOLFX
-from tests.support import SAFETY_NET, alive
+from tests.support import SAFETY_NET, alive, descendants
 
 
 def send(stdin: IO[bytes], message: dict[str, Any]) -> None:

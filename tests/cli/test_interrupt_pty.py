@@ -17,9 +17,9 @@ from typing import Any
 import pexpect
 import pytest
 
-from tests.cli.processes import descendants, fifos, met
+from tests.cli.processes import fifos, met
 from tests.cli.support import spawn_toolfx, write_session
-from tests.support import alive, gone_soon
+from tests.support import alive, descendants, gone_soon
 
 INTERPRETERS = ["sync", "asyncio", "trio"]
 

@@ -9,27 +9,11 @@ import os
 from pathlib import Path
 from typing import Final
 
-__all__ = ["descendants", "listening_sockets", "loopback"]
+__all__ = ["listening_sockets", "loopback"]
 
 _TABLES: Final = {"tcp": "0A", "tcp6": "0A", "udp": "07", "udp6": "07"}
 """The /proc/net tables, and the state of a socket that waits for peers there (TCP: LISTEN;
 UDP: bound, unconnected)."""
-
-
-def descendants(root: int) -> set[int]:
-    """Every process below `root` (its children, theirs, and so on)."""
-    parents: dict[int, int] = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            parents[int(stat.parent.name)] = int(stat.read_text().rsplit(")", 1)[1].split()[1])
-        except (OSError, ValueError):
-            continue  # ended while listed
-    found: set[int] = set()
-    frontier = {root}
-    while frontier:
-        frontier = {pid for pid, parent in parents.items() if parent in frontier} - found
-        found |= frontier
-    return found
 
 
 def listening_sockets(pids: set[int]) -> list[tuple[int, str, str]]:

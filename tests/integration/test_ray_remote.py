@@ -21,9 +21,9 @@ import pytest
 
 from tests.integration.ray_tools import big, big_text, listening, local_cluster
 from tests.integration.remote_calls import RUNS, Run, call, failure_of, pids
-from tests.integration.sockets import descendants, listening_sockets, loopback
+from tests.integration.sockets import listening_sockets, loopback
 from tests.remote_tools import stubborn, where
-from tests.support import SAFETY_NET, cancel_when, gone_soon
+from tests.support import SAFETY_NET, cancel_when, descendants, gone_soon
 from toolfx.core.pipeline import ToolCall, execute_batch
 from toolfx.core.registry import Location
 from toolfx.core.runtime import (

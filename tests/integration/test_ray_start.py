@@ -10,8 +10,8 @@ import sys
 import textwrap
 
 from tests.integration.ray_tools import ROOT
-from tests.integration.sockets import descendants, listening_sockets, loopback
-from tests.support import SAFETY_NET
+from tests.integration.sockets import listening_sockets, loopback
+from tests.support import SAFETY_NET, descendants
 
 STARTS_HERE = textwrap.dedent(
     """
