@@ -164,6 +164,13 @@ def test_a_reference_the_worker_cannot_import_is_unknown_tool(
     assert "tests.no_such_module:where" in failure.error.message
 
 
+def test_a_reference_to_another_tool_is_unknown_tool(run: Run, remote: ProcessRemote) -> None:
+    elsewhere = replace(where, remote=RemotePlacement(reference="tests.remote_tools:failing"))
+    failure = failure_of(call(run, remote, elsewhere, {"n": 1}))
+    assert failure.error.code is ErrorCode.UNKNOWN_TOOL
+    assert "is the tool `failing` on the worker, not `where`" in failure.error.message
+
+
 def test_workers_find_the_providers_tools_over_a_shared_workspace(run: Run, tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("shared storage\n", encoding="utf-8")
     from toolfx.interpreters.providers import load_catalog

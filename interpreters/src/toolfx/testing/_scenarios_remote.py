@@ -8,7 +8,7 @@ body crosses a pickle boundary and runs on a signal of its own, as on a worker.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TypedDict
 
 import pytest
@@ -18,8 +18,10 @@ from toolfx.core.pipeline import ToolCall, execute, execute_batch
 from toolfx.core.records import SessionRecord, ToolCallRecord, ToolResultRecord
 from toolfx.core.registry import Location
 from toolfx.core.runtime import (
+    ApprovalRequest,
     Cancelled,
     CancelSignal,
+    ProgressEvent,
     RemoteOutcome,
     RemotePlacement,
     RemoteRequest,
@@ -333,7 +335,39 @@ class RemoteScenarios:
         )
         assert result == ToolExecutionSuccess("here", (TextBlock("here"),))
 
-    @pytest.mark.parametrize("kind", ["not a result", "raises"])
+    def test_a_remote_body_asks_no_one_and_its_progress_stays_on_the_worker(
+        self, interpreter_factory: InterpreterFactory
+    ) -> None:
+        location = Location()
+        shown: list[ProgressEvent] = []
+
+        async def body(args: Args, ctx: ToolRunContext) -> str:
+            ctx.report_progress(1)
+            ask = ApprovalRequest(ctx.call_id, "t", None, "p", ("*",), None, None)
+            return str(await ctx.runtime.approve(ask, ctx.signal))
+
+        location.register(
+            define_tool(
+                name="t",
+                description="d",
+                parameters=Args,
+                output=Output(str),
+                execute=body,
+                remote=PLACEMENT,
+            )
+        )
+        runner = ScriptedRemote(location.get)
+        here = Host(lambda request: "allowed-once", _ignore, shown.append)
+        interpret = interpreter_factory(replace(here, remote=runner)).run
+        call = ToolCall("c", "t", {"text": "x"}, CancelSignal())
+        remotely = interpret(execute(location.catalog(), call))
+        assert remotely == ToolExecutionSuccess("unavailable", (TextBlock("unavailable"),))
+        assert shown == []  # though the caller would have allowed it and shown its progress
+        here_result = interpreter_factory(here).run(execute(location.catalog(), call))
+        assert here_result == ToolExecutionSuccess("allowed-once", (TextBlock("allowed-once"),))
+        assert len(shown) == 1
+
+    @pytest.mark.parametrize("kind", ["not a result", "not an outcome", "raises"])
     def test_a_runner_that_breaks_is_a_defect_of_the_body(
         self, remote: Remote, remote_interpret: Interpret, kind: str
     ) -> None:
@@ -341,11 +375,25 @@ class RemoteScenarios:
         remote.register(lambda args, ctx: args["text"])
         result = remote.call(remote_interpret)
         assert code_of(result) is ErrorCode.UNEXPECTED_ERROR
-        assert "the body of `t`" in result.error.message  # type: ignore[union-attr]
+        message = result.error.message  # type: ignore[union-attr]
+        assert "the body of `t`" in message
+        assert (
+            "the cluster is unreachable" if kind == "raises" else "the remote runner"
+        ) in message
+
+    def test_a_remote_value_the_tool_here_would_not_give_is_invalid_output(
+        self, remote: Remote, remote_interpret: Interpret
+    ) -> None:
+        remote.runner = _Broken("a wrong value")  # as from a worker with another version
+        remote.register(lambda args, ctx: len(args["text"]), output=int)
+        result = remote.call(remote_interpret)
+        assert code_of(result) is ErrorCode.INVALID_TOOL_OUTPUT
+        assert "Tool `t` returned an invalid value" in result.error.message  # type: ignore[union-attr]
 
 
 class _Broken(RemoteRunner):
-    """A runner that gives something other than an outcome, or raises."""
+    """A runner that gives something other than an outcome, a result that is not one, a value
+    the caller's tool would not give, or raises."""
 
     def __init__(self, kind: str) -> None:
         self.kind = kind
@@ -355,6 +403,10 @@ class _Broken(RemoteRunner):
     ) -> RemoteOutcome:
         if self.kind == "raises":
             raise ConnectionError("the cluster is unreachable")
+        if self.kind == "not an outcome":
+            return "settled"  # type: ignore[return-value]
+        if self.kind == "a wrong value":
+            return RemoteSettled(ToolExecutionSuccess({"n": "two"}, (TextBlock("two"),)))
         return RemoteSettled("not a result")
 
 

@@ -348,15 +348,20 @@ async def _remote_body(  # noqa: PLR0917 (positional: `started_body`'s parts)
                 f"the remote runner gave {type(result).__name__} for `{call.name}`, not a result"
             )
         settled: ToolExecutionResult = result  # type: ignore[assignment]  # (checked above)
-        if (
-            type(settled) is ToolExecutionFailure
-            and settled.error.code is ErrorCode.ABORTED_BEFORE_DISPATCH
-        ):
+        if type(settled) is ToolExecutionSuccess:  # checked here too: the worker's tool may differ
+            checked = definition.output.schema.round_trip_or_failure(settled.value)
+            if isinstance(checked, ValidationFailure):
+                return _RemoteResult(success_of(definition, None, checked, state))
+        elif settled.error.code is ErrorCode.ABORTED_BEFORE_DISPATCH:
             state.body_started = False
         return _RemoteResult(settled)
     if type(outcome) is RemoteNotStarted:
         state.body_started = False
         return _RemoteResult(aborted(call.name, outcome.reason, body_started=False))
+    if type(outcome) is not RemoteLost:
+        raise TypeError(
+            f"the remote runner gave {type(outcome).__name__} for `{call.name}`, not an outcome"
+        )
     lost: RemoteLost = outcome
     return _RemoteResult(
         failed(

@@ -104,6 +104,8 @@ def _referenced(tool: str, reference: str) -> ToolDefinition[Any, Any] | ToolExe
         return _unknown(
             f"{reference!r} is a {type(found).__name__} on the worker, not a ToolDefinition"
         )
+    if found.name != tool:
+        return _unknown(f"{reference!r} is the tool `{found.name}` on the worker, not `{tool}`")
     return found
 
 

@@ -122,7 +122,7 @@ class RayRemote(RemoteRunner):
 
 def start_here(**options: Any) -> None:
     """Start a Ray of one node on this machine and connect to it, every server it starts
-    listening on the loopback interface only (`options`: `ray.init`'s, but the address)."""
+    listening on the loopback interface only (`options`: `ray.init`'s)."""
     _require_ray()
     import ray  # noqa: PLC0415 (optional: the `ray` extra)
     from ray._private import ray_constants  # noqa: PLC0415 (the mode Ray read on import)
@@ -141,12 +141,17 @@ def start_here(**options: Any) -> None:
 
 
 def _connect(address: str | None) -> None:
-    """Connect to the cluster at `address`; without one (nor `RAY_ADDRESS`), to the cluster
-    `ray start` started on this machine, else to one started here, on the loopback only."""
+    """Connect to the cluster at `address` (else `RAY_ADDRESS`); without one, to the cluster
+    `ray start` started on this machine, else to one started here, on the loopback only (as
+    for `local`, Ray's word for a new one here)."""
     import ray  # noqa: PLC0415 (optional: the `ray` extra)
 
-    if address is not None or os.environ.get("RAY_ADDRESS"):
-        ray.init(address=address)
+    chosen = address if address is not None else os.environ.get("RAY_ADDRESS") or None
+    if chosen == "local":  # Ray's own would listen on every interface
+        start_here(address="local")
+        return
+    if chosen is not None:
+        ray.init(address=chosen)
         return
     try:
         ray.init(address="auto")

@@ -4,7 +4,8 @@
 real runner ships must survive it), takes `latency` seconds of the runtime's clock each way
 (virtual under the deterministic interpreter), and runs through the worker's half of the
 pipeline (`remote_body`) on a signal of its own that follows the driver's, as a worker's does.
-Its runtime is the driver's, so a body's sleeps and checkpoints are the interpreter's own.
+Its runtime is the driver's, so a body's sleeps and checkpoints are the interpreter's own; but
+as on a worker, an ask a body makes is answered `unavailable` and its progress goes nowhere.
 A `WorkerCrash` scripted for a call id loses the worker before or after the body ran.
 """
 
@@ -18,8 +19,12 @@ from typing import Any, Literal, final
 from toolfx.core.pipeline import remote_body
 from toolfx.core.runtime import (
     CALLER_CANCELLED,
+    ApprovalReply,
+    ApprovalRequest,
     Cancelled,
     CancelSignal,
+    DelegatingRuntime,
+    ProgressEvent,
     RemoteLost,
     RemoteNotStarted,
     RemoteOutcome,
@@ -100,7 +105,7 @@ class ScriptedRemote(RemoteRunner):
             )
             try:
                 result: object = await remote_body(definition, request, body_signal).program(
-                    runtime
+                    _AsOnAWorker(runtime)
                 )
             finally:
                 unsubscribe()
@@ -110,3 +115,14 @@ class ScriptedRemote(RemoteRunner):
             return RemoteLost(WORKER, crash.reason)
         await runtime.sleep(self._latency)
         return RemoteSettled(pickle.loads(pickle.dumps(result)), WORKER)
+
+
+class _AsOnAWorker(DelegatingRuntime):
+    """The driver's runtime as a worker's body sees one: no one to ask, no one to tell."""
+
+    async def approve(self, request: ApprovalRequest, signal: CancelSignal) -> ApprovalReply:
+        """`unavailable`: nothing on a worker asks anyone."""
+        return "unavailable"
+
+    def progress(self, event: ProgressEvent) -> None:
+        """Dropped: a worker's progress is not carried back."""
