@@ -2,10 +2,12 @@
 
 A worker finds a tool either by the placement's reference (`package.module:attribute`, a
 `ToolDefinition` the worker imports) or through the `toolfx.tools` providers over the shared
-workspace the runner names (`ProvidedTools`), loaded once per worker process. The body runs
-under the worker's sync interpreter, on a signal of the worker's own that the runner sets when
-the driver's is. Nothing on a worker asks anyone: an ask a body makes there is answered
-`unavailable` (the call fails closed), so the driver's rules must allow what a remote body does.
+workspace the runner names (`ProvidedTools`), loaded once per process that calls `run_request`
+(`ProcessRemote` and `RayRemote` start a child for each body, so for them once per call; a
+long-lived worker of one's own loads them once). The body runs under the worker's sync
+interpreter, on a signal of the worker's own that the runner sets when the driver's is. Nothing
+on a worker asks anyone: an ask a body makes there is answered `unavailable` (the call fails
+closed), so the driver's rules must allow what a remote body does.
 """
 
 from __future__ import annotations
