@@ -83,15 +83,7 @@ class Remote:
         self, body: Callable[[Args, ToolRunContext], Any], output: Any = str, **extra: Any
     ) -> ToolDefinition[Args, Any]:
         """Register `body` as the remote tool `t` (placement `PLACEMENT` unless given)."""
-        extra.setdefault("remote", PLACEMENT)
-        tool = define_tool(
-            name="t",
-            description="d",
-            parameters=Args,
-            output=Output(output),
-            execute=body,
-            **extra,
-        )
+        tool = tool_t(body, output, **extra)
         self.location.register(tool)
         return tool
 
@@ -101,6 +93,16 @@ class Remote:
         call = ToolCall("call-1", "t", given, self.caller)
         result: ToolExecutionResult = interpret(execute(self.location.catalog(), call))
         return result
+
+
+def tool_t(
+    body: Callable[[Args, ToolRunContext], Any], output: Any = str, **extra: Any
+) -> ToolDefinition[Args, Any]:
+    """The tool `t` running `body` (placement `PLACEMENT` unless given)."""
+    extra.setdefault("remote", PLACEMENT)
+    return define_tool(
+        name="t", description="d", parameters=Args, output=Output(output), execute=body, **extra
+    )
 
 
 def code_of(result: ToolExecutionResult) -> ErrorCode | None:
@@ -319,16 +321,7 @@ class RemoteScenarios:
         self, interpreter_factory: InterpreterFactory
     ) -> None:
         location = Location()
-        location.register(
-            define_tool(
-                name="t",
-                description="d",
-                parameters=Args,
-                output=Output(str),
-                execute=lambda args, ctx: args["text"],
-                remote=PLACEMENT,
-            )
-        )
+        location.register(tool_t(lambda args, ctx: args["text"]))
         interpret = interpreter_factory(Host(unavailable, _ignore, ignore_progress)).run
         result = interpret(
             execute(location.catalog(), ToolCall("c", "t", {"text": "here"}, CancelSignal()))
@@ -346,16 +339,7 @@ class RemoteScenarios:
             ask = ApprovalRequest(ctx.call_id, "t", None, "p", ("*",), None, None)
             return str(await ctx.runtime.approve(ask, ctx.signal))
 
-        location.register(
-            define_tool(
-                name="t",
-                description="d",
-                parameters=Args,
-                output=Output(str),
-                execute=body,
-                remote=PLACEMENT,
-            )
-        )
+        location.register(tool_t(body))
         runner = ScriptedRemote(location.get)
         here = Host(lambda request: "allowed-once", _ignore, shown.append)
         interpret = interpreter_factory(replace(here, remote=runner)).run
