@@ -4,14 +4,12 @@ editing, the interrupt and end-of-input keys read as keys, and the modes restore
 from __future__ import annotations
 
 import os
-import select
 import termios
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.support import SAFETY_NET
 from toolfx.interpreters.cli._tty import (
     END_OF_INPUT,
     INTERRUPTED,
@@ -36,13 +34,17 @@ def pty() -> Iterator[tuple[int, Terminal]]:
 
 def echoed(master: int, through: str) -> str:
     """What the terminal showed, read until it ends with `through`: a pseudo-terminal hands its
-    output over to the master end asynchronously, so one read may see only part of it."""
+    output over to the master end asynchronously, so one read may see only part of it. Each
+    read waits for more; the reads are bounded by the bytes, not by a time."""
     shown = b""
     while not shown.decode(errors="replace").endswith(through):
-        ready, _, _ = select.select([master], [], [], SAFETY_NET)
-        assert ready, f"the terminal showed only {shown!r}"
+        assert len(shown) < _ECHO_LIMIT, f"the terminal showed {shown!r}"
         shown += os.read(master, 1024)
     return shown.decode()
+
+
+_ECHO_LIMIT = 4096
+"""More than any test here has the terminal show."""
 
 
 @pytest.mark.parametrize(
