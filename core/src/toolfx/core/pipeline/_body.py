@@ -351,7 +351,7 @@ async def _remote_body(  # noqa: PLR0917 (positional: `started_body`'s parts)
         if type(settled) is ToolExecutionSuccess:  # checked here too: the worker's tool may differ
             checked = definition.output.schema.round_trip_or_failure(settled.value)
             if isinstance(checked, ValidationFailure):
-                return _RemoteResult(success_of(definition, None, checked, state))
+                return _RemoteResult(_invalid_output(checked, state))
         elif settled.error.code is ErrorCode.ABORTED_BEFORE_DISPATCH:
             state.body_started = False
         return _RemoteResult(settled)
@@ -508,14 +508,7 @@ def success_of(
     """The rendered success of a checked value (shown as `given` content when the body gave
     it), or INVALID_TOOL_OUTPUT if the check failed."""
     if isinstance(checked, ValidationFailure):
-        return _deferred(
-            failed(
-                ErrorCode.INVALID_TOOL_OUTPUT,
-                printable(checked.message(f"Tool `{state.call.name}` returned an invalid value")),
-                _issue_details(checked.issues),
-            ),
-            state,
-        )
+        return _invalid_output(checked, state)
     frozen, typed = checked
     output = definition.output
     render = output.render
@@ -555,6 +548,18 @@ def _presentation_meta(
     return failed(
         ErrorCode.INVALID_TOOL_OUTPUT,
         f"Presentation meta of `{state.call.name}` is not JSON: {snapshot.failure()}",
+    )
+
+
+def _invalid_output(failure: ValidationFailure, state: CallState) -> ToolExecutionResult:
+    """INVALID_TOOL_OUTPUT for a value the tool's output schema refused."""
+    return _deferred(
+        failed(
+            ErrorCode.INVALID_TOOL_OUTPUT,
+            printable(failure.message(f"Tool `{state.call.name}` returned an invalid value")),
+            _issue_details(failure.issues),
+        ),
+        state,
     )
 
 
